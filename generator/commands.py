@@ -1,0 +1,86 @@
+"""What each subcommand computes; the click layer only parses options and prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.errors import LimitError
+from generator.expand import check_mode
+from generator.explain import find, render
+from generator.model import Catalog
+from generator.output import case_entries, cell_json, job_json
+from generator.pack import pack
+from generator.select import Selection, selection
+from generator.summary import cells_of
+
+MAX_MATRIX_JOBS = 256
+MAX_OUTPUT_BYTES = 1024 * 1024
+
+
+def _mode_and_image(
+    catalog: Catalog, sel: Selection, mode: str | None, image: str | None
+) -> tuple[str | None, str]:
+    suites = {c.suite for c in sel.configs}
+    chosen = mode or sel.mode
+    if chosen is not None or image is not None:
+        for suite in sorted(suites):
+            check_mode(catalog, suite, chosen, image)
+    return chosen, image or catalog.default_image
+
+
+def cells(catalog: Catalog, *, mode: str | None = None, image: str | None = None,
+          **selectors: str | None) -> list[dict[str, Any]]:
+    sel = selection(catalog, **selectors)
+    chosen, shown = _mode_and_image(catalog, sel, mode, image)
+    return [cell_json(c, shown) for c in cells_of(catalog, sel.configs, chosen)]
+
+
+def jobs(catalog: Catalog, *, mode: str | None = None, image: str | None = None,
+         **selectors: str | None) -> dict[str, Any]:
+    sel = selection(catalog, **selectors)
+    chosen, shown = _mode_and_image(catalog, sel, mode, image)
+    include = [job_json(j, shown) for j in pack(cells_of(catalog, sel.configs, chosen))]
+    check_matrix_limits(f"{sel.kind} '{sel.name}'", include)
+    return {"include": include}
+
+
+def check_matrix_limits(what: str, include: list[dict[str, Any]]) -> None:
+    if len(include) > MAX_MATRIX_JOBS:
+        raise LimitError(f"{what} makes {len(include)} jobs; a GitHub matrix holds at most "
+                         f"{MAX_MATRIX_JOBS}")
+    from generator.output import dumps
+
+    size = len(dumps({"include": include}).encode())
+    if size > MAX_OUTPUT_BYTES:
+        raise LimitError(f"{what} is {size} bytes of matrix JSON; a job output holds at most "
+                         f"{MAX_OUTPUT_BYTES}")
+
+
+def cases(catalog: Catalog, *, level: str | None = None,
+          suite: str | None = None) -> list[dict[str, Any]]:
+    from generator.errors import SelectionError, did_you_mean
+
+    known = [s.name for s in catalog.accuracy_suites]
+    if suite is not None and suite not in known:
+        raise SelectionError(f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}")
+    return [
+        entry
+        for case in catalog.cases
+        if (level is None or level in case.levels) and (suite is None or case.suite == suite)
+        for entry in case_entries(catalog, case)
+    ]
+
+
+def explain(catalog: Catalog, wanted: str, *, mode: str | None = None,
+            image: str | None = None) -> str:
+    entries: dict[str, tuple[str, dict[str, Any]]] = {}
+    for suite in catalog.suites:
+        m = mode if mode in suite.server_modes else None
+        for cell in cells(catalog, mode=m, image=image, suite=suite.name):
+            entries[cell["id"]] = ("cell", cell)
+        for job in jobs(catalog, mode=m, image=image, suite=suite.name)["include"]:
+            entries.setdefault(job["id"], ("job", job))
+    for case in cases(catalog):
+        entries.setdefault(case["id"], ("case", case))
+    kind, entry = find(entries, wanted)
+    return render(kind, entry)

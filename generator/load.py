@@ -1,0 +1,63 @@
+"""Catalog files on disk to one typed, validated Catalog."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from generator.accuracy import AccuracyBuilder
+from generator.catalog import BenchmarkBuilder
+from generator.model import Catalog
+from generator.parts import Reader
+from generator.validate import validate
+from generator.yamlio import load_mapping
+
+BENCHMARK = "catalogs/benchmark.yaml"
+ACCURACY = "catalogs/accuracy.yaml"
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _read(path: Path, kind: str) -> Reader:
+    shown = _shown(path)
+    doc = load_mapping(path, shown)
+    validate(kind, doc, shown)
+    return Reader(doc, shown)
+
+
+def load_catalog(root: Path) -> Catalog:
+    bench_r = _read(root / BENCHMARK, "benchmark")
+    acc_r = _read(root / ACCURACY, "accuracy")
+    bench = BenchmarkBuilder(bench_r)
+    configs = bench.configs()
+    schedules = bench.schedules(configs)
+    presets = bench.presets(configs)
+    acc = AccuracyBuilder(acc_r, bench, configs)
+    cases = acc.cases()
+    allowed = acc_r.doc.get("allowed_differences") or {}
+    sched = acc_r.doc["schedule"]
+    return Catalog(
+        benchmark_file=bench_r.shown,
+        accuracy_file=acc_r.shown,
+        runners=tuple(bench.runners.values()),
+        default_image=str(bench_r.doc["images"]["default"]),
+        models=tuple(acc.models.values()),
+        arg_fragments=tuple((k, v, bench_r.loc(["args", k])) for k, v in bench.arg_fragments.items()),
+        env_fragments=tuple((k, v, bench_r.loc(["env", k])) for k, v in bench.env_fragments.items()),
+        server_modes=tuple(bench.modes.values()),
+        suites=tuple(bench.suites.values()),
+        configs=configs,
+        schedules=schedules,
+        presets=presets,
+        accuracy_suites=tuple(acc.suites.values()),
+        accuracy_schedule=(str(sched["cron"]), str(sched["level"])),
+        allowed_env_differences=tuple(str(x) for x in allowed.get("env", [])),
+        allowed_arg_differences=tuple(str(x) for x in allowed.get("args", [])),
+        cases=cases,
+        samplings=tuple(bench.samplings.values()),
+    )

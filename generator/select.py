@@ -1,0 +1,108 @@
+"""Selections: cron groups, presets and selectors over declared config fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.errors import SelectionError, did_you_mean
+from generator.model import Catalog, Config, Preset, Schedule, Selector
+
+
+def field_value(config: Config, field: str) -> str:
+    return {
+        "suite": config.suite,
+        "family": config.model.family,
+        "precision": config.model.precision,
+        "spec": config.spec,
+        "model": config.model.name,
+        "prefix": config.prefix,
+    }[field]
+
+
+def matches(config: Config, selectors: tuple[Selector, ...]) -> bool:
+    return any(
+        all(field_value(config, field) in values for field, values in sel.fields)
+        for sel in selectors
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Selection:
+    """A named set of configs and the server mode they run in."""
+
+    kind: str  # "all", "suite", "schedule", "preset"
+    name: str
+    configs: tuple[Config, ...]
+    mode: str | None = None
+
+
+def select_configs(
+    catalog: Catalog, selectors: tuple[Selector, ...], suite: str | None = None
+) -> tuple[Config, ...]:
+    return tuple(
+        c for c in catalog.configs if (suite is None or c.suite == suite) and matches(c, selectors)
+    )
+
+
+def find_schedule(catalog: Catalog, *, name: str | None = None, cron: str | None = None) -> Schedule:
+    for s in catalog.schedules:
+        if (name is not None and s.name == name) or (cron is not None and s.cron == cron):
+            return s
+    known = [s.name for s in catalog.schedules] if name else [s.cron for s in catalog.schedules]
+    word = name if name is not None else cron or ""
+    what = "cron group" if name is not None else "cron"
+    raise SelectionError(f"unknown {what} '{word}'{did_you_mean(word, known)}")
+
+
+def find_preset(catalog: Catalog, name: str, suite: str | None = None) -> Preset:
+    found = [p for p in catalog.presets
+             if (suite is None or p.suite == suite) and (p.name == name or name in p.aliases)]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        suites = ", ".join(p.suite for p in found)
+        raise SelectionError(f"preset '{name}' exists in several suites ({suites}); pass --suite")
+    known = [n for p in catalog.presets if suite is None or p.suite == suite
+             for n in (p.name, *p.aliases)]
+    raise SelectionError(f"unknown preset '{name}'{did_you_mean(name, known)}")
+
+
+def schedule_configs(catalog: Catalog, schedule: Schedule) -> tuple[Config, ...]:
+    return select_configs(catalog, schedule.select)
+
+
+def preset_configs(catalog: Catalog, preset: Preset) -> tuple[Config, ...]:
+    return select_configs(catalog, preset.select, preset.suite)
+
+
+def selection(
+    catalog: Catalog,
+    *,
+    suite: str | None = None,
+    group: str | None = None,
+    cron: str | None = None,
+    preset: str | None = None,
+) -> Selection:
+    """At most one of group/cron/preset; --suite narrows any of them."""
+    if suite is not None and suite not in {s.name for s in catalog.suites} | {
+        s.key for s in catalog.suites
+    }:
+        known = [s.name for s in catalog.suites]
+        raise SelectionError(f"unknown suite '{suite}'{did_you_mean(suite, known)}")
+    suite_name = next((s.name for s in catalog.suites if suite in (s.name, s.key)), None)
+    if group is not None or cron is not None:
+        sched = find_schedule(catalog, name=group, cron=cron)
+        configs = schedule_configs(catalog, sched)
+        kind, name, mode = "schedule", sched.name, sched.server_mode
+    elif preset is not None:
+        p = find_preset(catalog, preset, suite_name)
+        configs, kind, name, mode = preset_configs(catalog, p), "preset", p.name, None
+    else:
+        configs, kind, name, mode = catalog.configs, "all", "all", None
+    if suite_name is not None:
+        configs = tuple(c for c in configs if c.suite == suite_name)
+        if kind == "all":
+            kind, name = "suite", suite_name
+    if not configs:
+        raise SelectionError(f"the selection {kind} '{name}' has no config")
+    return Selection(kind=kind, name=name, configs=configs, mode=mode)
