@@ -1,0 +1,38 @@
+"""Helpers shared by the stand-in modules (standard library only)."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from typing import Any
+
+
+def note_pid() -> None:
+    """Append this process id to $SGLANG_STANDIN_PIDS so tests can prove it is gone."""
+    path = os.environ.get("SGLANG_STANDIN_PIDS")
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+
+
+def http_json(
+    url: str, payload: dict[str, Any] | None = None, timeout: float = 30.0
+) -> dict[str, Any]:
+    """GET (payload None) or POST JSON; return the decoded JSON object."""
+    data = None if payload is None else json.dumps(payload).encode("utf-8")
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method="GET" if payload is None else "POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        body: Any = json.loads(response.read().decode("utf-8") or "{}")
+    if not isinstance(body, dict):
+        raise ValueError(f"{url}: expected a JSON object")
+    return body
+
+
+RequestError = (urllib.error.URLError, OSError, ValueError)

@@ -1,0 +1,203 @@
+"""Stand-in for `python -m sglang.launch_server`.
+
+Parses --model-path/--host/--port (every other argument is accepted and kept),
+appends {"argv", "env", "pid", "start"} as one JSON line to
+$SGLANG_STANDIN_RECORD, starts one "scheduler" child process that stays in the
+server's process group and outlives a crashed parent (as the real server's
+subprocesses can), then serves on loopback:
+
+  GET  /health /v1/models /get_model_info /get_server_info
+  POST /flush_cache /generate /v1/completions
+
+$SGLANG_STANDIN_FAIL selects a failure mode:
+  exit-at-start   exit 1 right after recording
+  never-ready     serve, but /health answers 503 forever
+  die-after:N     exit after answering N generation requests (/generate,
+                  /v1/completions); any later generation request is dropped
+  slow-start:S    sleep S seconds before serving
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from sglang._standin import note_pid
+
+SCHEDULER_CODE = """
+import os, time
+path = os.environ.get("SGLANG_STANDIN_PIDS")
+if path:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()}\\n")
+while True:
+    time.sleep(60)
+"""
+
+GSM8K_ANSWER = " The answer is 42."
+FILLER_ANSWER = " standin token"
+
+
+def answer_for(prompt: str) -> str:
+    return GSM8K_ANSWER if "Question:" in prompt or "Answer:" in prompt else FILLER_ANSWER
+
+
+class StandinServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], model_path: str, fail: str) -> None:
+        super().__init__(address, Handler)
+        self.model_path = model_path
+        self.never_ready = fail == "never-ready"
+        self.die_after = int(fail.split(":", 1)[1]) if fail.startswith("die-after:") else None
+        self.generated = 0
+        self.lock = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: StandinServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        sys.stderr.write(f"[standin server] {self.command} {self.path} {format % args}\n")
+
+    def send_json(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def read_json(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b"{}"
+        body = json.loads(raw.decode("utf-8") or "{}")
+        return body if isinstance(body, dict) else {}
+
+    def do_GET(self) -> None:
+        srv = self.server
+        if self.path == "/health":
+            self.send_json(503 if srv.never_ready else 200, {})
+        elif self.path == "/v1/models":
+            model = {"id": srv.model_path, "object": "model", "created": 0, "owned_by": "sglang"}
+            self.send_json(200, {"object": "list", "data": [model]})
+        elif self.path == "/get_model_info":
+            self.send_json(
+                200,
+                {"model_path": srv.model_path, "tokenizer_path": srv.model_path, "is_generation": True},
+            )
+        elif self.path == "/get_server_info":
+            self.send_json(200, {"model_path": srv.model_path, "internal_states": [{}]})
+        else:
+            self.send_json(404, {"error": f"no route {self.path}"})
+
+    def do_POST(self) -> None:
+        if self.path == "/flush_cache":
+            self.send_json(200, {"message": "Cache flushed."})
+            return
+        if self.path not in ("/generate", "/v1/completions"):
+            self.send_json(404, {"error": f"no route {self.path}"})
+            return
+        srv = self.server
+        with srv.lock:
+            srv.generated += 1
+            count = srv.generated
+        if srv.die_after is not None and count > srv.die_after:
+            os._exit(1)  # the process is already going down; drop this request
+        body = self.read_json()
+        if self.path == "/generate":
+            self.answer_generate(body)
+        else:
+            self.answer_completions(body)
+        if srv.die_after is not None and count == srv.die_after:
+            sys.stderr.write(f"[standin server] die-after:{srv.die_after} reached; exiting\n")
+            sys.stderr.flush()
+            os._exit(1)
+
+    def answer_generate(self, body: dict[str, Any]) -> None:
+        text = body.get("text", "")
+        prompts = text if isinstance(text, list) else [text]
+        params = body.get("sampling_params") or {}
+        max_new = int(params.get("max_new_tokens") or 16)
+        outputs = []
+        for prompt in prompts:
+            answer = answer_for(str(prompt))
+            outputs.append(
+                {
+                    "text": answer,
+                    "meta_info": {
+                        "prompt_tokens": len(str(prompt).split()),
+                        "completion_tokens": min(max_new, len(answer.split())),
+                        "finish_reason": {"type": "stop"},
+                    },
+                }
+            )
+        self.send_json(200, outputs if isinstance(text, list) else outputs[0])
+
+    def answer_completions(self, body: dict[str, Any]) -> None:
+        prompt = body.get("prompt", "")
+        prompts = prompt if isinstance(prompt, list) else [prompt]
+        choices = [
+            {"index": i, "text": answer_for(str(p)), "logprobs": None, "finish_reason": "stop"}
+            for i, p in enumerate(prompts)
+        ]
+        prompt_tokens = sum(len(str(p).split()) for p in prompts)
+        completion_tokens = sum(len(c["text"].split()) for c in choices)
+        self.send_json(
+            200,
+            {
+                "id": "cmpl-standin",
+                "object": "text_completion",
+                "created": int(time.time()),
+                "model": body.get("model", self.server.model_path),
+                "choices": choices,
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+        )
+
+
+def record(argv: list[str]) -> None:
+    path = os.environ.get("SGLANG_STANDIN_RECORD")
+    if path:
+        line = {"argv": argv, "env": dict(os.environ), "pid": os.getpid(), "start": time.time()}
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    parser = argparse.ArgumentParser(prog="sglang.launch_server", allow_abbrev=False)
+    parser.add_argument("--model-path", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=30000)
+    args, _kept = parser.parse_known_args(argv)
+    note_pid()
+    record(argv)
+    fail = os.environ.get("SGLANG_STANDIN_FAIL", "")
+    if fail == "exit-at-start":
+        print("standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)", flush=True)
+        return 1
+    if fail.startswith("slow-start:"):
+        time.sleep(float(fail.split(":", 1)[1]))
+    subprocess.Popen([sys.executable, "-c", SCHEDULER_CODE])
+    server = StandinServer((args.host, args.port), args.model_path, fail)
+    print(f"standin: serving {args.model_path} on http://{args.host}:{args.port}", flush=True)
+    print("The server is fired up and ready to roll!", flush=True)
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
