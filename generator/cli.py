@@ -11,11 +11,14 @@ from typing import Any
 import click
 
 from generator import commands
-from generator.errors import SglangCIError
+from generator.check import FIX, drift
+from generator.errors import CheckFailed, SglangCIError
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
+from generator.render import render_all
 from generator.summary import markdown, summary
+from generator.write import write_all
 
 UNEXPECTED_EXIT = 3
 
@@ -137,5 +140,37 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
             emit(data)
         else:
             click.echo(markdown(data), nl=False)
+
+    run(ctx, work)
+
+
+@main.command(name="render")
+@click.pass_context
+def render_cmd(ctx: click.Context) -> None:
+    """Write every generated file (workflows, matrices, docs) from the catalogs."""
+
+    def work(c: Context) -> None:
+        outputs = render_all(c.catalog())
+        changed = write_all(c.root, outputs)
+        click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
+        for rel in changed:
+            click.echo(f"  {rel}")
+
+    run(ctx, work)
+
+
+@main.command(name="check")
+@click.pass_context
+def check_cmd(ctx: click.Context) -> None:
+    """Fail (exit 1) when committed generated files differ from the catalogs."""
+
+    def work(c: Context) -> None:
+        outputs = render_all(c.catalog())
+        diffs = drift(c.root, outputs)
+        if diffs:
+            sys.stdout.write("".join(diffs))
+            raise CheckFailed(f"{len(diffs)} generated file(s) differ from the catalogs; "
+                              f"run `{FIX}` and commit the result")
+        click.echo(f"check: {len(outputs)} generated files match the catalogs")
 
     run(ctx, work)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.errors import LimitError
-from generator.expand import check_mode
+from generator.expand import check_mode, image_for
 from generator.explain import find, render
 from generator.model import Catalog
 from generator.output import case_entries, cell_json, job_json
@@ -25,7 +25,7 @@ def _mode_and_image(
     if chosen is not None or image is not None:
         for suite in sorted(suites):
             check_mode(catalog, suite, chosen, image)
-    return chosen, image or catalog.default_image
+    return chosen, image_for(catalog, chosen, image)
 
 
 def cells(catalog: Catalog, *, mode: str | None = None, image: str | None = None,

@@ -107,11 +107,20 @@ def check_mode(catalog: Catalog, suite_name: str, mode: str | None, image: str |
         raise SelectionError(f"suite {suite.name} has no server mode '{chosen}' "
                              f"(it has: {', '.join(suite.server_modes)})")
     pattern = catalog.mode(chosen).image_pattern
-    shown = image or catalog.default_image
-    if pattern and not fnmatch.fnmatchcase(shown, pattern):
+    if pattern and image is not None and not fnmatch.fnmatchcase(image, pattern):
         raise SelectionError(f"server mode '{chosen}' runs only on {pattern} images, "
-                             f"not '{shown}'; pass an image override")
+                             f"not '{image}'")
     return chosen
+
+
+def image_for(catalog: Catalog, mode: str | None, image: str | None) -> str:
+    """The image a job runs in: the override, else the default; empty when the mode
+    needs an image of its own (the dispatch must then name one)."""
+    if image is not None:
+        return image
+    if mode is not None and catalog.mode(mode).image_pattern:
+        return ""
+    return catalog.default_image
 
 
 def config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Server:

@@ -37,6 +37,11 @@ def load_catalog(root: Path) -> Catalog:
     configs = bench.configs()
     schedules = bench.schedules(configs)
     presets = bench.presets(configs)
+    known = bench.known_values(configs)
+    recipes = tuple(
+        (str(title), bench_r.selectors(sel, ["recipes", title], known))
+        for title, sel in (bench_r.doc.get("recipes") or {}).items()
+    )
     acc = AccuracyBuilder(acc_r, bench, configs)
     cases = acc.cases()
     allowed = acc_r.doc.get("allowed_differences") or {}
@@ -60,4 +65,5 @@ def load_catalog(root: Path) -> Catalog:
         allowed_arg_differences=tuple(str(x) for x in allowed.get("args", [])),
         cases=cases,
         samplings=tuple(bench.samplings.values()),
+        recipes=recipes,
     )

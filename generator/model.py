@@ -226,6 +226,7 @@ class Catalog:
     allowed_arg_differences: tuple[str, ...]
     cases: tuple[Case, ...]
     samplings: tuple[Sampling, ...] = field(default=())
+    recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
 
     def suite(self, name: str) -> Suite:
         return next(s for s in self.suites if s.name == name)
