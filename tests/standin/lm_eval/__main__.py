@@ -18,11 +18,38 @@ import os
 import re
 import sys
 import time
+import urllib.request
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sglang._standin import http_json, note_pid
+
+def note_client(tool: str) -> None:
+    """Record this run like the sglang stand-ins do: pid and {"tool", "argv", "cwd"}."""
+    pids = os.environ.get("SGLANG_STANDIN_PIDS")
+    if pids:
+        with open(pids, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+    record = os.environ.get("SGLANG_STANDIN_CLIENT_RECORD")
+    if record:
+        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd()}
+        with open(record, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+
+
+def http_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """POST JSON and decode the JSON object answer (errors propagate, as after retries)."""
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(payload).encode("utf-8"),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body: Any = json.loads(response.read().decode("utf-8"))
+    if not isinstance(body, dict):
+        raise ValueError(f"{url}: expected a JSON object")
+    return body
 
 
 def parse_model_args(text: str) -> dict[str, str]:
@@ -78,7 +105,7 @@ def write_results(output_path: str, model_args: str, results: dict[str, Any]) ->
 
 
 def main() -> int:
-    note_pid()
+    note_client("lm_eval")
     args = build_parser().parse_args()
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         raise RuntimeError("standin: simulated evaluator crash")
@@ -113,9 +140,7 @@ def main() -> int:
         "group_subtasks": {task: [] for task in tasks},
         "versions": {task: 3.0 for task in tasks},
         "n-shot": {task: shots for task in tasks},
-        "higher_is_better": {
-            task: {"exact_match": True} for task in tasks
-        },
+        "higher_is_better": {task: {"exact_match": True} for task in tasks},
         "n-samples": {task: {"original": 1319, "effective": 1319} for task in tasks},
         "config": {
             "model": args.model,
@@ -139,8 +164,9 @@ def main() -> int:
         row = results["results"][task]
         flexible = row["exact_match,flexible-extract"]
         strict = row["exact_match,strict-match"]
-        print(f"|{task}|      3|flexible-extract|{shots:6d}|exact_match|↑  |{flexible:.4f}|±  |0.0060|")
-        print(f"|     |       |strict-match    |{shots:6d}|exact_match|↑  |{strict:.4f}|±  |0.0065|")
+        cells = f"{shots:6d}|exact_match|↑  "
+        print(f"|{task}|      3|flexible-extract|{cells}|{flexible:.4f}|±  |0.0060|")
+        print(f"|     |       |strict-match    |{cells}|{strict:.4f}|±  |0.0065|")
     if args.output_path:
         write_results(args.output_path, args.model_args, results)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import urllib.error
 import urllib.request
 from typing import Any
@@ -15,6 +16,17 @@ def note_pid() -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
+
+
+def note_client(tool: str) -> None:
+    """Record a client start: pid file, plus {"tool", "argv", "cwd"} in
+    $SGLANG_STANDIN_CLIENT_RECORD (one JSON line per run)."""
+    note_pid()
+    path = os.environ.get("SGLANG_STANDIN_CLIENT_RECORD")
+    if path:
+        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd()}
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
 
 
 def http_json(

@@ -10,7 +10,7 @@ one JSON line with the real key names to --output-file.
 
 The numbers are deterministic functions of ISL, OSL and concurrency.
 $SGLANG_STANDIN_BENCH_FAIL_CONC=<concurrency> makes the run crash for that
---max-concurrency.
+--max-concurrency; $SGLANG_STANDIN_BENCH_SLEEP_S=<s> makes it sleep first.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ import argparse
 import json
 import os
 import sys
+import time
 from datetime import datetime
 from typing import Any
 
-from sglang._standin import RequestError, http_json, note_pid
+from ._standin import RequestError, http_json, note_client
 
 MAX_REAL_REQUESTS = 3
 
@@ -159,7 +160,9 @@ def run(args: argparse.Namespace) -> int:
     api_url = f"{base_url}/generate"
     print(f"Starting warmup with {args.warmup_requests} sequences...")
     if args.warmup_requests > 0 and not generate(api_url, -1, 32):
-        raise ValueError("Warmup failed - Please make sure benchmark arguments are correctly specified.")
+        raise ValueError(
+            "Warmup failed - Please make sure benchmark arguments are correctly specified."
+        )
     print(f"Warmup completed with {args.warmup_requests} sequences. Starting main benchmark run...")
     sent = min(args.num_prompts, MAX_REAL_REQUESTS)
     ok = sum(generate(api_url, i, args.random_output_len) for i in range(sent))
@@ -186,7 +189,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    note_pid()
+    note_client("sglang.bench_serving")
+    pause = float(os.environ.get("SGLANG_STANDIN_BENCH_SLEEP_S", "0"))
+    if pause > 0:
+        time.sleep(pause)
     return run(build_parser().parse_args())
 
 

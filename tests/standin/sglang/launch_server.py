@@ -29,7 +29,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from sglang._standin import note_pid
+from ._standin import note_pid
 
 SCHEDULER_CODE = """
 import os, time
@@ -64,8 +64,8 @@ class StandinServer(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: StandinServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        sys.stderr.write(f"[standin server] {self.command} {self.path} {format % args}\n")
+    def log_message(self, format: str, *args: Any) -> None:
+        sys.stderr.write(f"[standin server] {format % args}\n")
 
     def send_json(self, status: int, body: Any) -> None:
         data = json.dumps(body).encode("utf-8")
@@ -92,7 +92,11 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/get_model_info":
             self.send_json(
                 200,
-                {"model_path": srv.model_path, "tokenizer_path": srv.model_path, "is_generation": True},
+                {
+                    "model_path": srv.model_path,
+                    "tokenizer_path": srv.model_path,
+                    "is_generation": True,
+                },
             )
         elif self.path == "/get_server_info":
             self.send_json(200, {"model_path": srv.model_path, "internal_states": [{}]})
@@ -145,12 +149,13 @@ class Handler(BaseHTTPRequestHandler):
     def answer_completions(self, body: dict[str, Any]) -> None:
         prompt = body.get("prompt", "")
         prompts = prompt if isinstance(prompt, list) else [prompt]
+        texts = [answer_for(str(p)) for p in prompts]
         choices = [
-            {"index": i, "text": answer_for(str(p)), "logprobs": None, "finish_reason": "stop"}
-            for i, p in enumerate(prompts)
+            {"index": i, "text": text, "logprobs": None, "finish_reason": "stop"}
+            for i, text in enumerate(texts)
         ]
         prompt_tokens = sum(len(str(p).split()) for p in prompts)
-        completion_tokens = sum(len(c["text"].split()) for c in choices)
+        completion_tokens = sum(len(text.split()) for text in texts)
         self.send_json(
             200,
             {

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from sglang._standin import RequestError, http_json, note_pid
+from .._standin import RequestError, http_json, note_client
 
 MAX_REAL_REQUESTS = 3
 FEW_SHOT = "Question: What is 40 plus 2?\nAnswer: 40 + 2 = 42. The answer is 42.\n\n"
@@ -65,7 +65,7 @@ def run_eval(args: argparse.Namespace) -> dict[str, float]:
 
 
 def main() -> int:
-    note_pid()
+    note_client("sglang.test.few_shot_gsm8k")
     parser = argparse.ArgumentParser()
     parser.add_argument("--num-shots", type=int, default=5)
     parser.add_argument("--data-path", type=str)

@@ -1,0 +1,22 @@
+"""Fixtures for the launcher end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .support import Harness, running
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    h = Harness(tmp_path)
+    yield h
+    survivors = running(h.pids())
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert survivors == [], f"stand-in processes survived the launcher: {survivors}"
