@@ -59,15 +59,22 @@ pause_s() {
   read -r -t "$1" -u "$L_SLEEP_FD" _ignored || true
 }
 
-# Wall-clock seconds with microseconds, locale independent.
-now_s() {
+# Wall-clock time in integer microseconds, locale independent.
+now_us() {
   local us
   if [[ -n ${EPOCHREALTIME:-} ]]; then
     us=${EPOCHREALTIME//[!0-9]/}
   else
     us=$(date +%s%6N)
   fi
-  printf '%d.%06d' "$((10#$us / 1000000))" "$((10#$us % 1000000))"
+  printf '%d' "$((10#$us))"
+}
+
+# Wall-clock seconds with microseconds, locale independent.
+now_s() {
+  local us
+  us=$(now_us)
+  printf '%d.%06d' "$((us / 1000000))" "$((us % 1000000))"
 }
 
 # Seconds between two now_s stamps, three decimals.
@@ -188,9 +195,9 @@ stop_group() {
   if group_alive "$pgid"; then
     log "stopping $what (process group $pgid): SIGTERM, ${L_GRACE}s grace"
     kill -TERM -- "-$pgid" 2>/dev/null || true
-    local deadline=$((SECONDS + L_GRACE))
+    local deadline=$(($(now_us) + L_GRACE * 1000000))
     while group_alive "$pgid"; do
-      if ((SECONDS >= deadline)); then
+      if (($(now_us) >= deadline)); then
         log "$what still running after ${L_GRACE}s: SIGKILL"
         kill -KILL -- "-$pgid" 2>/dev/null || true
         break
@@ -223,7 +230,7 @@ srv_start() {
 # READY_TIMEOUT_S elapses. Sets SRV_START_S or SRV_FAIL_REASON.
 srv_wait_ready() {
   local t0=$1 base="http://$L_HOST:$L_PORT" stage=health
-  local deadline=$((SECONDS + L_READY_TIMEOUT))
+  local deadline=$(($(now_us) + L_READY_TIMEOUT * 1000000))
   while :; do
     if ! srv_alive; then
       local rc=0
@@ -239,7 +246,7 @@ srv_wait_ready() {
       log "server ready after ${SRV_START_S}s"
       return 0
     fi
-    if ((SECONDS >= deadline)); then
+    if (($(now_us) >= deadline)); then
       SRV_FAIL_REASON="server not ready after READY_TIMEOUT_S=${L_READY_TIMEOUT}s (last stage: /$stage)"
       return 1
     fi
