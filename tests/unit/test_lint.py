@@ -176,3 +176,196 @@ def test_a_case_needing_more_gpus_than_its_runner_has_fails(tmp_path: Path) -> N
             "pick a runner with at least 8 GPUs or a smaller layout",
         )
     ]
+
+
+# ------------------------------------------------------------------ rule 3: speculative decoding
+
+SGLANG_CASE = "- id: deepseek-r1-mxfp4-tp4-mtp"
+
+
+def test_eagle3_without_a_draft_model_warns(tmp_path: Path) -> None:
+    old = "--speculative-algorithm: EAGLE\n"
+    found = lint(edited(tmp_path, (ACC, old, "--speculative-algorithm: EAGLE3\n")))
+    assert [(f.severity, f.loc.line, f.message) for f in by_rule(found, "L301")] == [
+        (
+            "warning",
+            line_of(ACC, SGLANG_CASE),
+            "case 'deepseek-r1-mxfp4-tp4-mtp' uses --speculative-algorithm EAGLE3 without "
+            "--speculative-draft-model-path; SGLang falls back to the model path only for "
+            "architectures with a built-in MTP layer: name the draft model",
+        )
+    ]
+
+
+def test_a_deepseek_eagle_case_without_a_draft_model_passes(shipped_findings: list[Finding]) -> None:
+    assert by_rule(shipped_findings, "L301") == []
+
+
+def test_a_non_deepseek_model_without_a_draft_model_warns(tmp_path: Path) -> None:
+    old = "model: deepseek-r1-mxfp4-preview\n"
+    found = lint(edited(tmp_path, (ACC, old, "model: qwen3.5-35b-a3b-fp8\n")))
+    assert [f.loc.line for f in by_rule(found, "L301")] == [line_of(ACC, SGLANG_CASE)]
+
+
+def test_draft_tokens_must_be_steps_plus_one_with_topk_1(tmp_path: Path) -> None:
+    old = "--speculative-num-draft-tokens: 4\n        --max-running-requests: 32"
+    new = "--speculative-num-draft-tokens: 5\n        --max-running-requests: 32"
+    found = lint(edited(tmp_path, (ACC, old, new)))
+    assert [f.message for f in by_rule(found, "L302")] == [
+        "case 'deepseek-r1-mxfp4-tp4-mtp' sets --speculative-num-draft-tokens 5 with "
+        "--speculative-eagle-topk 1 and --speculative-num-steps 3; SGLang silently replaces "
+        "it with 4: write 4"
+    ]
+
+
+def test_steps_topk_and_draft_tokens_come_together(tmp_path: Path) -> None:
+    old = "        --speculative-eagle-topk: 1\n        --speculative-num-draft-tokens: 4\n"
+    found = lint(edited(tmp_path, (ACC, old, "")))
+    assert [f.message for f in by_rule(found, "L303")] == [
+        "case 'deepseek-r1-mxfp4-tp4-mtp' sets --speculative-num-steps but not "
+        "--speculative-eagle-topk, --speculative-num-draft-tokens; SGLang asserts that all "
+        "three are given or none (then it chooses them)"
+    ]
+
+
+def test_concurrency_per_dp_rank_within_the_cuda_graph_sizes_passes(tmp_path: Path) -> None:
+    found = lint(edited(tmp_path, (BENCH, "1x1024: [1024, 2048, 4096]", "1x1024: [1024, 2048]")))
+    assert by_rule(found, "L304") == []
+
+
+def test_concurrency_per_dp_rank_above_the_cuda_graph_sizes_warns(
+    shipped_findings: list[Finding],
+) -> None:
+    mtp = [f.message for f in by_rule(shipped_findings, "L304") if "dpa8-ep8-mtp" in f.message]
+    assert mtp == [
+        "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-atom, 1x1024): concurrency 4096 "
+        "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
+        "(--cuda-graph-bs); those batches run without CUDA graphs: raise --cuda-graph-bs or "
+        "lower the concurrency",
+        "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-mori, 1x1024): concurrency 4096 "
+        "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
+        "(--cuda-graph-bs); those batches run without CUDA graphs: raise --cuda-graph-bs or "
+        "lower the concurrency",
+    ]
+
+
+def test_the_spec_field_must_agree_with_the_speculative_flags(tmp_path: Path) -> None:
+    old = "    spec: mtp3\n    # The launch"
+    found = lint(edited(tmp_path, (ACC, old, old.replace("mtp3", "mtp1"))))
+    assert [(f.loc.line, f.message) for f in by_rule(found, "L305")] == [
+        (
+            line_of(ACC, SGLANG_CASE),
+            "case 'deepseek-r1-mxfp4-tp4-mtp' has spec 'mtp1' but --speculative-num-steps 3; "
+            "make the field and the flags agree",
+        )
+    ]
+
+
+# ------------------------------------------------------------------ rule 4: alignment
+
+EXTRA_ARG = (
+    ACC,
+    "benchmark: deepseek-r1-fp4-tp4\n",
+    'benchmark: deepseek-r1-fp4-tp4\n    args: [{--mem-fraction-static: "0.8"}]\n',
+)
+
+
+def test_a_linked_case_with_different_args_fails(tmp_path: Path) -> None:
+    found = lint(edited(tmp_path, EXTRA_ARG))
+    assert [(f.loc.line, f.message) for f in by_rule(found, "L401")] == [
+        (
+            line_of(ACC, "- id: deepseek-r1-fp4-tp4"),
+            "case 'deepseek-r1-fp4-tp4' starts --mem-fraction-static '0.8' but benchmark "
+            "config 'deepseek-r1-fp4-tp4' starts '0.85'; align them or list "
+            "--mem-fraction-static under allowed_differences.args",
+        )
+    ]
+
+
+def test_a_listed_arg_difference_passes(tmp_path: Path) -> None:
+    allowed = (ACC, "  env: [AITER_QUICK_REDUCE_QUANTIZATION]\n",
+               "  env: [AITER_QUICK_REDUCE_QUANTIZATION]\n  args: [--mem-fraction-static]\n")
+    assert by_rule(lint(edited(tmp_path, EXTRA_ARG, allowed)), "L401") == []
+
+
+def test_unsetting_an_env_var_that_is_not_an_allowed_difference_fails(tmp_path: Path) -> None:
+    found = lint(edited(tmp_path, (ACC, "  env: [AITER_QUICK_REDUCE_QUANTIZATION]\n", "  env: []\n")))
+    l402 = by_rule(found, "L402")
+    assert len(l402) == 8  # every linked case that unsets it
+    assert l402[0].message == (
+        "case 'deepseek-r1-fp8-tp4' unsets AITER_QUICK_REDUCE_QUANTIZATION, which is not an "
+        "allowed difference; keep it, or add it to allowed_differences.env with a comment "
+        "saying why"
+    )
+    assert by_rule(found, "L401")[0].message == (
+        "case 'deepseek-r1-fp8-tp4' sets AITER_QUICK_REDUCE_QUANTIZATION to nothing but "
+        "benchmark config 'deepseek-r1-fp8-tp4' sets 'INT4'; align them or list "
+        "AITER_QUICK_REDUCE_QUANTIZATION under allowed_differences.env"
+    )
+
+
+# ------------------------------------------------------------------ rule 5: env hygiene
+
+
+def test_a_forbidden_env_var_in_a_fragment_is_one_error(tmp_path: Path) -> None:
+    old = "    MORI_SHMEM_MODE: ISOLATION\n"
+    found = lint(edited(tmp_path, (BENCH, old, old + '    TP_SIZE: "8"\n')))
+    assert [(f.loc.file, f.loc.line, f.severity, f.message) for f in by_rule(found, "L501")] == [
+        (
+            BENCH,
+            line_of(BENCH, 'TP_SIZE: "8"'),
+            "error",
+            "TP_SIZE must not be set (the launcher and SGLang own it; SPEC.md lists it as "
+            "removed): delete it",
+        )
+    ]
+
+
+def test_a_renamed_env_var_names_its_new_name(tmp_path: Path) -> None:
+    old = "env: [{ATOM_USE_FP4_NON_SHUFFLE_TRITON_GEMM: "
+    found = lint(edited(tmp_path, (BENCH, old, "env: [{ATOM_USE_FP4_TRITON_GEMM: ")))
+    assert len(by_rule(found, "L502")) == 4
+    assert {f.message for f in by_rule(found, "L502")} == {
+        "ATOM_USE_FP4_TRITON_GEMM was renamed: write ATOM_USE_FP4_NON_SHUFFLE_TRITON_GEMM instead"
+    }
+
+
+def test_a_waived_retired_env_var_is_kept_with_its_reason(tmp_path: Path) -> None:
+    reason = "mirrors the SGLang nightly launch flag for flag"
+    old = "    threshold: 0.944\n"
+    found = lint(edited(tmp_path, (ACC, old, old + f'    waive: {{L503: "{reason}"}}\n')))
+    acc = [f for f in by_rule(found, "L503") if f.loc.file == ACC]
+    assert [(f.waived, f.severity) for f in acc] == [(reason, "warning")]
+    assert "[waived: mirrors the SGLang nightly launch flag for flag]" in format_text(acc)
+
+
+def _with_env(catalog: Catalog, var: EnvVar) -> Catalog:
+    config = catalog.configs[0]
+    configs = (dataclasses.replace(config, env=(*config.env, var)), *catalog.configs[1:])
+    return dataclasses.replace(catalog, configs=configs)
+
+
+def test_env_names_must_be_shell_identifiers(shipped: Catalog) -> None:
+    var = EnvVar(name="BAD-NAME", value="1", loc=Loc(BENCH, 7))
+    found = by_rule(lint(_with_env(shipped, var)), "L504")
+    assert [(f.loc, f.message) for f in found] == [
+        (
+            Loc(BENCH, 7),
+            "env name 'BAD-NAME' is not a shell identifier ([A-Za-z_][A-Za-z0-9_]*): rename it",
+        )
+    ]
+
+
+def test_env_values_must_be_one_line(shipped: Catalog) -> None:
+    for value in ("a\nb", "a\rb", "a\0b"):
+        var = EnvVar(name="GOOD_NAME", value=value, loc=Loc(BENCH, 7))
+        assert [f.message for f in by_rule(lint(_with_env(shipped, var)), "L505")] == [
+            "GOOD_NAME's value spans lines or holds a NUL byte; write one line"
+        ]
+
+
+def test_a_clean_env_var_passes(shipped: Catalog) -> None:
+    var = EnvVar(name="GOOD_NAME", value="one line", loc=Loc(BENCH, 7))
+    assert [f for f in lint(_with_env(shipped, var)) if f.rule.startswith("L50")] == [
+        f for f in lint(shipped) if f.rule.startswith("L50")
+    ]
