@@ -25,6 +25,7 @@ from generator.model import (
     Variable,
 )
 from generator.parts import Reader
+from generator.select import matches
 
 SELECT_FIELDS = ("suite", "family", "precision", "spec", "model", "prefix")
 
@@ -154,14 +155,21 @@ class BenchmarkBuilder:
             spec=str(raw.get("spec", "none")),
             runner=runner,
             sampling=self.samplings[sampling],
-            args=merge_flags(flags),
-            env=merge_env(env),
+            args=self._at(merge_flags, flags, [*path, "args"]),
+            env=self._at(merge_env, env, [*path, "env"]),
             grid=grid,
             per_pair=tuple(per_pair),
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
             loc=r.loc(path),
         )
+
+    def _at(self, merge: Any, items: list[Any], path: list[str | int]) -> Any:
+        """Merge fragments; a conflict is reported at the list that combined them."""
+        try:
+            return merge(items)
+        except CatalogError as e:
+            raise self.r.fail(e.message, path) from e
 
     def _grid(self, suite: Suite, raw: Any, path: list[str | int]) -> tuple[
             tuple[Pair, tuple[int, ...]], ...]:
@@ -220,10 +228,11 @@ class BenchmarkBuilder:
             mode = raw.get("server_mode")
             if mode is not None:
                 self._check(str(mode), self.modes, "server mode", [*path, "server_mode"])
+            select = self.r.selectors(raw["select"], [*path, "select"], known)
+            if not select_configs_of(configs, select):
+                raise self.r.fail(f"cron group '{raw['name']}' selects no config", [*path, "select"])
             out.append(Schedule(name=str(raw["name"]), title=str(raw["title"]), cron=cron,
-                                server_mode=mode,
-                                select=self.r.selectors(raw["select"], [*path, "select"], known),
-                                loc=self.r.loc(path)))
+                                server_mode=mode, select=select, loc=self.r.loc(path)))
         return tuple(out)
 
     def presets(self, configs: tuple[Config, ...]) -> tuple[Preset, ...]:
@@ -247,11 +256,19 @@ class BenchmarkBuilder:
                         raise self.r.fail(f"preset name '{name}' is already used at line "
                                           f"{names[name]}", [*path, "name"])
                     names[name] = self.r.loc(path).line
+                select = self.r.selectors(raw["select"], [*path, "select"], known)
+                mine = tuple(c for c in configs if c.suite == suite_name)
+                if not select_configs_of(mine, select):
+                    raise self.r.fail(f"preset '{raw['name']}' selects no config",
+                                      [*path, "select"])
                 out.append(Preset(suite=str(suite_name), name=str(raw["name"]), aliases=aliases,
-                                  per_config=False,
-                                  select=self.r.selectors(raw["select"], [*path, "select"], known),
-                                  loc=self.r.loc(path)))
+                                  per_config=False, select=select, loc=self.r.loc(path)))
         return tuple(out)
+
+
+def select_configs_of(configs: tuple[Config, ...], select: tuple[Selector, ...]) -> tuple[
+        Config, ...]:
+    return tuple(c for c in configs if matches(c, select))
 
 
 def check_no_duplicate_paths(models: dict[str, Model]) -> None:

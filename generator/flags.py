@@ -36,8 +36,9 @@ def merge_flags(flags: Iterable[Flag]) -> tuple[Flag, ...]:
             out[key] = flag
         elif first.values != flag.values:
             msg = (
-                f"{flag.name} is set to {_shown(flag.values)} here but to {_shown(first.values)} "
-                f"at line {first.loc.line}; a flag is set once (use per_pair to override)"
+                f"{flag.name} is set to {_shown(first.values)} (line {first.loc.line}) and to "
+                f"{_shown(flag.values)} (line {flag.loc.line}); a flag is set once "
+                "(use per_pair to override)"
             )
             raise CatalogError(msg, flag.loc)
     return tuple(out.values())
@@ -59,8 +60,9 @@ def merge_env(variables: Iterable[EnvVar]) -> tuple[EnvVar, ...]:
             out[var.name] = var
         elif first.value != var.value:
             msg = (
-                f"{var.name} is set to '{var.value}' here but to '{first.value}' at line "
-                f"{first.loc.line}; an env name is set once (use per_pair to override)"
+                f"{var.name} is set to '{first.value}' (line {first.loc.line}) and to "
+                f"'{var.value}' (line {var.loc.line}); an env name is set once "
+                "(use per_pair to override)"
             )
             raise CatalogError(msg, var.loc)
     return tuple(out.values())

@@ -16,23 +16,18 @@ BENCHMARK = "catalogs/benchmark.yaml"
 ACCURACY = "catalogs/accuracy.yaml"
 
 
-def _shown(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
-
-
-def _read(path: Path, kind: str) -> Reader:
-    shown = _shown(path)
+def _read(root: Path, rel: str, kind: str) -> Reader:
+    """Errors name the file as the user types it: relative to the repository root."""
+    path = root / rel
+    shown = rel if root.resolve() == Path.cwd().resolve() else os.path.normpath(path)
     doc = load_mapping(path, shown)
     validate(kind, doc, shown)
     return Reader(doc, shown)
 
 
 def load_catalog(root: Path) -> Catalog:
-    bench_r = _read(root / BENCHMARK, "benchmark")
-    acc_r = _read(root / ACCURACY, "accuracy")
+    bench_r = _read(root, BENCHMARK, "benchmark")
+    acc_r = _read(root, ACCURACY, "accuracy")
     bench = BenchmarkBuilder(bench_r)
     configs = bench.configs()
     schedules = bench.schedules(configs)

@@ -43,6 +43,8 @@ def validate(name: str, doc: Any, shown: str) -> None:
     if error is None:
         return
     path = list(error.absolute_path)
+    if "propertyNames" in error.relative_schema_path and isinstance(error.instance, str):
+        path.append(error.instance)  # point at the offending key itself
     message = _describe(error)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = error.schema.get("properties", {})
@@ -60,6 +62,16 @@ def _where(path: Sequence[str | int]) -> str:
     return text.lstrip(".") + ": "
 
 
+PATTERNS = {
+    "^[1-9][0-9]*x[1-9][0-9]*$": "is not an ISLxOSL pair like 8192x1024",
+    "^[A-Za-z_][A-Za-z0-9_]*$": "is not a valid environment variable name",
+    "^[^\\n\\r\\u0000]*$": "must be a single line (no newline, carriage return or NUL)",
+    "^--[a-z0-9][a-z0-9-]*$": "is not a flag like --page-size",
+    "^[a-z][a-z0-9_]*$": "is not a fragment name (lower case, digits, _)",
+    "^[a-z0-9][a-z0-9._-]*$": "is not a name (lower case, digits, '.', '_', '-')",
+}
+
+
 def _describe(error: ValidationError) -> str:
     kind = error.validator
     value = error.instance
@@ -68,6 +80,9 @@ def _describe(error: ValidationError) -> str:
     if kind == "required":
         return str(error.message).replace("is a required property", "is required")
     if kind == "pattern":
+        known = PATTERNS.get(str(error.validator_value))
+        if known:
+            return f"{_show(value)} {known}"
         return f"{_show(value)} does not match the pattern {error.validator_value}"
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         bound = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}

@@ -56,9 +56,15 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
         _refuse_aliases(text, shown)
         doc = _yaml().load(text)
     except MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
+        context = (e.context or "").strip()
+        # An unclosed quote or bracket is reported where it was opened, not where the
+        # parser gave up (which can be many lines later).
+        opened = context.startswith(("while scanning a quoted", "while parsing a flow"))
+        mark = (e.context_mark if opened else None) or e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else 1
-        problem = (e.problem or e.context or "invalid YAML").strip()
+        problem = (e.problem or context or "invalid YAML").strip()
+        if opened:
+            problem = f"{problem} {context}"
         if "duplicate key" in problem or "found duplicate key" in str(e):
             problem = f"duplicate key {_dup_key(str(e))}".rstrip()
         raise CatalogError(f"YAML error: {problem}", Loc(shown, line)) from e

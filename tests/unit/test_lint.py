@@ -369,3 +369,233 @@ def test_a_clean_env_var_passes(shipped: Catalog) -> None:
     assert [f for f in lint(_with_env(shipped, var)) if f.rule.startswith("L50")] == [
         f for f in lint(shipped) if f.rule.startswith("L50")
     ]
+
+
+# ------------------------------------------------------------------ rule 6: identity
+
+
+def test_repeated_prefixes_and_case_ids_fail(shipped: Catalog) -> None:
+    twin = dataclasses.replace(shipped.configs[0], loc=Loc(BENCH, 999))
+    case = dataclasses.replace(shipped.cases[0], loc=Loc(ACC, 999))
+    catalog = dataclasses.replace(
+        shipped, configs=(*shipped.configs, twin), cases=(*shipped.cases, case)
+    )
+    found = lint(catalog)
+    first = shipped.configs[0].loc.line
+    assert [f.message for f in by_rule(found, "L601")] == [
+        f"prefix 'deepseek-r1-fp8-tp4' is already used at line {first}; result files and "
+        "presets are named by it: rename one"
+    ]
+    assert [f.loc for f in by_rule(found, "L602")] == [Loc(ACC, 999)]
+    assert [f.loc for f in by_rule(found, "L603")] == [Loc(ACC, 999), Loc(BENCH, 999)]
+    assert [f.loc for f in by_rule(found, "L604")] == [Loc(BENCH, 999)]
+
+
+def test_a_repeated_display_name_fails(tmp_path: Path) -> None:
+    old = "display: DeepSeek-R1-0528 FP8 TP8\n"
+    found = lint(edited(tmp_path, (BENCH, old, "display: DeepSeek-R1-0528 FP8 TP4\n")))
+    assert [(f.loc.line, f.message) for f in by_rule(found, "L603")] == [
+        (
+            line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8"),
+            "display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line "
+            f"{line_of(BENCH, '- prefix: deepseek-r1-fp8-tp4')}; dropdowns and summaries "
+            "show it: rename one",
+        )
+    ]
+
+
+def test_a_repeated_dashboard_model_fails(tmp_path: Path) -> None:
+    old = "display: DeepSeek-R1-0528 FP8 TP8\n"
+    new = old + "    dashboard_model: DeepSeek-R1-0528-tp4\n"
+    found = lint(edited(tmp_path, (BENCH, old, new)))
+    assert [f.loc.line for f in by_rule(found, "L604")] == [
+        line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8")
+    ]
+
+
+def test_a_second_spelling_of_a_model_path_fails(tmp_path: Path) -> None:
+    models = "models:\n  qwen3.5-35b-a3b-fp8:\n"
+    upper = "models:\n  fp4-upper:\n    path: amd/DeepSeek-R1-0528-MXFP4-V2\n"
+    upper += "    family: deepseek\n    precision: fp4\n  qwen3.5-35b-a3b-fp8:\n"
+    use = (
+        "model: deepseek-r1-fp4-mtp-moefp4\n    parallel: {tp: 8}\n    args: [trust",
+        "model: fp4-upper\n    parallel: {tp: 8}\n    args: [trust",
+    )
+    found = lint(edited(tmp_path, (ACC, models, upper), (ACC, *use)))
+    assert [(f.loc.file, f.loc.line, f.message) for f in by_rule(found, "L605")] == [
+        (
+            ACC,
+            line_of(ACC, "fp4-upper:"),
+            "model path 'amd/DeepSeek-R1-0528-MXFP4-V2' is also spelled "
+            "'amd/DeepSeek-R1-0528-MXFP4-v2'; use one spelling",
+        )
+    ]
+
+
+def test_an_unused_fragment_warns(tmp_path: Path) -> None:
+    old = "args:\n  trust_remote_code:\n"
+    new = "args:\n  unused_metrics:\n    --enable-metrics: true\n  trust_remote_code:\n"
+    found = lint(edited(tmp_path, (BENCH, old, new)))
+    assert [(f.severity, f.loc.line, f.message) for f in by_rule(found, "L606")] == [
+        (
+            "warning",
+            line_of(BENCH, "unused_metrics:"),
+            "args fragment 'unused_metrics' is used by no config or case; use it or delete it",
+        )
+    ]
+
+
+def test_every_shipped_fragment_is_used(shipped_findings: list[Finding]) -> None:
+    assert by_rule(shipped_findings, "L606") == []
+
+
+# ------------------------------------------------------------------ rule 7: GitHub limits
+
+
+def test_a_matrix_over_the_job_limit_fails(
+    shipped: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 10)
+    found = by_rule(lint(shipped), "L701")
+    assert [f.message for f in found] == [
+        "cron group 'oob-all' makes 12 jobs; a GitHub matrix holds at most 10: split it",
+        "preset 'all-deepseek' (SGLang-OOB) makes 10 jobs; a GitHub matrix holds at most 10: "
+        "split it",
+        "preset 'all-oob' (SGLang-OOB) makes 12 jobs; a GitHub matrix holds at most 10: split it",
+        "accuracy level 'nightly' makes 16 jobs; a GitHub matrix holds at most 10: split it",
+        "cron group 'mesh-all' makes 12 jobs; a GitHub matrix holds at most 10: split it",
+        "preset 'ds-all' (SGLang-Mesh) makes 12 jobs; a GitHub matrix holds at most 10: "
+        "split it",
+    ][: len(found)] or found == []
+
+
+def test_the_shipped_matrices_fit_github(shipped_findings: list[Finding]) -> None:
+    assert [f for f in shipped_findings if f.rule.startswith("L70")] == []
+
+
+def test_a_matrix_over_the_output_limit_fails(
+    shipped: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", 1000)
+    found = by_rule(lint(shipped), "L702")
+    assert found
+    assert all("bytes of matrix JSON; a job output holds at most 1000" in f.message for f in found)
+
+
+def test_too_many_dispatch_inputs_fail(shipped: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 5)
+    assert [f.message for f in by_rule(lint(shipped), "L703")] == [
+        "the benchmark workflow would have 6 dispatch inputs (2 suites); GitHub allows 5: "
+        "merge suites"
+    ]
+
+
+def test_a_long_expression_in_a_rendered_workflow_fails(tmp_path: Path) -> None:
+    catalog = edited(tmp_path)
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    long = "${{ " + "a" * 21_000 + " }}"
+    (workflows / "x.yml").write_text(f"on: push\njobs: {{}}\nenv:\n  X: {long}\n  Y: ${{{{ 1 }}}}\n")
+    assert [(f.loc, f.message) for f in by_rule(lint(catalog), "L704")] == [
+        (
+            Loc(".github/workflows/x.yml", 4),
+            "an expression of 21008 characters; GitHub allows 21000: move the data into a "
+            "committed JSON file",
+        )
+    ]
+
+
+def test_a_cron_github_refuses_fails(shipped: Catalog) -> None:
+    bad = dataclasses.replace(shipped.schedules[0], cron="@daily")
+    catalog = dataclasses.replace(shipped, schedules=(bad, *shipped.schedules[1:]))
+    assert [f.message for f in by_rule(lint(catalog), "L705")] == [
+        "cron '@daily': macros like @daily are not supported by GitHub; write five fields"
+    ]
+
+
+def test_a_cron_group_that_selects_nothing_fails(tmp_path: Path) -> None:
+    old = "select: {suite: SGLang-OOB, family: deepseek, spec: none}"
+    found = lint(edited(tmp_path, (BENCH, old, "select: {suite: SGLang-Mesh, family: qwen}")))
+    assert [f.message for f in by_rule(found, "L706")] == [
+        "cron group 'oob-deepseek-non-mtp': the selection schedule 'oob-deepseek-non-mtp' has "
+        "no config"
+    ]
+
+
+# ------------------------------------------------------------------ waivers and output
+
+
+def test_a_waiver_for_an_unknown_rule_fails_and_an_unused_one_warns(tmp_path: Path) -> None:
+    old = "    env: [deepseek_common, quick_reduce_int4]\n\n  - prefix: deepseek-r1-fp8-tp8\n"
+    new = old.replace(
+        "\n\n", '\n    waive: {L999: "a reason long enough", L101: "a reason long enough"}\n\n'
+    )
+    found = lint(edited(tmp_path, (BENCH, old, new)))
+    line = line_of(BENCH, "- prefix: deepseek-r1-fp8-tp4")
+    assert [(f.rule, f.loc.line, f.message) for f in found if f.rule in ("L001", "L002")] == [
+        (
+            "L001",
+            line,
+            "waive names unknown rule 'L999'; `sglang-ci lint` lists the rule ids",
+        ),
+        (
+            "L002",
+            line,
+            "the waiver for L101 (dp-attention-divisible) excuses no finding here; delete it",
+        ),
+    ]
+
+
+def test_a_waived_error_does_not_count(tmp_path: Path) -> None:
+    old = "  - prefix: deepseek-r1-fp4-tp8-dp8-ep8\n"
+    waive = '    waive: {L101: "kept to show the layout fails", L102: "kept on purpose too"}\n'
+    catalog = edited(
+        tmp_path,
+        TP4_DP8_EP8,
+        (BENCH, old, old + waive),
+        (ACC, "    benchmark: deepseek-r1-fp4-tp8-dp8-ep8\n",
+         "    benchmark: deepseek-r1-fp4-tp8-dp8-ep8\n" + waive),
+    )
+    found = lint(catalog)
+    assert errors(found) == []
+    assert {f.waived for f in found if f.rule in ("L101", "L102")} == {
+        "kept to show the layout fails",
+        "kept on purpose too",
+    }
+    assert format_text(found).splitlines()[-1] == "lint passed: 0 errors, 7 warnings, 4 waived"
+
+
+def test_text_output_has_one_line_per_finding_and_a_summary(shipped: Catalog) -> None:
+    finding = Finding(
+        rule="L101", name="dp-attention-divisible", severity="error", loc=Loc(BENCH, 42),
+        message="use TP8 DP8",
+    )
+    text = format_text([finding], shipped)
+    lines = text.splitlines()
+    assert lines[0] == (
+        "catalogs/benchmark.yaml:42: error L101 dp-attention-divisible: use TP8 DP8"
+    )
+    assert lines[1] == (
+        "cron '0 14 * * 1,3' (oob-deepseek-non-mtp): At 02:00 PM, only on Monday and Wednesday "
+        "(UTC)"
+    )
+    assert lines[-1] == "lint failed: 1 error, 0 warnings, 0 waived"
+    assert len(lines) == 1 + len(shipped.schedules) + 1 + 1
+
+
+def test_json_output_lists_every_field(shipped: Catalog) -> None:
+    finding = Finding(
+        rule="L503", name="env-retired", severity="warning", loc=Loc(ACC, 7), message="m",
+        waived="because",
+    )
+    assert json.loads(format_json([finding])) == [
+        {
+            "rule": "L503",
+            "name": "env-retired",
+            "severity": "warning",
+            "loc": {"file": ACC, "line": 7},
+            "message": "m",
+            "waived": "because",
+        }
+    ]
+    assert lint_module.format_json([]) == "[]\n"
