@@ -92,6 +92,9 @@ lib_init() {
   command -v curl >/dev/null || die_usage "curl is required"
   command -v setsid >/dev/null || die_usage "setsid (util-linux) is required"
   mkdir -p -- "$L_RESULTS" "$L_LOGS"
+  # Absolute, because evaluators run in their own working directories.
+  L_RESULTS=$(cd -- "$L_RESULTS" && pwd)
+  L_LOGS=$(cd -- "$L_LOGS" && pwd)
   L_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sglang-launcher.XXXXXX")
   exec {L_SLEEP_FD}<> <(:)
   trap on_exit EXIT
@@ -324,6 +327,6 @@ on_signal() {
 # append_summary TEXT-FILE: append to the GitHub step summary when there is one.
 append_summary() {
   if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
-    cat -- "$1" >>"$GITHUB_STEP_SUMMARY"
+    cat -- "$1" >>"$GITHUB_STEP_SUMMARY" || log "warning: cannot append to GITHUB_STEP_SUMMARY"
   fi
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -275,3 +276,20 @@ def test_the_step_summary_gets_the_score_threshold_and_verdict(harness: Harness)
         " | - | - |\n"
         "\n"
     )
+
+
+def test_a_relative_results_dir_is_resolved_against_the_launch_directory(
+    harness: Harness,
+) -> None:
+    case = accuracy_case("relative", LM_EVAL)
+    run = harness.run(SCRIPT, harness.write_json("case.json", case), {"RESULTS_DIR": "out/results"})
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads((harness.root / "out/results/relative.json").read_text("utf-8"))
+    assert (result["status"], result["score"]) == ("passed", 0.95)
+    assert (harness.root / "out/results/logs/relative.server.log").is_file()
+    [output_dir] = sorted((harness.root / "out/results/logs").glob("relative.lm_eval.*"))
+    [client] = harness.client_records()
+    assert client["argv"][client["argv"].index("--output_path") + 1] == str(output_dir)
+    [results_file] = list(output_dir.rglob("results_*.json"))
+    assert results_file.parent == output_dir / "deepseek-ai__DeepSeek-R1-0528"
