@@ -213,6 +213,35 @@ def test_a_server_that_never_becomes_ready_times_out_with_exit_2(harness: Harnes
     assert harness.client_records() == []
 
 
+def test_a_slow_starting_server_is_waited_for_and_its_start_time_recorded(
+    harness: Harness,
+) -> None:
+    job = bench_job("slow", [bench_point("slow-c1", 1)])
+    run = harness.run(
+        SCRIPT, harness.write_json("job.json", job), {"SGLANG_STANDIN_FAIL": "slow-start:1"}
+    )
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = harness.result("slow-c1")
+    assert result["status"] == "ok"
+    assert 1.0 <= result["server_start_s"] < 10.0
+
+
+@pytest.mark.parametrize(
+    ("knob", "value"),
+    [("READY_TIMEOUT_S", "soon"), ("SGLANG_PORT", "30000x"), ("MAX_SERVER_RESTARTS", "-1")],
+)
+def test_an_invalid_knob_exits_2_before_starting_a_server(
+    harness: Harness, knob: str, value: str
+) -> None:
+    job = bench_job("knob", [bench_point("knob-c1", 1)])
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), {knob: value})
+
+    assert run.returncode == 2
+    assert knob in run.stderr
+    assert harness.server_records() == []
+
+
 def test_a_server_dying_mid_sweep_is_restarted_once_and_completed_points_are_kept(
     harness: Harness,
 ) -> None:
