@@ -16,8 +16,9 @@ def build_suites(r: Reader) -> dict[str, AccuracySuite]:
     out = {}
     for name, raw in r.doc["suites"].items():
         ev = raw["evaluator"]
-        settings = tuple((str(k), v if isinstance(v, int) else str(v)) for k, v in ev.items()
-                         if k != "kind")
+        settings = tuple(
+            (str(k), v if isinstance(v, int) else str(v)) for k, v in ev.items() if k != "kind"
+        )
         out[str(name)] = AccuracySuite(
             name=str(name),
             timeout_minutes=int(raw["timeout_minutes"]),
@@ -34,8 +35,9 @@ class AccuracyBuilder:
         self.models: dict[str, Model] = dict(bench.models)
         for name, model in build_models(r, r.doc.get("models")).items():
             if name in self.models:
-                raise r.fail(f"model '{name}' is already declared in the benchmark catalog",
-                             ["models", name])
+                raise r.fail(
+                    f"model '{name}' is already declared in the benchmark catalog", ["models", name]
+                )
             self.models[name] = model
         self.suites = build_suites(r)
         cron = str(r.doc["schedule"]["cron"])
@@ -54,28 +56,35 @@ class AccuracyBuilder:
         suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
         runner = self._known(str(raw["runner"]), self.bench.runners, "runner", [*path, "runner"])
         used: list[str] = []
-        extra_flags = r.items(raw.get("args") or [], [*path, "args"], self.bench.arg_fragments,
-                              "args", used)
-        extra_env = r.items(raw.get("env") or [], [*path, "env"], self.bench.env_fragments,
-                            "env", used)
+        extra_flags = r.items(
+            raw.get("args") or [], [*path, "args"], self.bench.arg_fragments, "args", used
+        )
+        extra_env = r.items(
+            raw.get("env") or [], [*path, "env"], self.bench.env_fragments, "env", used
+        )
         unset = tuple(str(u) for u in raw.get("unset_env", []))
         twin = raw.get("benchmark")
         if twin is not None:
-            config = self.configs[self._known(str(twin), self.configs, "benchmark config",
-                                              [*path, "benchmark"])]
+            config = self.configs[
+                self._known(str(twin), self.configs, "benchmark config", [*path, "benchmark"])
+            ]
             present = {v.name for v in config.env}
             for j, name in enumerate(unset):
                 if name not in present:
-                    raise r.fail(f"unset_env '{name}' is not set by benchmark config "
-                                 f"'{config.prefix}'", [*path, "unset_env", j])
+                    raise r.fail(
+                        f"unset_env '{name}' is not set by benchmark config '{config.prefix}'",
+                        [*path, "unset_env", j],
+                    )
             model, parallel, spec = config.model, config.parallel, config.spec
             flags = override_flags(config.args, merge_flags(extra_flags))
-            env = tuple(v for v in override_env(config.env, merge_env(extra_env))
-                        if v.name not in unset)
+            env = tuple(
+                v for v in override_env(config.env, merge_env(extra_env)) if v.name not in unset
+            )
             used = [*config.fragments, *used]
         else:
-            model = self.models[self._known(str(raw["model"]), self.models, "model",
-                                            [*path, "model"])]
+            model = self.models[
+                self._known(str(raw["model"]), self.models, "model", [*path, "model"])
+            ]
             parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
         return Case(
@@ -104,8 +113,10 @@ class AccuracyBuilder:
         for i, raw in enumerate(self.r.doc["cases"]):
             case = self.case(i, raw)
             if case.id in seen:
-                raise self.r.fail(f"duplicate case id '{case.id}' (first at line {seen[case.id]})",
-                                  ["cases", i, "id"])
+                raise self.r.fail(
+                    f"duplicate case id '{case.id}' (first at line {seen[case.id]})",
+                    ["cases", i, "id"],
+                )
             seen[case.id] = case.loc.line
             out.append(case)
         return tuple(out)

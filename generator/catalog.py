@@ -58,8 +58,12 @@ class BenchmarkBuilder:
         self.r = r
         d = r.doc
         self.runners = {
-            str(k): Runner(label=str(k), gpus=int(v["gpus"]), count=int(v.get("count", 1)),
-                           loc=r.loc(["runners", k]))
+            str(k): Runner(
+                label=str(k),
+                gpus=int(v["gpus"]),
+                count=int(v.get("count", 1)),
+                loc=r.loc(["runners", k]),
+            )
             for k, v in d["runners"].items()
         }
         self.models = build_models(r, d["models"])
@@ -69,8 +73,11 @@ class BenchmarkBuilder:
             del name
         self.env_fragments = {str(k): r.env(v, ["env", k]) for k, v in d["env"].items()}
         self.samplings = {
-            str(k): Sampling(name=str(k), prompts_per_concurrency=int(v["prompts_per_concurrency"]),
-                             warmups_per_concurrency=int(v["warmups_per_concurrency"]))
+            str(k): Sampling(
+                name=str(k),
+                prompts_per_concurrency=int(v["prompts_per_concurrency"]),
+                warmups_per_concurrency=int(v["warmups_per_concurrency"]),
+            )
             for k, v in d["sampling"].items()
         }
         self.modes = {str(k): self._mode(str(k), v) for k, v in d["server_modes"].items()}
@@ -124,10 +131,15 @@ class BenchmarkBuilder:
         path: list[str | int] = ["configs", i]
         suite = self.suites[self._check(str(raw["suite"]), self.suites, "suite", [*path, "suite"])]
         model = self.models[self._check(str(raw["model"]), self.models, "model", [*path, "model"])]
-        runner = self._check(str(raw.get("runner", suite.runner)), self.runners, "runner",
-                             [*path, "runner"])
-        sampling = self._check(str(raw.get("sampling", suite.sampling)), self.samplings,
-                               "sampling", [*path, "sampling"])
+        runner = self._check(
+            str(raw.get("runner", suite.runner)), self.runners, "runner", [*path, "runner"]
+        )
+        sampling = self._check(
+            str(raw.get("sampling", suite.sampling)),
+            self.samplings,
+            "sampling",
+            [*path, "sampling"],
+        )
         used: list[str] = []
         flags: list[Flag] = r.items(raw["args"], [*path, "args"], self.arg_fragments, "args", used)
         env: list[EnvVar] = r.items(raw["env"], [*path, "env"], self.env_fragments, "env", used)
@@ -138,12 +150,31 @@ class BenchmarkBuilder:
             pp: list[str | int] = [*path, "per_pair", pair_text]
             if pair not in [p for p, _ in grid]:
                 raise r.fail(f"per_pair {pair} is not a pair this config runs", pp)
-            per_pair.append((pair, PairExtras(
-                args=merge_flags(r.items(extras.get("args") or [], [*pp, "args"],
-                                         self.arg_fragments, "args", used)),
-                env=merge_env(r.items(extras.get("env") or [], [*pp, "env"],
-                                      self.env_fragments, "env", used)),
-            )))
+            per_pair.append(
+                (
+                    pair,
+                    PairExtras(
+                        args=merge_flags(
+                            r.items(
+                                extras.get("args") or [],
+                                [*pp, "args"],
+                                self.arg_fragments,
+                                "args",
+                                used,
+                            )
+                        ),
+                        env=merge_env(
+                            r.items(
+                                extras.get("env") or [],
+                                [*pp, "env"],
+                                self.env_fragments,
+                                "env",
+                                used,
+                            )
+                        ),
+                    ),
+                )
+            )
         return Config(
             prefix=str(raw["prefix"]),
             display=str(raw["display"]),
@@ -171,8 +202,9 @@ class BenchmarkBuilder:
         except CatalogError as e:
             raise self.r.fail(e.message, path) from e
 
-    def _grid(self, suite: Suite, raw: Any, path: list[str | int]) -> tuple[
-            tuple[Pair, tuple[int, ...]], ...]:
+    def _grid(
+        self, suite: Suite, raw: Any, path: list[str | int]
+    ) -> tuple[tuple[Pair, tuple[int, ...]], ...]:
         if raw is None:
             if suite.concurrency is None:
                 msg = f"a grid is required: suite {suite.name} has no default concurrency"
@@ -183,8 +215,10 @@ class BenchmarkBuilder:
             pair = parse_pair(str(pair_text))
             if pair not in suite.pairs:
                 shown = ", ".join(str(p) for p in suite.pairs)
-                raise self.r.fail(f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})",
-                                  [*path, pair_text])
+                raise self.r.fail(
+                    f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})",
+                    [*path, pair_text],
+                )
             out.append((pair, tuple(sorted(int(c) for c in conc))))
         order = {p: n for n, p in enumerate(suite.pairs)}
         return tuple(sorted(out, key=lambda item: order[item[0]]))
@@ -223,16 +257,27 @@ class BenchmarkBuilder:
             for other in out:
                 if other.cron == cron or other.name == raw["name"]:
                     what = "cron" if other.cron == cron else "name"
-                    raise self.r.fail(f"schedule {what} repeats the one at line {other.loc.line}",
-                                      [*path, what])
+                    raise self.r.fail(
+                        f"schedule {what} repeats the one at line {other.loc.line}", [*path, what]
+                    )
             mode = raw.get("server_mode")
             if mode is not None:
                 self._check(str(mode), self.modes, "server mode", [*path, "server_mode"])
             select = self.r.selectors(raw["select"], [*path, "select"], known)
             if not select_configs_of(configs, select):
-                raise self.r.fail(f"cron group '{raw['name']}' selects no config", [*path, "select"])
-            out.append(Schedule(name=str(raw["name"]), title=str(raw["title"]), cron=cron,
-                                server_mode=mode, select=select, loc=self.r.loc(path)))
+                raise self.r.fail(
+                    f"cron group '{raw['name']}' selects no config", [*path, "select"]
+                )
+            out.append(
+                Schedule(
+                    name=str(raw["name"]),
+                    title=str(raw["title"]),
+                    cron=cron,
+                    server_mode=mode,
+                    select=select,
+                    loc=self.r.loc(path),
+                )
+            )
         return tuple(out)
 
     def presets(self, configs: tuple[Config, ...]) -> tuple[Preset, ...]:
@@ -245,29 +290,48 @@ class BenchmarkBuilder:
             for c in configs:
                 if c.suite == suite_name:
                     names[c.preset] = c.loc.line
-                    out.append(Preset(suite=c.suite, name=c.preset, aliases=(), per_config=True,
-                                      select=(Selector(fields=(("prefix", (c.prefix,)),)),),
-                                      loc=c.loc))
+                    out.append(
+                        Preset(
+                            suite=c.suite,
+                            name=c.preset,
+                            aliases=(),
+                            per_config=True,
+                            select=(Selector(fields=(("prefix", (c.prefix,)),)),),
+                            loc=c.loc,
+                        )
+                    )
             for i, raw in enumerate(entries):
                 path: list[str | int] = [*spath, i]
                 aliases = tuple(str(a) for a in raw.get("aliases", []))
                 for name in (str(raw["name"]), *aliases):
                     if name in names:
-                        raise self.r.fail(f"preset name '{name}' is already used at line "
-                                          f"{names[name]}", [*path, "name"])
+                        raise self.r.fail(
+                            f"preset name '{name}' is already used at line {names[name]}",
+                            [*path, "name"],
+                        )
                     names[name] = self.r.loc(path).line
                 select = self.r.selectors(raw["select"], [*path, "select"], known)
                 mine = tuple(c for c in configs if c.suite == suite_name)
                 if not select_configs_of(mine, select):
-                    raise self.r.fail(f"preset '{raw['name']}' selects no config",
-                                      [*path, "select"])
-                out.append(Preset(suite=str(suite_name), name=str(raw["name"]), aliases=aliases,
-                                  per_config=False, select=select, loc=self.r.loc(path)))
+                    raise self.r.fail(
+                        f"preset '{raw['name']}' selects no config", [*path, "select"]
+                    )
+                out.append(
+                    Preset(
+                        suite=str(suite_name),
+                        name=str(raw["name"]),
+                        aliases=aliases,
+                        per_config=False,
+                        select=select,
+                        loc=self.r.loc(path),
+                    )
+                )
         return tuple(out)
 
 
-def select_configs_of(configs: tuple[Config, ...], select: tuple[Selector, ...]) -> tuple[
-        Config, ...]:
+def select_configs_of(
+    configs: tuple[Config, ...], select: tuple[Selector, ...]
+) -> tuple[Config, ...]:
     return tuple(c for c in configs if matches(c, select))
 
 

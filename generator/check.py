@@ -26,7 +26,11 @@ def drift(root: Path, outputs: dict[str, str]) -> list[str]:
         if old is None:
             diffs.append(f"missing: {rel} is not committed\n")
             continue
-        lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                     fromfile=f"a/{rel} (committed)", tofile=f"b/{rel} (catalog)")
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{rel} (committed)",
+            tofile=f"b/{rel} (catalog)",
+        )
         diffs.append("".join(lines))
     return diffs

@@ -45,8 +45,11 @@ def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
     except Exception as e:
         if obj.debug:
             traceback.print_exc()
-        click.echo(f"An unexpected error has occurred: {type(e).__name__}: {e} "
-                   "(run with --debug for the traceback)", err=True)
+        click.echo(
+            f"An unexpected error has occurred: {type(e).__name__}: {e} "
+            "(run with --debug for the traceback)",
+            err=True,
+        )
         code = UNEXPECTED_EXIT
     ctx.exit(code)
 
@@ -77,8 +80,13 @@ def _one_selection(group: str | None, cron: str | None, preset: str | None) -> N
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="Repository root holding catalogs/.")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository root holding catalogs/.",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.pass_context
 def main(ctx: click.Context, root: Path, debug: bool) -> None:
@@ -89,23 +97,61 @@ def main(ctx: click.Context, root: Path, debug: bool) -> None:
 @main.command()
 @with_selectors
 @click.pass_context
-def cells(ctx: click.Context, suite: str | None, group: str | None, cron: str | None,
-          preset: str | None, mode: str | None, image: str | None) -> None:
+def cells(
+    ctx: click.Context,
+    suite: str | None,
+    group: str | None,
+    cron: str | None,
+    preset: str | None,
+    mode: str | None,
+    image: str | None,
+) -> None:
     """Benchmark cells of a selection, as a JSON array."""
     _one_selection(group, cron, preset)
-    run(ctx, lambda c: emit(commands.cells(c.catalog(), suite=suite, group=group, cron=cron,
-                                           preset=preset, mode=mode, image=image)))
+    run(
+        ctx,
+        lambda c: emit(
+            commands.cells(
+                c.catalog(),
+                suite=suite,
+                group=group,
+                cron=cron,
+                preset=preset,
+                mode=mode,
+                image=image,
+            )
+        ),
+    )
 
 
 @main.command()
 @with_selectors
 @click.pass_context
-def jobs(ctx: click.Context, suite: str | None, group: str | None, cron: str | None,
-         preset: str | None, mode: str | None, image: str | None) -> None:
+def jobs(
+    ctx: click.Context,
+    suite: str | None,
+    group: str | None,
+    cron: str | None,
+    preset: str | None,
+    mode: str | None,
+    image: str | None,
+) -> None:
     """GPU jobs (one server each) of a selection, as {"include": [...]}."""
     _one_selection(group, cron, preset)
-    run(ctx, lambda c: emit(commands.jobs(c.catalog(), suite=suite, group=group, cron=cron,
-                                          preset=preset, mode=mode, image=image)))
+    run(
+        ctx,
+        lambda c: emit(
+            commands.jobs(
+                c.catalog(),
+                suite=suite,
+                group=group,
+                cron=cron,
+                preset=preset,
+                mode=mode,
+                image=image,
+            )
+        ),
+    )
 
 
 @main.command()
@@ -124,8 +170,12 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
 @click.pass_context
 def explain(ctx: click.Context, entry_id: str, mode: str | None, image: str | None) -> None:
     """The exact env and commands of a cell, job or case."""
-    run(ctx, lambda c: click.echo(commands.explain(c.catalog(), entry_id, mode=mode, image=image),
-                                  nl=False))
+    run(
+        ctx,
+        lambda c: click.echo(
+            commands.explain(c.catalog(), entry_id, mode=mode, image=image), nl=False
+        ),
+    )
 
 
 @main.command(name="summary")
@@ -169,8 +219,10 @@ def check_cmd(ctx: click.Context) -> None:
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))
-            raise CheckFailed(f"{len(diffs)} generated file(s) differ from the catalogs; "
-                              f"run `{FIX}` and commit the result")
+            raise CheckFailed(
+                f"{len(diffs)} generated file(s) differ from the catalogs; "
+                f"run `{FIX}` and commit the result"
+            )
         click.echo(f"check: {len(outputs)} generated files match the catalogs")
 
     run(ctx, work)

@@ -28,15 +28,17 @@ def _mode_and_image(
     return chosen, image_for(catalog, chosen, image)
 
 
-def cells(catalog: Catalog, *, mode: str | None = None, image: str | None = None,
-          **selectors: str | None) -> list[dict[str, Any]]:
+def cells(
+    catalog: Catalog, *, mode: str | None = None, image: str | None = None, **selectors: str | None
+) -> list[dict[str, Any]]:
     sel = selection(catalog, **selectors)
     chosen, shown = _mode_and_image(catalog, sel, mode, image)
     return [cell_json(c, shown) for c in cells_of(catalog, sel.configs, chosen)]
 
 
-def jobs(catalog: Catalog, *, mode: str | None = None, image: str | None = None,
-         **selectors: str | None) -> dict[str, Any]:
+def jobs(
+    catalog: Catalog, *, mode: str | None = None, image: str | None = None, **selectors: str | None
+) -> dict[str, Any]:
     sel = selection(catalog, **selectors)
     chosen, shown = _mode_and_image(catalog, sel, mode, image)
     include = [job_json(j, shown) for j in pack(cells_of(catalog, sel.configs, chosen))]
@@ -46,18 +48,21 @@ def jobs(catalog: Catalog, *, mode: str | None = None, image: str | None = None,
 
 def check_matrix_limits(what: str, include: list[dict[str, Any]]) -> None:
     if len(include) > MAX_MATRIX_JOBS:
-        raise LimitError(f"{what} makes {len(include)} jobs; a GitHub matrix holds at most "
-                         f"{MAX_MATRIX_JOBS}")
+        raise LimitError(
+            f"{what} makes {len(include)} jobs; a GitHub matrix holds at most {MAX_MATRIX_JOBS}"
+        )
     from generator.output import dumps
 
     size = len(dumps({"include": include}).encode())
     if size > MAX_OUTPUT_BYTES:
-        raise LimitError(f"{what} is {size} bytes of matrix JSON; a job output holds at most "
-                         f"{MAX_OUTPUT_BYTES}")
+        raise LimitError(
+            f"{what} is {size} bytes of matrix JSON; a job output holds at most {MAX_OUTPUT_BYTES}"
+        )
 
 
-def cases(catalog: Catalog, *, level: str | None = None,
-          suite: str | None = None) -> list[dict[str, Any]]:
+def cases(
+    catalog: Catalog, *, level: str | None = None, suite: str | None = None
+) -> list[dict[str, Any]]:
     from generator.errors import SelectionError, did_you_mean
 
     known = [s.name for s in catalog.accuracy_suites]
@@ -71,8 +76,9 @@ def cases(catalog: Catalog, *, level: str | None = None,
     ]
 
 
-def explain(catalog: Catalog, wanted: str, *, mode: str | None = None,
-            image: str | None = None) -> str:
+def explain(
+    catalog: Catalog, wanted: str, *, mode: str | None = None, image: str | None = None
+) -> str:
     entries: dict[str, tuple[str, dict[str, Any]]] = {}
     for suite in catalog.suites:
         m = mode if mode in suite.server_modes else None

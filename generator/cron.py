@@ -6,8 +6,13 @@ import re
 
 from cron_descriptor import get_description
 
-_FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12),
-           ("day of week", 0, 6))
+_FIELDS = (
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 6),
+)
 _ATOM = re.compile(r"^(\*|\d+(-\d+)?)(/\d+)?$")
 
 
@@ -17,7 +22,10 @@ def cron_problem(expr: str) -> str | None:
         return f"cron '{expr}': macros like @daily are not supported by GitHub; write five fields"
     fields = expr.split()
     if len(fields) != 5:
-        return f"cron '{expr}' has {len(fields)} fields; GitHub needs 5 (minute hour day month weekday)"
+        return (
+            f"cron '{expr}' has {len(fields)} fields; GitHub needs 5 "
+            "(minute hour day month weekday)"
+        )
     for text, (name, low, high) in zip(fields, _FIELDS, strict=True):
         for part in text.split(","):
             if not _ATOM.match(part):

@@ -7,7 +7,17 @@ from dataclasses import dataclass
 
 from generator.errors import CatalogError, SelectionError
 from generator.flags import argv, canonical, env_dict, merge_env, override_env, override_flags
-from generator.model import SPEC_NONE, Case, Catalog, Config, EnvVar, Flag, Pair, Parallel, ServerMode
+from generator.model import (
+    SPEC_NONE,
+    Case,
+    Catalog,
+    Config,
+    EnvVar,
+    Flag,
+    Pair,
+    Parallel,
+    ServerMode,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,8 +77,10 @@ def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) ->
             if mode.precedence == "config":
                 out[key] = flag
             elif mode.precedence != "mode":
-                msg = (f"server mode '{mode.name}' sets {mine.name} to '{' '.join(mine.values)}' "
-                       f"but the config sets '{' '.join(flag.values)}'; declare a precedence")
+                msg = (
+                    f"server mode '{mode.name}' sets {mine.name} to '{' '.join(mine.values)}' "
+                    f"but the config sets '{' '.join(flag.values)}'; declare a precedence"
+                )
                 raise CatalogError(msg, flag.loc)
     return tuple(out.values())
 
@@ -95,8 +107,13 @@ def resolve(
         resolved = merge_env([*variables, *mode_env])
     else:
         resolved = override_env(merge_env(mode_env), variables)
-    return Server(model_path=model_path, args=tuple(argv(all_flags)),
-                  env=tuple(env_dict(resolved).items()), runner=runner, mode=mode.name)
+    return Server(
+        model_path=model_path,
+        args=tuple(argv(all_flags)),
+        env=tuple(env_dict(resolved).items()),
+        runner=runner,
+        mode=mode.name,
+    )
 
 
 def check_mode(catalog: Catalog, suite_name: str, mode: str | None, image: str | None) -> str:
@@ -104,12 +121,13 @@ def check_mode(catalog: Catalog, suite_name: str, mode: str | None, image: str |
     suite = catalog.suite(suite_name)
     chosen = mode or suite.server_modes[0]
     if chosen not in suite.server_modes:
-        raise SelectionError(f"suite {suite.name} has no server mode '{chosen}' "
-                             f"(it has: {', '.join(suite.server_modes)})")
+        raise SelectionError(
+            f"suite {suite.name} has no server mode '{chosen}' "
+            f"(it has: {', '.join(suite.server_modes)})"
+        )
     pattern = catalog.mode(chosen).image_pattern
     if pattern and image is not None and not fnmatch.fnmatchcase(image, pattern):
-        raise SelectionError(f"server mode '{chosen}' runs only on {pattern} images, "
-                             f"not '{image}'")
+        raise SelectionError(f"server mode '{chosen}' runs only on {pattern} images, not '{image}'")
     return chosen
 
 
@@ -126,9 +144,16 @@ def image_for(catalog: Catalog, mode: str | None, image: str | None) -> str:
 def config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Server:
     extras = config.extras_for(pair)
     return resolve(
-        catalog, model_path=config.model.path, parallel=config.parallel, spec=config.spec,
-        flags=config.args, env=config.env, runner=config.runner, mode_name=mode,
-        extra_flags=extras.args if extras else (), extra_env=extras.env if extras else (),
+        catalog,
+        model_path=config.model.path,
+        parallel=config.parallel,
+        spec=config.spec,
+        flags=config.args,
+        env=config.env,
+        runner=config.runner,
+        mode_name=mode,
+        extra_flags=extras.args if extras else (),
+        extra_env=extras.env if extras else (),
     )
 
 
@@ -140,17 +165,29 @@ def config_cells(catalog: Catalog, config: Config, mode: str | None = None) -> l
         server = config_server(catalog, config, pair, chosen)
         for conc in concurrencies:
             ratio = suite.random_range_ratio
-            out.append(Cell(
-                id=f"{config.prefix}-{pair.isl}-{pair.osl}-{conc}-{ratio_text(ratio)}",
-                config=config, pair=pair, concurrency=conc, random_range_ratio=ratio,
-                num_prompts=conc * config.sampling.prompts_per_concurrency,
-                num_warmups=conc * config.sampling.warmups_per_concurrency,
-                server=server,
-            ))
+            out.append(
+                Cell(
+                    id=f"{config.prefix}-{pair.isl}-{pair.osl}-{conc}-{ratio_text(ratio)}",
+                    config=config,
+                    pair=pair,
+                    concurrency=conc,
+                    random_range_ratio=ratio,
+                    num_prompts=conc * config.sampling.prompts_per_concurrency,
+                    num_warmups=conc * config.sampling.warmups_per_concurrency,
+                    server=server,
+                )
+            )
     return out
 
 
 def case_server(catalog: Catalog, case: Case) -> Server:
-    return resolve(catalog, model_path=case.model.path, parallel=case.parallel, spec=case.spec,
-                   flags=case.args, env=case.env, runner=case.runner,
-                   mode_name=catalog.server_modes[0].name)
+    return resolve(
+        catalog,
+        model_path=case.model.path,
+        parallel=case.parallel,
+        spec=case.spec,
+        flags=case.args,
+        env=case.env,
+        runner=case.runner,
+        mode_name=catalog.server_modes[0].name,
+    )

@@ -47,8 +47,12 @@ def load_catalog(root: Path) -> Catalog:
         runners=tuple(bench.runners.values()),
         default_image=str(bench_r.doc["images"]["default"]),
         models=tuple(acc.models.values()),
-        arg_fragments=tuple((k, v, bench_r.loc(["args", k])) for k, v in bench.arg_fragments.items()),
-        env_fragments=tuple((k, v, bench_r.loc(["env", k])) for k, v in bench.env_fragments.items()),
+        arg_fragments=tuple(
+            (k, v, bench_r.loc(["args", k])) for k, v in bench.arg_fragments.items()
+        ),
+        env_fragments=tuple(
+            (k, v, bench_r.loc(["env", k])) for k, v in bench.env_fragments.items()
+        ),
         server_modes=tuple(bench.modes.values()),
         suites=tuple(bench.suites.values()),
         configs=configs,

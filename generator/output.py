@@ -52,9 +52,14 @@ def _server(server: Server, image: str) -> dict[str, Any]:
 
 def cell_json(cell: Cell, image: str) -> dict[str, Any]:
     point = point_json(cell)
-    return {"id": point.pop("id"), **_identity(cell), "pair": str(cell.pair),
-            "ratio_text": ratio_text(cell.random_range_ratio), **point,
-            **_server(cell.server, image)}
+    return {
+        "id": point.pop("id"),
+        **_identity(cell),
+        "pair": str(cell.pair),
+        "ratio_text": ratio_text(cell.random_range_ratio),
+        **point,
+        **_server(cell.server, image),
+    }
 
 
 def job_json(job: Job, image: str) -> dict[str, Any]:
@@ -87,5 +92,13 @@ def case_entries(catalog: Catalog, case: Case) -> list[dict[str, Any]]:
     }
     if not case.images:
         return [{**base, "image": catalog.default_image}]
-    return [{**base, "id": f"{case.id}-{key}", "case": case.id, "name": f"{case.name} ({key})",
-             "image": image} for key, image in case.images]
+    return [
+        {
+            **base,
+            "id": f"{case.id}-{key}",
+            "case": case.id,
+            "name": f"{case.name} ({key})",
+            "image": image,
+        }
+        for key, image in case.images
+    ]

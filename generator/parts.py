@@ -45,7 +45,9 @@ class Reader:
 
     def flags(self, mapping: Any, path: Sequence[str | int]) -> tuple[Flag, ...]:
         return tuple(
-            Flag(name=str(name), values=self.values(raw, [*path, name]), loc=self.loc([*path, name]))
+            Flag(
+                name=str(name), values=self.values(raw, [*path, name]), loc=self.loc([*path, name])
+            )
             for name, raw in mapping.items()
         )
 

@@ -48,7 +48,9 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     env.filters["q"] = lambda v: json.dumps(str(v), ensure_ascii=False)
     env.filters["sh"] = lambda v: shlex.quote(str(v))
     pins = yaml.safe_load((templates / "actions.yaml").read_text())
-    env.globals["pin"] = lambda name: f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
+    env.globals["pin"] = lambda name: (
+        f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
+    )
     env.globals["container_options"] = CONTAINER_OPTIONS
     return env
 
@@ -65,7 +67,8 @@ def benchmark_matrices(catalog: Catalog) -> dict[str, str]:
     out: dict[str, str] = {}
     for s in catalog.schedules:
         out[f"{MATRICES}/benchmark/schedule-{s.name}.json"] = dumps(
-            commands.jobs(catalog, group=s.name))
+            commands.jobs(catalog, group=s.name)
+        )
     for p in catalog.presets:
         suite = catalog.suite(p.suite)
         for mode in suite.server_modes:
@@ -75,33 +78,63 @@ def benchmark_matrices(catalog: Catalog) -> dict[str, str]:
 
 
 def accuracy_matrices(catalog: Catalog) -> dict[str, str]:
-    return {f"{MATRICES}/accuracy/{level}.json": dumps({"include": commands.cases(catalog, level=level)})
-            for level in ("nightly", "pr")}
+    return {
+        f"{MATRICES}/accuracy/{level}.json": dumps(
+            {"include": commands.cases(catalog, level=level)}
+        )
+        for level in ("nightly", "pr")
+    }
 
 
 def benchmark_workflow(catalog: Catalog) -> str:
-    schedules = [{"cron": s.cron, "title": s.title, "when": describe(s.cron),
-                  "file": f"schedule-{s.name}.json"} for s in catalog.schedules]
+    schedules = [
+        {
+            "cron": s.cron,
+            "title": s.title,
+            "when": describe(s.cron),
+            "file": f"schedule-{s.name}.json",
+        }
+        for s in catalog.schedules
+    ]
     suites = []
     for suite in catalog.suites:
         # Group presets first (the first is the default), then one per config.
-        mine = sorted((p for p in catalog.presets if p.suite == suite.name),
-                      key=lambda p: p.per_config)
-        presets = [{"label": preset_label(catalog, p), "stem": preset_stem(suite.key, p.name)}
-                   for p in mine]
-        suites.append({"name": suite.name, "key": suite.key, "presets": presets,
-                       "server_modes": list(suite.server_modes)})
+        mine = sorted(
+            (p for p in catalog.presets if p.suite == suite.name), key=lambda p: p.per_config
+        )
+        presets = [
+            {"label": preset_label(catalog, p), "stem": preset_stem(suite.key, p.name)}
+            for p in mine
+        ]
+        suites.append(
+            {
+                "name": suite.name,
+                "key": suite.key,
+                "presets": presets,
+                "server_modes": list(suite.server_modes),
+            }
+        )
     modes = [{"name": m.name, "image_pattern": m.image_pattern} for m in catalog.server_modes]
-    return _template("benchmark.yml.j2", schedules=schedules, suites=suites, modes=modes,
-                     default_image=catalog.default_image)
+    return _template(
+        "benchmark.yml.j2",
+        schedules=schedules,
+        suites=suites,
+        modes=modes,
+        default_image=catalog.default_image,
+    )
 
 
 def accuracy_workflow(catalog: Catalog) -> str:
     cron, level = catalog.accuracy_schedule
-    levels = [{"name": name, "file": f"{name}.json",
-               "count": len(commands.cases(catalog, level=name))} for name in ("nightly", "pr")]
-    return _template("accuracy-nightly.yml.j2", levels=levels,
-                     schedule={"cron": cron, "level": level, "when": describe(cron)})
+    levels = [
+        {"name": name, "file": f"{name}.json", "count": len(commands.cases(catalog, level=name))}
+        for name in ("nightly", "pr")
+    ]
+    return _template(
+        "accuracy-nightly.yml.j2",
+        levels=levels,
+        schedule={"cron": cron, "level": level, "when": describe(cron)},
+    )
 
 
 def recipes(catalog: Catalog) -> dict[str, str]:
@@ -112,22 +145,36 @@ def recipes(catalog: Catalog) -> dict[str, str]:
         for job in pack(cells_of(catalog, configs)):
             data = job_json(job, catalog.default_image)
             data["points"] = []
-            entries.append({"title": job.cells[0].config.display + _pairs(job.id, data["config"]),
-                            "kind": "Benchmark job", "id": job.id, "runner": data["runner"],
-                            "mode": data["server_mode"], "commands": explain_render("job", data)})
+            entries.append(
+                {
+                    "title": job.cells[0].config.display + _pairs(job.id, data["config"]),
+                    "kind": "Benchmark job",
+                    "id": job.id,
+                    "runner": data["runner"],
+                    "mode": data["server_mode"],
+                    "commands": explain_render("job", data),
+                }
+            )
         families = {f for _, values in (f for s in selectors for f in s.fields) for f in values}
         for case in catalog.cases:
             if case.model.family in families:
                 for data in case_entries(catalog, case):
-                    entries.append({"title": data["name"] + " (GSM8K)", "kind": "Accuracy case",
-                                    "id": data["id"], "runner": data["runner"], "mode": None,
-                                    "commands": explain_render("case", data)})
+                    entries.append(
+                        {
+                            "title": data["name"] + " (GSM8K)",
+                            "kind": "Accuracy case",
+                            "id": data["id"],
+                            "runner": data["runner"],
+                            "mode": None,
+                            "commands": explain_render("case", data),
+                        }
+                    )
         out[f"docs/recipes/{title}.md"] = _template("recipe.md.j2", title=title, entries=entries)
     return out
 
 
 def _pairs(job_id: str, prefix: str) -> str:
-    rest = job_id[len(prefix):].lstrip("-")
+    rest = job_id[len(prefix) :].lstrip("-")
     return f" ({rest.replace('-', ', ')})" if rest else ""
 
 

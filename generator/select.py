@@ -44,7 +44,9 @@ def select_configs(
     )
 
 
-def find_schedule(catalog: Catalog, *, name: str | None = None, cron: str | None = None) -> Schedule:
+def find_schedule(
+    catalog: Catalog, *, name: str | None = None, cron: str | None = None
+) -> Schedule:
     for s in catalog.schedules:
         if (name is not None and s.name == name) or (cron is not None and s.cron == cron):
             return s
@@ -55,15 +57,22 @@ def find_schedule(catalog: Catalog, *, name: str | None = None, cron: str | None
 
 
 def find_preset(catalog: Catalog, name: str, suite: str | None = None) -> Preset:
-    found = [p for p in catalog.presets
-             if (suite is None or p.suite == suite) and (p.name == name or name in p.aliases)]
+    found = [
+        p
+        for p in catalog.presets
+        if (suite is None or p.suite == suite) and (p.name == name or name in p.aliases)
+    ]
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
         suites = ", ".join(p.suite for p in found)
         raise SelectionError(f"preset '{name}' exists in several suites ({suites}); pass --suite")
-    known = [n for p in catalog.presets if suite is None or p.suite == suite
-             for n in (p.name, *p.aliases)]
+    known = [
+        n
+        for p in catalog.presets
+        if suite is None or p.suite == suite
+        for n in (p.name, *p.aliases)
+    ]
     raise SelectionError(f"unknown preset '{name}'{did_you_mean(name, known)}")
 
 

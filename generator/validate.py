@@ -76,7 +76,9 @@ def _describe(error: ValidationError) -> str:
     kind = error.validator
     value = error.instance
     if kind == "type":
-        return f"expected {_type_names(error.validator_value)}, found {_type_of(value)} {_show(value)}"
+        return (
+            f"expected {_type_names(error.validator_value)}, found {_type_of(value)} {_show(value)}"
+        )
     if kind == "required":
         return str(error.message).replace("is a required property", "is required")
     if kind == "pattern":
@@ -93,8 +95,15 @@ def _describe(error: ValidationError) -> str:
 
 
 def _type_names(types: Any) -> str:
-    names = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
-             "number": "a number", "boolean": "true or false", "null": "nothing"}
+    names = {
+        "object": "a mapping",
+        "array": "a list",
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "nothing",
+    }
     if isinstance(types, str):
         return names.get(types, types)
     return " or ".join(names.get(t, t) for t in types)

@@ -9,8 +9,13 @@ from pathlib import Path
 
 GENERATED_MARK = "@generated"
 OWNED_DIRS = (".github/matrices",)
-MARKED_GLOBS = (".github/workflows/*.yml", ".github/workflows/*.yaml", ".github/actionlint.yaml",
-                "docs/coverage.md", "docs/recipes/*.md")
+MARKED_GLOBS = (
+    ".github/workflows/*.yml",
+    ".github/workflows/*.yaml",
+    ".github/actionlint.yaml",
+    "docs/coverage.md",
+    "docs/recipes/*.md",
+)
 
 
 def owned_files(root: Path) -> set[str]:

@@ -36,7 +36,10 @@ def _refuse_aliases(text: str, shown: str) -> None:
     for event in _yaml().parse(text):
         if isinstance(event, AliasEvent):
             line = event.start_mark.line + 1 if event.start_mark else 1
-            msg = f"YAML alias '*{event.anchor}' is not supported; write the value out or use a fragment"
+            msg = (
+                f"YAML alias '*{event.anchor}' is not supported; "
+                "write the value out or use a fragment"
+            )
             raise CatalogError(msg, Loc(shown, line))
 
 

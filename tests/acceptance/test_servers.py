@@ -1,0 +1,212 @@
+"""What each server is started with: exactly the catalog, no flag twice, the known extras."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from generator import commands
+from generator.flags import canonical
+from generator.model import Catalog
+from tests.conftest import Invoke
+
+QUICK_REDUCE = "AITER_QUICK_REDUCE_QUANTIZATION"
+
+
+def flags_of(args: list[str]) -> list[str]:
+    return [canonical(a) for a in args if a.startswith("--")]
+
+
+@pytest.fixture(scope="module")
+def all_cells(catalog: Catalog) -> list[dict[str, Any]]:
+    return commands.cells(catalog)
+
+
+def test_no_cell_sets_a_flag_twice(all_cells: list[dict[str, Any]]) -> None:
+    for cell in all_cells:
+        repeated = [f for f, n in Counter(flags_of(cell["server_args"])).items() if n > 1]
+        assert repeated == [], cell["id"]
+
+
+def test_mesh_dpa_prefill_cells_carry_one_chunked_prefill_size(
+    all_cells: list[dict[str, Any]],
+) -> None:
+    dpa = [c for c in all_cells if "-mesh-dpa" in c["config"]]
+    assert len(dpa) == 27
+    for cell in dpa:
+        count = cell["server_args"].count("--chunked-prefill-size")
+        if cell["pair"] == "8192x1":
+            assert count == 1
+            i = cell["server_args"].index("--chunked-prefill-size")
+            assert cell["server_args"][i + 1] == "65536"
+        else:
+            assert count == 0, cell["id"]
+
+
+def test_fp4_mesh_tp_decode_cells_use_the_non_shuffle_gemm(all_cells: list[dict[str, Any]]) -> None:
+    tp = [c for c in all_cells if c["config"].startswith("deepseek-r1-fp4-mesh-tp")]
+    assert len(tp) == 44
+    for cell in tp:
+        value = cell["env"].get("ATOM_USE_FP4_NON_SHUFFLE_TRITON_GEMM")
+        assert value == ("1" if cell["pair"] == "1x1024" else None), cell["id"]
+        assert "ATOM_USE_FP4_TRITON_GEMM" not in cell["env"]
+
+
+def test_every_deepseek_oob_cell_sets_quick_reduce_int4(all_cells: list[dict[str, Any]]) -> None:
+    oob = [c for c in all_cells if c["suite"] == "SGLang-OOB" and "deepseek" in c["config"]]
+    assert len(oob) == 100
+    assert {c["env"][QUICK_REDUCE] for c in oob} == {"INT4"}
+
+
+def test_no_accuracy_case_sets_quick_reduce(catalog: Catalog) -> None:
+    for case in commands.cases(catalog):
+        assert QUICK_REDUCE not in case["env"], case["id"]
+
+
+def test_deepseek_accuracy_twins_start_the_benchmark_server_but_for_quick_reduce(
+    catalog: Catalog,
+) -> None:
+    twins = [c for c in commands.cases(catalog) if c["benchmark"] and "deepseek" in c["id"]]
+    assert len(twins) == 8
+    for case in twins:
+        job = commands.jobs(catalog, preset=case["benchmark"], suite="SGLang-OOB")["include"][0]
+        assert case["server_args"] == job["server_args"]
+        assert case["model_path"] == job["model_path"]
+        expected = {k: v for k, v in job["env"].items() if k != QUICK_REDUCE}
+        assert case["env"] == expected
+
+
+def test_mtp_and_dp_cases_carry_none_of_the_removed_variables(
+    all_cells: list[dict[str, Any]], catalog: Catalog
+) -> None:
+    removed = {
+        "CUDA_VISIBLE_DEVICES",
+        "TP_SIZE",
+        "MTP",
+        "SPECULATIVE_NUM_DRAFT_TOKENS",
+        "ATOM_DUAL_STREAM_MOE_TOKEN_THRESHOLD",
+    }
+    for entry in [*all_cells, *commands.cases(catalog)]:
+        assert removed.isdisjoint(entry["env"]), entry["id"]
+
+
+def test_mesh_atom_mode_puts_the_tensor_parallel_size_in_front(
+    all_cells: list[dict[str, Any]],
+) -> None:
+    for cell in all_cells:
+        assert cell["server_args"][0] == "--tensor-parallel-size"
+        assert cell["server_args"].count("--tensor-parallel-size") == 1
+
+
+def test_mori_mode_uses_the_inferencex_shape_and_the_configs_prefill_budget(cli: Invoke) -> None:
+    image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"
+    result = cli("jobs", "--preset", "ds-fp8-dpa8-ep8", "--mode", "sglang-mori", "--image", image)
+    assert result.exit_code == 0, result.stderr
+    jobs = {j["id"]: j for j in json.loads(result.stdout)["include"]}
+    prefill = jobs["deepseek-r1-fp8-mesh-dpa8-ep8-8192x1"]
+    args = prefill["server_args"]
+    assert args[:12] == [
+        "--tensor-parallel-size",
+        "8",
+        "--chunked-prefill-size",
+        "65536",
+        "--max-prefill-tokens",
+        "65536",
+        "--mem-fraction-static",
+        "0.8",
+        "--disable-radix-cache",
+        "--num-continuous-decode-steps",
+        "4",
+        "--cuda-graph-max-bs",
+    ]
+    assert args.count("--chunked-prefill-size") == 1
+    assert args.count("--mem-fraction-static") == 1
+    decode = jobs["deepseek-r1-fp8-mesh-dpa8-ep8-1x1024"]["server_args"]
+    assert decode[2:6] == ["--chunked-prefill-size", "196608", "--max-prefill-tokens", "196608"]
+    assert prefill["env"] == {
+        "SGLANG_USE_AITER": "1",
+        "SGLANG_AITER_MLA_PERSIST": "1",
+        "ROCM_QUICK_REDUCE_QUANTIZATION": "INT4",
+        "AITER_QUICK_REDUCE_QUANTIZATION": "INT4",
+        "IBDEVICES": "rdma0,rdma1,rdma2,rdma3,rdma4,rdma5,rdma6,rdma7",
+    }
+    assert prefill["image"] == image
+
+
+def test_mori_mode_adds_spec_v2_only_for_mtp_configs(cli: Invoke) -> None:
+    image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"
+    result = cli("jobs", "--preset", "mtp", "--mode", "sglang-mori", "--image", image)
+    assert {
+        j["env"].get("SGLANG_ENABLE_SPEC_V2") for j in json.loads(result.stdout)["include"]
+    } == {"1"}
+    result = cli("jobs", "--preset", "non-mtp", "--mode", "sglang-mori", "--image", image)
+    assert {
+        j["env"].get("SGLANG_ENABLE_SPEC_V2") for j in json.loads(result.stdout)["include"]
+    } == {None}
+
+
+def test_mori_mode_refuses_an_image_that_is_not_sglang_rocm(cli: Invoke) -> None:
+    result = cli(
+        "jobs",
+        "--preset",
+        "ds-all",
+        "--mode",
+        "sglang-mori",
+        "--image",
+        "rocm/atom-dev:sglang-latest",
+    )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: server mode 'sglang-mori' runs only on lmsysorg/sglang-rocm* "
+        "images, not 'rocm/atom-dev:sglang-latest'\n"
+    )
+
+
+def test_oob_suite_has_no_mori_mode(cli: Invoke) -> None:
+    result = cli("cells", "--suite", "oob", "--mode", "sglang-mori")
+    assert result.exit_code == 2
+    assert "suite SGLang-OOB has no server mode 'sglang-mori'" in result.stderr
+
+
+def test_explain_prints_the_exact_server_command(cli: Invoke, catalog: Catalog) -> None:
+    import shlex
+
+    cell = commands.cells(catalog, preset="deepseek-r1-fp4-tp8-mtp3")[0]
+    result = cli("explain", cell["id"])
+    assert result.exit_code == 0
+    server = next(line for line in result.stdout.splitlines() if "sglang.launch_server" in line)
+    tokens = shlex.split(server.removesuffix(" &"))
+    assert tokens[:9] == [
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        cell["model_path"],
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "30000",
+    ]
+    assert tokens[9:] == cell["server_args"]
+    exports = [line for line in result.stdout.splitlines() if line.startswith("export ")]
+    assert [shlex.split(line)[1] for line in exports] == [
+        f"{k}={v}" for k, v in cell["env"].items()
+    ]
+
+
+def test_explain_of_an_unknown_id_suggests_a_near_one(cli: Invoke) -> None:
+    result = cli("explain", "deepseek-r1-fp8-tp4x")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: no cell, job or case has id 'deepseek-r1-fp8-tp4x' "
+        "(did you mean 'deepseek-r1-fp8-tp4'?)\n"
+    )
+
+
+def test_usage_errors_exit_2(cli: Invoke) -> None:
+    result = cli("cells", "--preset", "mtp", "--group", "mesh-all")
+    assert result.exit_code == 2
+    assert "pass at most one of --group, --cron and --preset" in result.stderr

@@ -1,0 +1,278 @@
+"""The committed workflows: real linters, their select logic run in bash, the hygiene rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.helpers import ROOT
+
+WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))
+BIN = Path(sys.executable).parent
+TOOL_ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name, path=TOOL_ENV["PATH"])
+    assert found, f"{name} is not installed (make test installs it into .venv)"
+    return found
+
+
+def load(path: Path) -> dict[Any, Any]:
+    data: dict[Any, Any] = yaml.safe_load(path.read_text())
+    return data
+
+
+def test_the_generated_workflows_are_the_five_expected() -> None:
+    assert [p.name for p in WORKFLOWS] == [
+        "accuracy-case.yml",
+        "accuracy-nightly.yml",
+        "benchmark-job.yml",
+        "benchmark.yml",
+        "pr.yml",
+    ]
+
+
+def test_actionlint_with_shellcheck_reports_nothing() -> None:
+    tool("shellcheck")
+    proc = subprocess.run(
+        [tool("actionlint"), "-color=false"], cwd=ROOT, env=TOOL_ENV, capture_output=True, text=True
+    )
+    assert (proc.returncode, proc.stdout) == (0, "")
+
+
+def test_actionlint_runs_shellcheck_on_run_scripts(tmp_path: Path) -> None:
+    """Guards the test above: a real shellcheck finding in a run: script is reported."""
+    wf = tmp_path / ".github/workflows/bad.yml"
+    wf.parent.mkdir(parents=True)
+    wf.write_text(
+        "on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo $1\n"
+    )
+    proc = subprocess.run(
+        [tool("actionlint"), "-color=false", str(wf)],
+        cwd=tmp_path,
+        env=TOOL_ENV,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "SC2086" in proc.stdout
+
+
+def test_zizmor_offline_reports_nothing() -> None:
+    proc = subprocess.run(
+        [tool("zizmor"), "--offline", "--format", "json", ".github/workflows"],
+        cwd=ROOT,
+        env=TOOL_ENV,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+
+
+def test_the_github_workflows_schema_accepts_every_workflow() -> None:
+    proc = subprocess.run(
+        [
+            tool("check-jsonschema"),
+            "--builtin-schema",
+            "vendor.github-workflows",
+            *map(str, WORKFLOWS),
+        ],
+        cwd=ROOT,
+        env=TOOL_ENV,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_each_workflow_is_marked_generated_and_least_privileged(path: Path) -> None:
+    text = path.read_text()
+    assert text.startswith("# @generated DO NOT EDIT MANUALLY\n# Template: templates/")
+    data = load(path)
+    assert data["permissions"] == {}
+    for name, job in data["jobs"].items():
+        assert job.get("permissions") == {"contents": "read"}, name
+        if "uses" not in job:
+            assert "timeout-minutes" in job, name
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_actions_are_pinned_to_full_shas_and_runs_hold_no_expressions(path: Path) -> None:
+    for line in path.read_text().splitlines():
+        m = re.search(r"uses: (\S+)", line)
+        if m and not m[1].startswith("$/"):
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", m[1]), line
+            assert re.search(r" # v\d+\.\d+\.\d+$", line), line
+    for job in load(path)["jobs"].values():
+        for step in job.get("steps", []):
+            assert "${{" not in step.get("run", ""), step
+
+
+def select_script(workflow: str) -> tuple[str, dict[str, str]]:
+    data = load(ROOT / ".github/workflows" / workflow)
+    step = next(s for s in data["jobs"]["select"]["steps"] if s.get("id") == "select")
+    return step["run"], step["env"]
+
+
+def run_select(workflow: str, env: dict[str, str], tmp_path: Path) -> tuple[int, Any, str]:
+    script, _ = select_script(workflow)
+    out = tmp_path / "github_output"
+    out.write_text("")
+    proc = subprocess.run(
+        ["bash", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env, "GITHUB_OUTPUT": str(out)},
+    )
+    matrix = None
+    for line in out.read_text().splitlines():
+        if line.startswith("matrix="):
+            matrix = json.loads(line.removeprefix("matrix="))
+    return proc.returncode, matrix, proc.stdout + proc.stderr
+
+
+needs_jq = pytest.mark.skipif(
+    shutil.which("jq") is None, reason="the select scripts use jq, as GitHub's runners have it"
+)
+
+
+@needs_jq
+@pytest.mark.parametrize(
+    ("cron", "cells"),
+    [("0 14 * * 1,3", 60), ("0 14 * * 2,4", 60), ("0 14 * * 5", 71), ("0 14 * * 6", 120)],
+)
+def test_each_cron_maps_to_the_matrix_with_its_cells(tmp_path: Path, cron: str, cells: int) -> None:
+    code, matrix, log = run_select(
+        "benchmark.yml", {"EVENT": "schedule", "SCHEDULE": cron, "IMAGE": ""}, tmp_path
+    )
+    assert code == 0, log
+    assert sum(len(job["points"]) for job in matrix["include"]) == cells
+    crons = [s["cron"] for s in load(ROOT / ".github/workflows/benchmark.yml")[True]["schedule"]]
+    assert cron in crons
+
+
+@needs_jq
+def test_an_unknown_cron_fails_loudly(tmp_path: Path) -> None:
+    code, matrix, log = run_select(
+        "benchmark.yml", {"EVENT": "schedule", "SCHEDULE": "0 3 * * 1", "IMAGE": ""}, tmp_path
+    )
+    assert (code, matrix) == (1, None)
+    assert "::error::no cron group is declared for schedule '0 3 * * 1'" in log
+
+
+def dispatch_options() -> list[tuple[str, str, str]]:
+    inputs = load(ROOT / ".github/workflows/benchmark.yml")[True]["workflow_dispatch"]["inputs"]
+    out = []
+    for suite, key in (("SGLang-OOB", "oob_preset"), ("SGLang-Mesh", "mesh_preset")):
+        modes = ["sglang-atom"] if suite == "SGLang-OOB" else inputs["server_mode"]["options"]
+        out += [(suite, label, mode) for label in inputs[key]["options"] for mode in modes]
+    return out
+
+
+@needs_jq
+def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(tmp_path: Path) -> None:
+    options = dispatch_options()
+    assert len(options) == 17 + 15 * 2
+    for suite, label, mode in options:
+        image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x" if mode == "sglang-mori" else ""
+        env = {
+            "EVENT": "workflow_dispatch",
+            "SUITE": suite,
+            "OOB_PRESET": label,
+            "MESH_PRESET": label,
+            "MODE": mode,
+            "IMAGE": image,
+        }
+        code, matrix, log = run_select("benchmark.yml", env, tmp_path)
+        assert code == 0, (label, log)
+        counts = re.search(r"\((\d+) configs, (\d+) cells", label)
+        assert counts, label
+        configs, cells = int(counts[1]), int(counts[2])
+        assert len({j["config"] for j in matrix["include"]}) == configs, label
+        assert sum(len(j["points"]) for j in matrix["include"]) == cells, label
+        assert {j["server_mode"] for j in matrix["include"]} == {mode}
+        if image:
+            assert {j["image"] for j in matrix["include"]} == {image}
+
+
+@needs_jq
+def test_mori_without_an_lmsys_image_is_refused(tmp_path: Path) -> None:
+    env = {
+        "EVENT": "workflow_dispatch",
+        "SUITE": "SGLang-Mesh",
+        "OOB_PRESET": "",
+        "MESH_PRESET": "ds-all / all (10 configs, 71 cells)",
+        "MODE": "sglang-mori",
+        "IMAGE": "rocm/atom-dev:sglang-latest",
+    }
+    code, matrix, log = run_select("benchmark.yml", env, tmp_path)
+    assert (code, matrix) == (1, None)
+    assert "server mode sglang-mori runs only on lmsysorg/sglang-rocm* images" in log
+
+
+@needs_jq
+def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(tmp_path: Path) -> None:
+    code, matrix, log = run_select(
+        "accuracy-nightly.yml", {"LEVEL": "nightly", "CASES": ""}, tmp_path
+    )
+    assert code == 0, log
+    assert len(matrix["include"]) == 17
+    code, matrix, log = run_select(
+        "accuracy-nightly.yml",
+        {"LEVEL": "nightly", "CASES": "deepseek-r1-fp8-tp4, deepseek-r1-mxfp4-tp4-mtp"},
+        tmp_path,
+    )
+    assert code == 0, log
+    assert [c["id"] for c in matrix["include"]] == [
+        "deepseek-r1-fp8-tp4",
+        "deepseek-r1-mxfp4-tp4-mtp-rocm700",
+        "deepseek-r1-mxfp4-tp4-mtp-rocm720",
+    ]
+    code, matrix, log = run_select(
+        "accuracy-nightly.yml", {"LEVEL": "pr", "CASES": "deepseek-r1-fp8-tp9"}, tmp_path
+    )
+    assert (code, matrix) == (1, None)
+    assert "no case in level pr has id: deepseek-r1-fp8-tp9" in log
+
+
+def test_the_sglang_nightly_images_do_not_cancel_each_other() -> None:
+    run = load(ROOT / ".github/workflows/accuracy-nightly.yml")["jobs"]["run"]
+    assert run["strategy"]["fail-fast"] is False
+    assert run["uses"] == "$/.github/workflows/accuracy-case.yml"
+
+
+def test_pr_accuracy_runs_only_for_non_draft_pull_requests_from_this_repository() -> None:
+    data = load(ROOT / ".github/workflows/pr.yml")
+    assert data[True] == {
+        "pull_request": {"types": ["opened", "synchronize", "reopened", "ready_for_review"]}
+    }
+    assert data["jobs"]["drift"]["runs-on"] == "ubuntu-latest"
+    assert any(s.get("run") == "make check" for s in data["jobs"]["drift"]["steps"])
+    assert data["jobs"]["select"]["if"] == (
+        "${{ github.event.pull_request.draft == false && "
+        "github.event.pull_request.head.repo.full_name == github.repository }}"
+    )
+    assert data["jobs"]["accuracy"]["needs"] == "select"
+
+
+def test_actionlint_config_declares_the_catalog_runner_labels() -> None:
+    data = load(ROOT / ".github/actionlint.yaml")
+    assert data["self-hosted-runner"]["labels"] == [
+        "atom-mi355-8gpu-aac-runner",
+        "linux-atom-mi35x-4",
+        "linux-atom-mi35x-8",
+    ]
