@@ -18,11 +18,9 @@ RESULT=""
 
 # finish [ACCURACY-RESULT ARGS...]: write the result file and the summary, exit.
 finish() {
-  helper accuracy-result --case "$CASE" --out "$RESULT" "$@" || true
   local status="" md="$L_TMP/summary.md"
-  if [[ -f $RESULT ]]; then
-    status=$(helper get "$RESULT" status) || status=""
-    helper accuracy-summary "$RESULT" >"$md"
+  status=$(helper accuracy-result --case "$CASE" --out "$RESULT" --summary "$md" "$@") || true
+  if [[ -f $md ]]; then
     cat -- "$md"
     append_summary "$md"
   fi

@@ -261,13 +261,6 @@ def cmd_describe(ns: argparse.Namespace) -> None:
     )
 
 
-def cmd_get(ns: argparse.Namespace) -> None:
-    value: Any = load_object(ns.file)
-    for part in ns.key.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    sys.stdout.write(scalar_text(value))
-
-
 def cmd_points(ns: argparse.Namespace) -> None:
     """Emit 7 tokens per point: id, isl, osl, concurrency, num_prompts, num_warmups, ratio."""
     tokens: list[str] = []
@@ -485,11 +478,13 @@ def cmd_accuracy_result(ns: argparse.Namespace) -> int:
         "server_start_s": ns.server_start_s,
     }
     write_json(ns.out, result)
+    if ns.summary:
+        Path(ns.summary).write_text(accuracy_summary(result), encoding="utf-8")
+    sys.stdout.write(status)
     return code
 
 
-def cmd_accuracy_summary(ns: argparse.Namespace) -> None:
-    res = load_object(ns.result)
+def accuracy_summary(res: dict[str, Any]) -> str:
     title = res.get("name") or res["case_id"]
     verdict = {"passed": "✅ passed", "failed": "❌ below threshold", "error": "⚠️ error"}
     rows = [
@@ -514,7 +509,7 @@ def cmd_accuracy_summary(ns: argparse.Namespace) -> None:
     if res.get("error"):
         first = str(res["error"]).splitlines()[0]
         rows += ["", f"Error: {md_cell(first)}"]
-    print("\n".join(rows) + "\n")
+    return "\n".join(rows) + "\n\n"
 
 
 def server_start_arg(text: str) -> float | None:
@@ -529,11 +524,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind", choices=("job", "case"))
     p.add_argument("file")
     p.set_defaults(func=cmd_describe)
-
-    p = sub.add_parser("get")
-    p.add_argument("file")
-    p.add_argument("key")
-    p.set_defaults(func=cmd_get)
 
     p = sub.add_parser("points")
     p.add_argument("file")
@@ -570,11 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--started", default="")
     p.add_argument("--ended", default="")
     p.add_argument("--server-start-s", type=server_start_arg, default=None)
+    p.add_argument("--summary", default="", help="also write the markdown summary here")
     p.set_defaults(func=cmd_accuracy_result)
-
-    p = sub.add_parser("accuracy-summary")
-    p.add_argument("result")
-    p.set_defaults(func=cmd_accuracy_summary)
     return parser
 
 

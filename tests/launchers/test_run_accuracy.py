@@ -171,6 +171,7 @@ def test_few_shot_gsm8k_runs_in_its_own_directory_with_the_real_flags(harness: H
     assert run.returncode == 0, run.stdout + run.stderr
     [client] = harness.client_records()
     [work_dir] = sorted(harness.logs.glob("fewshot-cli.few_shot.*"))
+    assert isinstance(client.pop("pid"), int)
     assert client == {
         "tool": "sglang.test.few_shot_gsm8k",
         "argv": [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -318,7 +319,13 @@ def test_a_signal_to_the_launcher_mid_sweep_leaves_no_process_behind(
     assert proc.returncode == 128 + sig.value
     assert elapsed < 5
     assert running(harness.pids()) == []
-    assert [r["tool"] for r in harness.client_records()] == ["sglang.bench_serving"]
+    # The launcher's own children (server, bench_serving) are stopped and reaped.
+    [server] = harness.server_records()
+    [client] = harness.client_records()
+    assert client["tool"] == "sglang.bench_serving"
+    for pid in (server["pid"], client["pid"]):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_the_step_summary_gets_a_markdown_table_of_every_point(harness: Harness) -> None:

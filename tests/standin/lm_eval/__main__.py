@@ -25,14 +25,14 @@ from typing import Any
 
 
 def note_client(tool: str) -> None:
-    """Record this run like the sglang stand-ins do: pid and {"tool", "argv", "cwd"}."""
+    """Record this run like the sglang stand-ins do: pid and {"tool", "argv", "cwd", "pid"}."""
     pids = os.environ.get("SGLANG_STANDIN_PIDS")
     if pids:
         with open(pids, "a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
     record = os.environ.get("SGLANG_STANDIN_CLIENT_RECORD")
     if record:
-        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd()}
+        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid()}
         with open(record, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 

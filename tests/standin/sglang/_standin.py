@@ -19,12 +19,12 @@ def note_pid() -> None:
 
 
 def note_client(tool: str) -> None:
-    """Record a client start: pid file, plus {"tool", "argv", "cwd"} in
+    """Record a client start: pid file, plus {"tool", "argv", "cwd", "pid"} in
     $SGLANG_STANDIN_CLIENT_RECORD (one JSON line per run)."""
     note_pid()
     path = os.environ.get("SGLANG_STANDIN_CLIENT_RECORD")
     if path:
-        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd()}
+        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid()}
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 
