@@ -275,3 +275,42 @@ def catalog_specs(draw: st.DrawFn) -> CatalogSpec:
     accuracy = minimal_accuracy(draw(st.sampled_from(sorted(MODELS))))
     cells = {c["prefix"]: _cells(c, suites[c["suite"]]) for c in configs}
     return CatalogSpec(benchmark=benchmark, accuracy=accuracy, cells_per_config=cells)
+
+
+def small_spec(
+    suites: dict[str, str], configs: list[dict[str, Any]], pairs: tuple[str, ...] = PAIRS[:2]
+) -> CatalogSpec:
+    """A hand-built catalog: suites by name -> key, each over `pairs` at concurrency 4 and 8.
+
+    Configs need `prefix` and `suite`; the rest defaults (model ds-fp8, TP8, no args or env).
+    """
+    benchmark = {
+        **base_benchmark(),
+        "suites": {
+            name: {
+                "key": key,
+                "runner": RUNNER,
+                "random_range_ratio": 1,
+                "sampling": "standard",
+                "pairs": list(pairs),
+                "concurrency": [4, 8],
+                "server_modes": ["plain"],
+            }
+            for name, key in suites.items()
+        },
+        "configs": [
+            {
+                "display": c["prefix"].upper(),
+                "model": "ds-fp8",
+                "parallel": {"tp": 8},
+                "args": [],
+                "env": [],
+                **c,
+            }
+            for c in configs
+        ],
+        "schedules": [],
+        "presets": {name: [] for name in suites},
+    }
+    cells = {c["prefix"]: _cells(c, benchmark["suites"][c["suite"]]) for c in benchmark["configs"]}
+    return CatalogSpec(benchmark=benchmark, accuracy=minimal_accuracy(), cells_per_config=cells)

@@ -25,7 +25,7 @@ from generator.pack import pack
 from generator.render import render_all
 from generator.summary import cells_of
 from generator.write import write_all
-from tests.catalog_gen import RUNNER, CatalogSpec, base_benchmark, catalog_specs, minimal_accuracy
+from tests.catalog_gen import CatalogSpec, catalog_specs, small_spec
 from tests.conftest import Invoke
 from tests.helpers import ROOT, snapshot
 
@@ -212,43 +212,6 @@ def test_a_preset_selecting_one_field_value_selects_exactly_the_configs_with_it(
 
 
 # Known bugs: valid catalogs whose names meet, or that leave a suite out of `presets:`.
-
-
-def small_spec(suites: dict[str, str], configs: list[dict[str, Any]]) -> CatalogSpec:
-    """Suites by name -> key (pairs 1024x1024 and 8192x1024 at concurrency 4)."""
-    benchmark = {
-        **base_benchmark(),
-        "suites": {
-            name: {
-                "key": key,
-                "runner": RUNNER,
-                "random_range_ratio": 1,
-                "sampling": "standard",
-                "pairs": ["1024x1024", "8192x1024"],
-                "concurrency": [4],
-                "server_modes": ["plain"],
-            }
-            for name, key in suites.items()
-        },
-        "configs": [
-            {
-                "display": c["prefix"].upper(),
-                "model": "ds-fp8",
-                "parallel": {"tp": 8},
-                "args": [],
-                "env": [],
-                **c,
-            }
-            for c in configs
-        ],
-        "schedules": [],
-        "presets": {name: [] for name in suites},
-    }
-    return CatalogSpec(
-        benchmark=benchmark,
-        accuracy=minimal_accuracy(),
-        cells_per_config={c["prefix"]: 2 for c in configs},
-    )
 
 
 @pytest.mark.xfail(
