@@ -13,6 +13,8 @@ import click
 from generator import commands
 from generator.check import FIX, drift
 from generator.errors import CheckFailed, SglangCIError
+from generator.lint import errors as lint_errors
+from generator.lint import format_json, format_text, lint
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
@@ -200,7 +202,7 @@ def render_cmd(ctx: click.Context) -> None:
     """Write every generated file (workflows, matrices, docs) from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render_all(c.catalog())
+        outputs = render_all(checked(c.catalog()))
         changed = write_all(c.root, outputs)
         click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
         for rel in changed:
@@ -215,7 +217,7 @@ def check_cmd(ctx: click.Context) -> None:
     """Fail (exit 1) when committed generated files differ from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render_all(c.catalog())
+        outputs = render_all(checked(c.catalog()))
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))
@@ -224,5 +226,35 @@ def check_cmd(ctx: click.Context) -> None:
                 f"run `{FIX}` and commit the result"
             )
         click.echo(f"check: {len(outputs)} generated files match the catalogs")
+
+    run(ctx, work)
+
+
+def checked(catalog: Catalog) -> Catalog:
+    """Render and check refuse a catalog with lint errors, before writing anything."""
+    bad = lint_errors(lint(catalog))
+    if bad:
+        first = bad[0]
+        raise CheckFailed(
+            f"{first.loc}: {first.rule} {first.name}: {first.message} "
+            f"({len(bad)} lint error(s); run `sglang-ci lint`)"
+        )
+    return catalog
+
+
+@main.command(name="lint")
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
+@click.pass_context
+def lint_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Named rules over both catalogs; exit 1 on any error that is not waived."""
+
+    def work(c: Context) -> int:
+        catalog = c.catalog()
+        findings = lint(catalog)
+        if as_json:
+            sys.stdout.write(format_json(findings))
+        else:
+            click.echo(format_text(findings, catalog), nl=False)
+        return 1 if lint_errors(findings) else 0
 
     run(ctx, work)

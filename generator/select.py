@@ -36,12 +36,53 @@ class Selection:
     mode: str | None = None
 
 
+@dataclass(frozen=True)
+class _Index:
+    """Config positions by (field, value), and presets by (suite, name or alias)."""
+
+    fields: dict[str, dict[str, frozenset[int]]]
+    presets: dict[tuple[str, str], list[Preset]]
+
+
+_INDEXES: dict[int, tuple[Catalog, _Index]] = {}
+
+
+def _index(catalog: Catalog) -> _Index:
+    """Built once per catalog, so selecting for every preset stays linear in configs."""
+    cached = _INDEXES.get(id(catalog))
+    if cached is not None and cached[0] is catalog:
+        return cached[1]
+    fields: dict[str, dict[str, set[int]]] = {}
+    for i, config in enumerate(catalog.configs):
+        for field in ("suite", "family", "precision", "spec", "model", "prefix"):
+            fields.setdefault(field, {}).setdefault(field_value(config, field), set()).add(i)
+    presets: dict[tuple[str, str], list[Preset]] = {}
+    for p in catalog.presets:
+        for name in (p.name, *p.aliases):
+            presets.setdefault((p.suite, name), []).append(p)
+            presets.setdefault(("", name), []).append(p)
+    index = _Index(
+        fields={f: {v: frozenset(ids) for v, ids in by.items()} for f, by in fields.items()},
+        presets=presets,
+    )
+    _INDEXES.clear()
+    _INDEXES[id(catalog)] = (catalog, index)
+    return index
+
+
 def select_configs(
     catalog: Catalog, selectors: tuple[Selector, ...], suite: str | None = None
 ) -> tuple[Config, ...]:
-    return tuple(
-        c for c in catalog.configs if (suite is None or c.suite == suite) and matches(c, selectors)
-    )
+    index = _index(catalog)
+    chosen: set[int] = set()
+    for sel in selectors:
+        current: frozenset[int] | None = None
+        for field, values in sel.fields:
+            hit = frozenset().union(*(index.fields[field].get(v, frozenset()) for v in values))
+            current = hit if current is None else current & hit
+        chosen |= current if current is not None else set(range(len(catalog.configs)))
+    configs = (catalog.configs[i] for i in sorted(chosen))
+    return tuple(c for c in configs if suite is None or c.suite == suite)
 
 
 def find_schedule(

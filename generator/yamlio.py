@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,15 @@ def _decode(data: bytes, shown: str) -> str:
         raise CatalogError(msg, Loc(shown, line)) from e
 
 
+_MAYBE_ALIAS = re.compile(r"(^|[\s\[{,:-])\*[^\s,\]}]")
+
+
 def _refuse_aliases(text: str, shown: str) -> None:
-    """Aliases are refused before composing, so an alias bomb costs one linear parse."""
+    """Aliases are refused before composing, so an alias bomb costs one linear parse.
+
+    The event parse only runs when the text could hold an alias at all."""
+    if not _MAYBE_ALIAS.search(text):
+        return
     for event in _yaml().parse(text):
         if isinstance(event, AliasEvent):
             line = event.start_mark.line + 1 if event.start_mark else 1
