@@ -29,7 +29,7 @@ from tests.catalog_gen import CatalogSpec, catalog_specs, small_spec
 from tests.conftest import Invoke
 from tests.helpers import ROOT, snapshot
 
-FAST = settings(max_examples=25, deadline=None, database=None)
+FAST = settings(max_examples=20, deadline=None, database=None)
 SEEDS = ("0", "4242")
 
 Selector = dict[str, str | None]
@@ -110,7 +110,7 @@ def test_every_selection_is_a_subset_of_all_cells_with_unique_cell_and_job_ids(
         assert points == Counter(ids), sel
 
 
-@settings(max_examples=15, deadline=None, database=None)
+@settings(max_examples=12, deadline=None, database=None)
 @given(catalog_specs())
 def test_cells_and_jobs_json_are_the_same_on_a_second_load(
     tmp_path_factory: pytest.TempPathFactory, spec: CatalogSpec
