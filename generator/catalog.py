@@ -281,41 +281,44 @@ class BenchmarkBuilder:
         return tuple(out)
 
     def presets(self, configs: tuple[Config, ...]) -> tuple[Preset, ...]:
+        """One preset per config (every suite), then the declared group presets."""
         known = self.known_values(configs)
         out: list[Preset] = []
+        names: dict[str, dict[str, int]] = {name: {} for name in self.suites}
+        for i, c in enumerate(configs):
+            used = names[c.suite]
+            if c.preset in used:
+                msg = f"preset name '{c.preset}' is already used at line {used[c.preset]}"
+                raise self.r.fail(msg, ["configs", i])
+            used[c.preset] = c.loc.line
+            own: tuple[Selector, ...] = (Selector(fields=(("prefix", (c.prefix,)),)),)
+            out.append(
+                Preset(
+                    suite=c.suite,
+                    name=c.preset,
+                    aliases=(),
+                    per_config=True,
+                    select=own,
+                    loc=c.loc,
+                )
+            )
         for suite_name, entries in self.r.doc["presets"].items():
             spath: list[str | int] = ["presets", suite_name]
             self._check(str(suite_name), self.suites, "suite", spath)
-            names: dict[str, int] = {}
-            for c in configs:
-                if c.suite == suite_name:
-                    names[c.preset] = c.loc.line
-                    out.append(
-                        Preset(
-                            suite=c.suite,
-                            name=c.preset,
-                            aliases=(),
-                            per_config=True,
-                            select=(Selector(fields=(("prefix", (c.prefix,)),)),),
-                            loc=c.loc,
-                        )
-                    )
+            used = names[str(suite_name)]
+            mine = tuple(c for c in configs if c.suite == suite_name)
             for i, raw in enumerate(entries):
                 path: list[str | int] = [*spath, i]
                 aliases = tuple(str(a) for a in raw.get("aliases", []))
                 for name in (str(raw["name"]), *aliases):
-                    if name in names:
-                        raise self.r.fail(
-                            f"preset name '{name}' is already used at line {names[name]}",
-                            [*path, "name"],
-                        )
-                    names[name] = self.r.loc(path).line
+                    if name in used:
+                        msg = f"preset name '{name}' is already used at line {used[name]}"
+                        raise self.r.fail(msg, [*path, "name"])
+                    used[name] = self.r.loc(path).line
                 select = self.r.selectors(raw["select"], [*path, "select"], known)
-                mine = tuple(c for c in configs if c.suite == suite_name)
                 if not select_configs_of(mine, select):
-                    raise self.r.fail(
-                        f"preset '{raw['name']}' selects no config", [*path, "select"]
-                    )
+                    msg = f"preset '{raw['name']}' selects no config"
+                    raise self.r.fail(msg, [*path, "select"])
                 out.append(
                     Preset(
                         suite=str(suite_name),

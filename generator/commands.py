@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.errors import LimitError
+from generator.errors import LimitError, SelectionError
 from generator.expand import check_mode, image_for
 from generator.explain import find, render
 from generator.model import Catalog
@@ -42,6 +42,14 @@ def jobs(
     sel = selection(catalog, **selectors)
     chosen, shown = _mode_and_image(catalog, sel, mode, image)
     include = [job_json(j, shown) for j in pack(cells_of(catalog, sel.configs, chosen))]
+    seen: dict[str, str] = {}
+    for job in include:
+        if job["id"] in seen:
+            raise SelectionError(
+                f"job id '{job['id']}' is made by configs '{seen[job['id']]}' "
+                f"and '{job['config']}'; rename one prefix"
+            )
+        seen[job["id"]] = job["config"]
     check_matrix_limits(f"{sel.kind} '{sel.name}'", include)
     return {"include": include}
 
@@ -77,16 +85,25 @@ def cases(
 
 
 def explain(
-    catalog: Catalog, wanted: str, *, mode: str | None = None, image: str | None = None
+    catalog: Catalog,
+    wanted: str,
+    *,
+    mode: str | None = None,
+    image: str | None = None,
+    kind: str | None = None,
 ) -> str:
-    entries: dict[str, tuple[str, dict[str, Any]]] = {}
+    """Commands of the cell, job or case with id `wanted` (`kind` settles a shared id)."""
+    entries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for suite in catalog.suites:
         m = mode if mode in suite.server_modes else None
         for cell in cells(catalog, mode=m, image=image, suite=suite.name):
-            entries[cell["id"]] = ("cell", cell)
+            entries.setdefault(cell["id"], []).append(("cell", cell))
         for job in jobs(catalog, mode=m, image=image, suite=suite.name)["include"]:
-            entries.setdefault(job["id"], ("job", job))
+            entries.setdefault(job["id"], []).append(("job", job))
     for case in cases(catalog):
-        entries.setdefault(case["id"], ("case", case))
-    kind, entry = find(entries, wanted)
-    return render(kind, entry)
+        entries.setdefault(case["id"], []).append(("case", case))
+    found = [e for e in find(entries, wanted) if kind is None or e[0] == kind]
+    if len(found) != 1:
+        kinds = " and ".join(k for k, _ in find(entries, wanted))
+        raise SelectionError(f"id '{wanted}' is a {kinds}; pass --kind to choose")
+    return render(*found[0])

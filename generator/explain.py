@@ -120,7 +120,9 @@ def render(kind: str, entry: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def find(entries: dict[str, tuple[str, dict[str, Any]]], wanted: str) -> tuple[str, dict[str, Any]]:
+def find(
+    entries: dict[str, list[tuple[str, dict[str, Any]]]], wanted: str
+) -> list[tuple[str, dict[str, Any]]]:
     if wanted in entries:
         return entries[wanted]
     raise SelectionError(f"no cell, job or case has id '{wanted}'{did_you_mean(wanted, entries)}")

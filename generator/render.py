@@ -60,19 +60,20 @@ def _template(name: str, **context: Any) -> str:
 
 
 def preset_stem(suite_key: str, preset: str) -> str:
-    return f"{suite_key}-{preset}"
+    """`<suite key>/<preset>`: the select step puts the server mode between them."""
+    return f"{suite_key}/{preset}"
 
 
 def benchmark_matrices(catalog: Catalog) -> dict[str, str]:
     out: dict[str, str] = {}
     for s in catalog.schedules:
-        out[f"{MATRICES}/benchmark/schedule-{s.name}.json"] = dumps(
+        out[f"{MATRICES}/benchmark/schedule/{s.name}.json"] = dumps(
             commands.jobs(catalog, group=s.name)
         )
     for p in catalog.presets:
         suite = catalog.suite(p.suite)
         for mode in suite.server_modes:
-            path = f"{MATRICES}/benchmark/preset-{preset_stem(suite.key, p.name)}.{mode}.json"
+            path = f"{MATRICES}/benchmark/preset/{suite.key}/{mode}/{p.name}.json"
             out[path] = dumps(commands.jobs(catalog, preset=p.name, suite=p.suite, mode=mode))
     return out
 
@@ -92,7 +93,7 @@ def benchmark_workflow(catalog: Catalog) -> str:
             "cron": s.cron,
             "title": s.title,
             "when": describe(s.cron),
-            "file": f"schedule-{s.name}.json",
+            "file": f"schedule/{s.name}.json",
         }
         for s in catalog.schedules
     ]

@@ -69,6 +69,8 @@ PATTERNS = {
     "^--[a-z0-9][a-z0-9-]*$": "is not a flag like --page-size",
     "^[a-z][a-z0-9_]*$": "is not a fragment name (lower case, digits, _)",
     "^[a-z0-9][a-z0-9._-]*$": "is not a name (lower case, digits, '.', '_', '-')",
+    "^[A-Za-z0-9][A-Za-z0-9._-]*$": "is not a label (letters, digits, '.', '_', '-')",
+    "^[a-z0-9][a-z0-9._/:*-]*$": "is not an image pattern like lmsysorg/sglang-rocm*",
 }
 
 

@@ -37,7 +37,7 @@ def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, tmp_p
     )
     result = cli("check", root=root)
     assert result.exit_code == 1
-    assert "+++ b/.github/matrices/benchmark/schedule-mesh-all.json (catalog)" in result.stdout
+    assert "+++ b/.github/matrices/benchmark/schedule/mesh-all.json (catalog)" in result.stdout
     assert '-          "id": "deepseek-r1-fp8-mesh-dpa4-ep4-8192-1-1024-1",' in result.stdout
     assert '+          "id": "deepseek-r1-fp8-mesh-dpa4-ep4-8192-1-768-1",' in result.stdout
     n = result.stdout.count("+++ b/")
@@ -57,16 +57,16 @@ def test_editing_a_generated_workflow_fails_the_check(cli: Invoke, tmp_path: Pat
 
 def test_a_stale_or_missing_generated_file_fails_the_check(cli: Invoke, tmp_path: Path) -> None:
     root = copy_repo(tmp_path)
-    (root / ".github/matrices/benchmark/preset-oob-gone.sglang-atom.json").write_text("{}\n")
+    (root / ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json").write_text("{}\n")
     (root / "docs/coverage.md").unlink()
     result = cli("check", root=root)
     assert result.exit_code == 1
     assert result.stdout == (
-        "stale: .github/matrices/benchmark/preset-oob-gone.sglang-atom.json is no longer "
+        "stale: .github/matrices/benchmark/preset/oob/sglang-atom/gone.json is no longer "
         "generated (delete it)\nmissing: docs/coverage.md is not committed\n"
     )
     assert cli("render", root=root).exit_code == 0
-    assert not (root / ".github/matrices/benchmark/preset-oob-gone.sglang-atom.json").exists()
+    assert not (root / ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json").exists()
     assert (root / "docs/coverage.md").read_bytes() == (ROOT / "docs/coverage.md").read_bytes()
 
 
@@ -84,6 +84,6 @@ def test_a_removed_config_shows_up_as_drift(cli: Invoke, tmp_path: Path) -> None
     result = cli("check", root=root)
     assert result.exit_code == 1
     assert (
-        "stale: .github/matrices/benchmark/preset-oob-qwen3-5-397b-a17b-fp8-tp8.sglang-atom"
+        "stale: .github/matrices/benchmark/preset/oob/sglang-atom/qwen3-5-397b-a17b-fp8-tp8"
         ".json is no longer generated (delete it)\n"
     ) in result.stdout

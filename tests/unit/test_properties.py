@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from generator import commands
 from generator.check import drift
-from generator.errors import CatalogError
+from generator.errors import CatalogError, SelectionError
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
@@ -211,14 +211,9 @@ def test_a_preset_selecting_one_field_value_selects_exactly_the_configs_with_it(
     assert len(cells) == sum(spec.cells_per_config[p] for p in expected)
 
 
-# Known bugs: valid catalogs whose names meet, or that leave a suite out of `presets:`.
+# Catalogs whose names meet, or that leave a suite out of `presets:`.
 
 
-@pytest.mark.xfail(
-    reason="a suite missing from `presets:` passes the schema and the loader, then render "
-    "fails with an unexpected jinja2 UndefinedError (presets[0] of an empty list), exit 3",
-    strict=True,
-)
 def test_a_suite_left_out_of_presets_renders_or_is_refused_with_a_line(
     cli: Invoke, tmp_path: Path
 ) -> None:
@@ -232,11 +227,6 @@ def test_a_suite_left_out_of_presets_renders_or_is_refused_with_a_line(
     assert "unexpected" not in result.stderr
 
 
-@pytest.mark.xfail(
-    reason="job ids are prefix + '-' + pairs; a config whose prefix is another config's "
-    "split job id (c0-1024x1024) gives two matrix entries one id (one artifact name)",
-    strict=True,
-)
 def test_a_prefix_that_spells_a_split_job_id_never_shares_that_job_id(tmp_path: Path) -> None:
     spec = small_spec(
         {"Suite-A": "a"},
@@ -245,19 +235,14 @@ def test_a_prefix_that_spells_a_split_job_id_never_shares_that_job_id(tmp_path: 
             {"prefix": "c0-1024x1024", "suite": "Suite-A"},
         ],
     )
-    try:
-        catalog = load_catalog(spec.write(tmp_path))
-    except CatalogError:
-        return  # refusing the catalog is a fix too
-    ids = [j["id"] for j in commands.jobs(catalog)["include"]]
-    assert len(set(ids)) == len(ids), ids
+    catalog = load_catalog(spec.write(tmp_path))
+    with pytest.raises(SelectionError) as info:
+        commands.jobs(catalog)
+    assert str(info.value) == (
+        "job id 'c0-1024x1024' is made by configs 'c0' and 'c0-1024x1024'; rename one prefix"
+    )
 
 
-@pytest.mark.xfail(
-    reason="matrix files are named preset-<suite key>-<preset>; suite 'a' preset 'b-x' and "
-    "suite 'a-b' preset 'x' both write preset-a-b-x.plain.json and one preset is lost",
-    strict=True,
-)
 def test_two_presets_never_share_a_matrix_file(tmp_path: Path) -> None:
     spec = small_spec(
         {"Suite-A": "a", "Suite-AB": "a-b"},

@@ -95,11 +95,11 @@ def test_the_scenario_rewrites_adds_and_deletes_files(root: Path, new: dict[str,
     writes, stale = plan(root, new)
     on_disk = snapshot(root)
     assert [rel for rel in writes if rel not in on_disk] == [
-        ".github/matrices/benchmark/preset-a-c2.plain.json",
-        ".github/matrices/benchmark/schedule-weekly.json",
+        ".github/matrices/benchmark/preset/a/plain/c2.json",
+        ".github/matrices/benchmark/schedule/weekly.json",
     ]
     assert len(writes) >= 6
-    assert stale == [".github/matrices/benchmark/preset-a-c0.plain.json"]
+    assert stale == [".github/matrices/benchmark/preset/a/plain/c0.json"]
 
 
 @pytest.mark.parametrize("where", ["first", "second", "middle", "last"])
