@@ -1,4 +1,8 @@
-"""The one YAML set-up: ruamel.yaml round-trip loading with line numbers and limits."""
+"""The one YAML set-up: round-trip loading with line numbers and limits.
+
+libyaml builds the document when it can (generator.yamlfast); ruamel.yaml's round-trip
+loader builds the rest and reports every error.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,11 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
 
+from generator import yamlfast
 from generator.errors import CatalogError, Loc
 
-MAX_CATALOG_BYTES = 2 * 1024 * 1024
+# Room for catalogs of ten thousand configs and more; larger files are refused unread.
+MAX_CATALOG_BYTES = 16 * 1024 * 1024
 
 
 def _yaml() -> YAML:
@@ -63,6 +69,16 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
     text = _decode(data, shown)
     if not text.strip():
         raise CatalogError("catalog is empty", Loc(shown, 1))
+    return parse_mapping(text, shown)
+
+
+def parse_mapping(text: str, shown: str, *, fast: bool = True) -> CommentedMap:
+    """The document in `text`; `fast=False` uses ruamel.yaml alone (the reference)."""
+    doc = yamlfast.compose(text) if fast else None
+    return doc if doc is not None else _ruamel_mapping(text, shown)
+
+
+def _ruamel_mapping(text: str, shown: str) -> CommentedMap:
     try:
         _refuse_aliases(text, shown)
         doc = _yaml().load(text)
