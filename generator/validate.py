@@ -1,4 +1,8 @@
-"""Schema validation (draft 2020-12), with errors that name file and line."""
+"""Schema validation (draft 2020-12), with errors that name file and line.
+
+A valid catalog is recognised by generator.schemacheck; jsonschema (imported only then)
+judges any other and words its error.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,15 @@ import functools
 import json
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
-
+from generator import schemacheck
 from generator.errors import CatalogError, Loc, did_you_mean
 from generator.yamlio import line_of
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SCHEMAS = ("benchmark", "accuracy")
 
@@ -26,8 +31,28 @@ def _schema(name: str) -> dict[str, Any]:
 
 
 @functools.cache
+def fast_checks() -> dict[str, schemacheck.Check] | None:
+    """The schemas compiled by generator.schemacheck (None: jsonschema checks everything)."""
+    return schemacheck.compile_all({name: _schema(name) for name in SCHEMAS})
+
+
+def is_valid(name: str, doc: Any) -> bool:
+    """True when `doc` satisfies the schema; False when jsonschema has to look."""
+    checks = fast_checks()
+    if checks is None:
+        return False
+    try:
+        return checks[name](doc)
+    except Exception:  # jsonschema meets the same value and reports or raises as it does
+        return False
+
+
+@functools.cache
 def validator(name: str) -> Draft202012Validator:
     """The compiled validator for one catalog kind (built once per process)."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
     registry: Registry[Any] = Registry()
     for other in SCHEMAS:
         schema = _schema(other)
@@ -39,6 +64,10 @@ def validator(name: str) -> Draft202012Validator:
 
 def validate(name: str, doc: Any, shown: str) -> None:
     """Raise CatalogError for the most relevant schema violation, if any."""
+    if is_valid(name, doc):
+        return
+    from jsonschema.exceptions import best_match
+
     error = best_match(validator(name).iter_errors(doc))
     if error is None:
         return
