@@ -8,7 +8,7 @@ from generator.errors import LimitError, SelectionError
 from generator.expand import check_mode, image_for
 from generator.explain import find, render
 from generator.model import Catalog
-from generator.output import case_entries, cell_json, job_json
+from generator.output import case_entries, cell_json, compact_size, job_json
 from generator.pack import pack
 from generator.select import Selection, selection
 from generator.summary import cells_of
@@ -59,9 +59,7 @@ def check_matrix_limits(what: str, include: list[dict[str, Any]]) -> None:
         raise LimitError(
             f"{what} makes {len(include)} jobs; a GitHub matrix holds at most {MAX_MATRIX_JOBS}"
         )
-    from generator.output import dumps
-
-    size = len(dumps({"include": include}).encode())
+    size = compact_size({"include": include})
     if size > MAX_OUTPUT_BYTES:
         raise LimitError(
             f"{what} is {size} bytes of matrix JSON; a job output holds at most {MAX_OUTPUT_BYTES}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from generator.errors import CatalogError, SelectionError
 from generator.flags import argv, canonical, env_dict, merge_env, override_env, override_flags
+from generator.memo import once_for
 from generator.model import (
     SPEC_NONE,
     Case,
@@ -142,6 +143,12 @@ def image_for(catalog: Catalog, mode: str | None, image: str | None) -> str:
 
 
 def config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Server:
+    return once_for(
+        catalog, config, ("server", pair, mode), lambda: _config_server(catalog, config, pair, mode)
+    )
+
+
+def _config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Server:
     extras = config.extras_for(pair)
     return resolve(
         catalog,
@@ -158,8 +165,15 @@ def config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Se
 
 
 def config_cells(catalog: Catalog, config: Config, mode: str | None = None) -> list[Cell]:
+    chosen = mode or catalog.suite(config.suite).server_modes[0]
+    cells = once_for(
+        catalog, config, ("cells", chosen), lambda: tuple(_config_cells(catalog, config, chosen))
+    )
+    return list(cells)
+
+
+def _config_cells(catalog: Catalog, config: Config, chosen: str) -> list[Cell]:
     suite = catalog.suite(config.suite)
-    chosen = mode or suite.server_modes[0]
     out = []
     for pair, concurrencies in config.grid:
         server = config_server(catalog, config, pair, chosen)
@@ -181,6 +195,10 @@ def config_cells(catalog: Catalog, config: Config, mode: str | None = None) -> l
 
 
 def case_server(catalog: Catalog, case: Case) -> Server:
+    return once_for(catalog, case, "server", lambda: _case_server(catalog, case))
+
+
+def _case_server(catalog: Catalog, case: Case) -> Server:
     return resolve(
         catalog,
         model_path=case.model.path,

@@ -17,6 +17,11 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def compact_size(data: Any) -> int:
+    """Bytes of `data` as one line of JSON, as the select step outputs it (`jq -c`)."""
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+
+
 def point_json(cell: Cell) -> dict[str, Any]:
     return {
         "id": cell.id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.errors import SelectionError, did_you_mean
+from generator.memo import once
 from generator.model import Catalog, Config, Preset, Schedule, Selector
 
 
@@ -38,36 +39,31 @@ class Selection:
 
 @dataclass(frozen=True)
 class _Index:
-    """Config positions by (field, value), and presets by (suite, name or alias)."""
+    """Config positions by (field, value), and presets by (suite or None, name or alias)."""
 
     fields: dict[str, dict[str, frozenset[int]]]
-    presets: dict[tuple[str, str], list[Preset]]
-
-
-_INDEXES: dict[int, tuple[Catalog, _Index]] = {}
+    presets: dict[tuple[str | None, str], list[Preset]]
 
 
 def _index(catalog: Catalog) -> _Index:
     """Built once per catalog, so selecting for every preset stays linear in configs."""
-    cached = _INDEXES.get(id(catalog))
-    if cached is not None and cached[0] is catalog:
-        return cached[1]
+    return once(catalog, "select index", lambda: _build_index(catalog))
+
+
+def _build_index(catalog: Catalog) -> _Index:
     fields: dict[str, dict[str, set[int]]] = {}
     for i, config in enumerate(catalog.configs):
         for field in ("suite", "family", "precision", "spec", "model", "prefix"):
             fields.setdefault(field, {}).setdefault(field_value(config, field), set()).add(i)
-    presets: dict[tuple[str, str], list[Preset]] = {}
+    presets: dict[tuple[str | None, str], list[Preset]] = {}
     for p in catalog.presets:
         for name in (p.name, *p.aliases):
             presets.setdefault((p.suite, name), []).append(p)
-            presets.setdefault(("", name), []).append(p)
-    index = _Index(
+            presets.setdefault((None, name), []).append(p)
+    return _Index(
         fields={f: {v: frozenset(ids) for v, ids in by.items()} for f, by in fields.items()},
         presets=presets,
     )
-    _INDEXES.clear()
-    _INDEXES[id(catalog)] = (catalog, index)
-    return index
 
 
 def select_configs(
@@ -98,11 +94,9 @@ def find_schedule(
 
 
 def find_preset(catalog: Catalog, name: str, suite: str | None = None) -> Preset:
-    found = [
-        p
-        for p in catalog.presets
-        if (suite is None or p.suite == suite) and (p.name == name or name in p.aliases)
-    ]
+    # A preset whose alias repeats its name is listed twice under that name.
+    listed = _index(catalog).presets.get((suite, name), [])
+    found = list({id(p): p for p in listed}.values())
     if len(found) == 1:
         return found[0]
     if len(found) > 1:

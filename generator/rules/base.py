@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from generator.errors import CatalogError, Loc
 from generator.expand import Server, case_server, config_server, resolve
 from generator.flags import canonical
+from generator.memo import once
 from generator.model import Case, Catalog, Config, Pair
 
 ERROR = "error"
@@ -100,16 +102,21 @@ class Resolved:
         """The name with the server mode and pair, for findings that depend on them."""
         return f"{self.name} ({self.server.mode}, {self.pair})" if self.pair else self.name
 
-    @property
+    @functools.cached_property
     def flags(self) -> dict[str, tuple[str, ...]]:
         return flag_map(self.server.args)
 
 
-def servers(catalog: Catalog) -> Iterator[Resolved | Hit]:
+def servers(catalog: Catalog) -> tuple[Resolved | Hit, ...]:
     """Every server: each config in each pair and server mode of its suite, then each case.
 
-    A server that cannot be resolved yields a hit instead (rule L100).
+    A server that cannot be resolved is a hit instead (rule L100). Worked out once per
+    catalog: several rule modules look at the same servers.
     """
+    return once(catalog, "lint servers", lambda: tuple(_servers(catalog)))
+
+
+def _servers(catalog: Catalog) -> Iterator[Resolved | Hit]:
     for config in catalog.configs:
         for mode in catalog.suite(config.suite).server_modes:
             for pair, _ in config.grid:

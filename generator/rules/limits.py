@@ -11,7 +11,7 @@ from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases
 from generator.cron import cron_problem
 from generator.errors import Loc, SglangCIError
 from generator.model import Catalog
-from generator.output import dumps, job_json
+from generator.output import compact_size, job_json
 from generator.pack import pack
 from generator.rules.base import Hit
 from generator.select import selection
@@ -37,7 +37,7 @@ def _matrix(what: str, loc: Loc, include: list[dict[str, Any]]) -> Iterator[tupl
                 f"{MAX_MATRIX_JOBS}: split it"
             ),
         )
-    size = len(dumps({"include": include}).encode())
+    size = compact_size({"include": include})
     if size > MAX_OUTPUT_BYTES:
         yield (
             "L702",
