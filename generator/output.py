@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+import orjson
 
 from generator.expand import Cell, Server, case_server, ratio_text
 from generator.model import Case, Catalog
@@ -12,14 +15,48 @@ from generator.pack import Job
 JOB_TIMEOUT_MINUTES = 360
 
 
+# orjson writes what the json module writes, except NaN and the infinities (null) and floats
+# json writes with an exponent (1e-05 becomes 0.00001, 1e-07 becomes 1e-7). Text with a null,
+# an exponent or "0.0000" anywhere (in a string too) is left to the json module, and so is
+# anything orjson refuses: a subclass, a non-string key, an integer beyond 64 bits, a lone
+# surrogate, ...
+_PASSTHROUGH = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+_EXPONENT = re.compile(rb"e[-+][0-9]")  # orjson's exponents are lower case and signed
+
+
+def _orjson(data: Any, option: int) -> bytes | None:
+    """orjson's text when it is the json module's, else None."""
+    try:
+        text = orjson.dumps(data, option=option | _PASSTHROUGH)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    if b"null" in text or b"0.0000" in text or _EXPONENT.search(text):
+        return None
+    return text
+
+
 def dumps(data: Any) -> str:
-    """Deterministic JSON text: fixed key order, UTF-8, newline at the end."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """Deterministic JSON text: fixed key order, UTF-8, two-space indent, newline at the end.
+
+    Byte for byte json.dumps(data, indent=2, ensure_ascii=False), written by orjson when it
+    can be (see `_orjson`).
+    """
+    text = _orjson(data, orjson.OPT_INDENT_2)
+    if text is None:
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return text.decode() + "\n"
 
 
 def compact_size(data: Any) -> int:
     """Bytes of `data` as one line of JSON, as the select step outputs it (`jq -c`)."""
-    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+    text = _orjson(data, 0)
+    if text is None:
+        return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+    return len(text)
 
 
 def point_json(cell: Cell) -> dict[str, Any]:
