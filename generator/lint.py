@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 
 from generator.cron import describe
 from generator.errors import Loc, did_you_mean
+from generator.gcpause import without_cycle_collector
 from generator.model import Catalog
 from generator.rules import CHECKS, RULES, Hit
 from generator.rules.base import ERROR, WARNING, Owner
@@ -95,6 +96,7 @@ def waiver_findings(catalog: Catalog, used: set[tuple[int, str]]) -> list[Findin
     return out
 
 
+@without_cycle_collector
 def lint(catalog: Catalog) -> list[Finding]:
     """Every finding, ordered by file, line and rule."""
     findings, used = _merge(hit for check in CHECKS for hit in check(catalog))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from generator.accuracy import AccuracyBuilder
 from generator.catalog import BenchmarkBuilder
+from generator.gcpause import without_cycle_collector
 from generator.model import Catalog
 from generator.parts import Reader
 from generator.validate import validate
@@ -25,6 +26,7 @@ def _read(root: Path, rel: str, kind: str) -> Reader:
     return Reader(doc, shown)
 
 
+@without_cycle_collector
 def load_catalog(root: Path) -> Catalog:
     bench_r = _read(root, BENCHMARK, "benchmark")
     acc_r = _read(root, ACCURACY, "accuracy")

@@ -14,6 +14,7 @@ import yaml
 from generator import commands
 from generator.cron import describe
 from generator.explain import render as explain_render
+from generator.gcpause import without_cycle_collector
 from generator.model import Catalog
 from generator.output import case_entries, dumps, job_json
 from generator.pack import pack
@@ -179,6 +180,7 @@ def _pairs(job_id: str, prefix: str) -> str:
     return f" ({rest.replace('-', ', ')})" if rest else ""
 
 
+@without_cycle_collector
 def render_all(catalog: Catalog) -> dict[str, str]:
     """Every generated file, path relative to the repository root -> content."""
     out: dict[str, str] = {}
