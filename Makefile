@@ -7,10 +7,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: workflows check lint test unit lint-code lint-workflows bench clean
 
+# The editable install is byte-compiled as pip compiles a regular one: Python never writes
+# the bytecode itself where PYTHONDONTWRITEBYTECODE is set, and would compile every run.
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m compileall -q generator
 	touch $(STAMP)
 
 ## Render every generated file from the catalogs (workflows, matrices, docs).
@@ -35,8 +38,9 @@ lint-code: $(STAMP)
 test: $(STAMP) lint-code check
 	$(BIN)/pytest
 
-## The generator's own speed (not part of `make test`).
+## The generator's own speed (not part of `make test`), its current sources byte-compiled.
 bench: $(STAMP)
+	$(BIN)/python -m compileall -q generator
 	$(BIN)/python bench/bench_generator.py
 
 clean:

@@ -5,6 +5,9 @@ Times, as medians of several runs in fresh processes (what a user waits for):
 - `sglang-ci render` and `sglang-ci check` of the shipped catalogs;
 - `render` of synthetic catalogs of 100, 1,000 and 10,000 configs made here,
   and the growth ratio from 1,000 to 10,000 configs.
+
+Every timed render starts from a tree holding only the catalogs, so each run writes all its
+files. Prints a Markdown table of the figures and the targets.
 """
 
 from __future__ import annotations
@@ -15,17 +18,24 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
+FLOOR_FACTOR = 2.0
+MAX_GROWTH = 12.0
+MAX_10K_SECONDS = 30.0
 
 
-def timed(cmd: list[str], cwd: Path, runs: int = RUNS) -> float:
+def timed(cmd: list[str], runs: int = RUNS, before: Callable[[], None] | None = None) -> float:
+    """Median wall time of `cmd`; `before` prepares each run (not timed)."""
     samples = []
     for _ in range(runs):
+        if before is not None:
+            before()
         start = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -81,30 +91,62 @@ recipes:
     return root
 
 
+def only_catalogs(root: Path) -> Callable[[], None]:
+    """Remove what a render wrote under `root`, so the next render writes everything."""
+
+    def clean() -> None:
+        for name in (".github", "docs"):
+            shutil.rmtree(root / name, ignore_errors=True)
+
+    return clean
+
+
+def row(what: str, seconds: float, target: str, met: bool | None) -> str:
+    verdict = "" if met is None else ("met" if met else "NOT met")
+    return f"| {what} | {seconds * 1000:,.0f} ms | {target} | {verdict} |"
+
+
 def main() -> int:
     cli = [sys.executable, "-m", "generator"]
-    floor = timed([sys.executable, "-c", "import jinja2, jsonschema, ruamel.yaml, click"], ROOT)
-    print(f"import floor                      {floor * 1000:8.0f} ms")
+    rows = []
+    floor = timed([sys.executable, "-c", "import jinja2, jsonschema, ruamel.yaml, click"])
+    rows.append(row("import floor", floor, "", None))
+    limit = FLOOR_FACTOR * floor
     with tempfile.TemporaryDirectory() as tmp:
         seed = Path(tmp) / "seed"
         shutil.copytree(ROOT / "catalogs", seed / "catalogs")
-        render = timed([*cli, "--root", str(seed), "render"], ROOT)
-        check = timed([*cli, "--root", str(seed), "check"], ROOT)
-        print(
-            f"render, shipped catalogs          {render * 1000:8.0f} ms  "
-            f"({render / floor:.1f}x the floor)"
-        )
-        print(
-            f"check, shipped catalogs           {check * 1000:8.0f} ms  "
-            f"({check / floor:.1f}x the floor)"
-        )
+        render = timed([*cli, "--root", str(seed), "render"], before=only_catalogs(seed))
+        check = timed([*cli, "--root", str(seed), "check"])
+        for what, seconds in (("render", render), ("check", check)):
+            rows.append(
+                row(
+                    f"{what}, shipped catalogs ({seconds / floor:.1f}x the floor)",
+                    seconds,
+                    f"< {limit * 1000:,.0f} ms ({FLOOR_FACTOR:g}x the floor)",
+                    seconds < limit,
+                )
+            )
         sizes: dict[int, float] = {}
         for n in (100, 1000, 10000):
             root = synthetic(Path(tmp) / f"syn{n}", n)
-            runs = 3 if n < 10000 else 1
-            sizes[n] = timed([*cli, "--root", str(root), "render"], ROOT, runs)
-            print(f"render, {n:6d} synthetic configs  {sizes[n] * 1000:8.0f} ms")
-        print(f"growth 1,000 -> 10,000 configs    {sizes[10000] / sizes[1000]:8.1f}x")
+            sizes[n] = timed([*cli, "--root", str(root), "render"], 3, only_catalogs(root))
+            big = n == 10000
+            rows.append(
+                row(
+                    f"render, {n:,} synthetic configs",
+                    sizes[n],
+                    f"< {MAX_10K_SECONDS:g} s" if big else "",
+                    sizes[n] < MAX_10K_SECONDS if big else None,
+                )
+            )
+    growth = sizes[10000] / sizes[1000]
+    rows.append(
+        f"| growth, 1,000 to 10,000 configs | {growth:.1f}x | <= {MAX_GROWTH:g}x | "
+        f"{'met' if growth <= MAX_GROWTH else 'NOT met'} |"
+    )
+    print("| measurement (median wall time) | figure | target | |")
+    print("|---|---:|---|---|")
+    print("\n".join(rows))
     return 0
 
 
