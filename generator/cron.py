@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-from cron_descriptor import get_description
-
 _FIELDS = (
     ("minute", 0, 59),
     ("hour", 0, 23),
@@ -43,4 +41,6 @@ def cron_problem(expr: str) -> str | None:
 
 def describe(expr: str) -> str:
     """A human description ("At 02:00 PM, only on Monday and Wednesday") with UTC noted."""
+    from cron_descriptor import get_description  # only the commands that describe need it
+
     return f"{get_description(expr)} (UTC)"

@@ -6,9 +6,8 @@ import functools
 import json
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 import yaml
 
 from generator import commands
@@ -21,6 +20,9 @@ from generator.pack import pack
 from generator.select import matches
 from generator.summary import cells_of, markdown, preset_label, summary
 
+if TYPE_CHECKING:
+    import jinja2
+
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MATRICES = ".github/matrices"
 CONTAINER_OPTIONS = (
@@ -31,7 +33,12 @@ CONTAINER_OPTIONS = (
 
 @functools.cache
 def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
-    """The one Jinja2 environment: delimiters that cannot clash with ${{ }}, strict undefined."""
+    """The one Jinja2 environment: delimiters that cannot clash with ${{ }}, strict undefined.
+
+    Jinja2 is imported here: only the commands that render need it.
+    """
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
         block_start_string="<%",
