@@ -66,6 +66,12 @@ def _build_index(catalog: Catalog) -> _Index:
     )
 
 
+def config_with_prefix(catalog: Catalog, prefix: str) -> Config | None:
+    """The first config with `prefix`, found by index."""
+    found = _index(catalog).fields.get("prefix", {}).get(prefix)
+    return catalog.configs[min(found)] if found else None
+
+
 def select_configs(
     catalog: Catalog, selectors: tuple[Selector, ...], suite: str | None = None
 ) -> tuple[Config, ...]:

@@ -9,6 +9,7 @@ from generator.expand import case_server
 from generator.flags import canonical
 from generator.model import Case, Catalog
 from generator.rules.base import Hit, base_server, flag_map
+from generator.select import config_with_prefix
 
 
 def _shown(values: tuple[str, ...] | str | None) -> str:
@@ -36,7 +37,7 @@ def accuracy_matches_benchmark(catalog: Catalog, case: Case) -> Iterator[Hit]:
     Source: SPEC.md ("their server args equal the benchmark catalog's where the same config
     exists; the one intended difference: accuracy never sets AITER_QUICK_REDUCE_QUANTIZATION").
     """
-    config = next((c for c in catalog.configs if c.prefix == case.benchmark), None)
+    config = None if case.benchmark is None else config_with_prefix(catalog, case.benchmark)
     if config is None:
         return
     try:
