@@ -19,6 +19,13 @@ from urllib.parse import unquote, urljoin
 
 Check = Callable[[Any], bool]
 
+# A catalog's mappings and lists are dict and list subclasses (ruamel.yaml's round-trip
+# types) whose own methods run in Python; the checks read them through dict's and list's.
+_get = dict.get
+_keys = dict.__iter__
+_elements = list.__iter__
+_MISSING = object()
+
 # jsonschema's Draft 2020-12 keywords. Anything else is an annotation it ignores; the ones
 # not handled here make a schema unsupported.
 KEYWORDS = frozenset((
@@ -145,12 +152,11 @@ class Compiler:
             if any(n not in TYPES for n in names):
                 raise Unsupported(f"type {value!r}")
             kinds = [TYPES[n] for n in names]
+            if len(kinds) == 1:
+                return kinds[0]
             return lambda v: any(kind(v) for kind in kinds)
         if key == "properties":
-            props = [(name, sub(s, base)) for name, s in value.items()]
-            return lambda v: (
-                not isinstance(v, dict) or all(c(v[name]) for name, c in props if name in v)
-            )
+            return self._properties([(name, sub(s, base)) for name, s in value.items()])
         if key == "additionalProperties":
             return self._additional(value, schema, base)
         if key == "patternProperties":
@@ -161,14 +167,14 @@ class Compiler:
             )
         if key == "propertyNames":
             names_ok = sub(value, base)
-            return lambda v: not isinstance(v, dict) or all(names_ok(k) for k in v)
+            return lambda v: not isinstance(v, dict) or all(map(names_ok, _keys(v)))
         if key == "required":
             return lambda v: not isinstance(v, dict) or all(p in v for p in value)
         if key == "items":
             if value is False:
                 return lambda v: not isinstance(v, list) or not v
             each = sub(value, base)
-            return lambda v: not isinstance(v, list) or all(each(i) for i in v)
+            return lambda v: not isinstance(v, list) or all(map(each, _elements(v)))
         if key == "anyOf":
             subs = [sub(s, base) for s in value]
             return lambda v: any(c(v) for c in subs)
@@ -185,17 +191,32 @@ class Compiler:
             return self._if(value, schema, base)
         return _simple(key, value)
 
+    @staticmethod
+    def _properties(props: list[tuple[str, Check]]) -> Check:
+        def check(v: Any) -> bool:
+            if not isinstance(v, dict):
+                return True
+            for name, valid in props:
+                found = _get(v, name, _MISSING)
+                if found is not _MISSING and not valid(found):
+                    return False
+            return True
+
+        return check
+
     def _additional(self, value: Any, schema: dict[str, Any], base: str) -> Check:
         """As jsonschema's find_additional_properties: not a property, no pattern matches."""
         known = schema.get("properties", {})
         patterns = "|".join(schema.get("patternProperties", {}))
 
         def extras(v: dict[Any, Any]) -> list[Any]:
-            return [k for k in v if k not in known and not (patterns and re.search(patterns, k))]
+            return [
+                k for k in _keys(v) if k not in known and not (patterns and re.search(patterns, k))
+            ]
 
         if isinstance(value, dict):
             each = self.compile(value, base)
-            return lambda v: not isinstance(v, dict) or all(each(v[k]) for k in extras(v))
+            return lambda v: not isinstance(v, dict) or all(each(_get(v, k)) for k in extras(v))
         if not value:
             return lambda v: not isinstance(v, dict) or not extras(v)
         return lambda v: True
