@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from generator.errors import LimitError, SelectionError
-from generator.expand import check_mode, config_cells, image_for
+from generator.expand import check_mode, image_for
 from generator.explain import find, render
-from generator.memo import once_for
-from generator.model import Catalog, Config
+from generator.jobset import jobs_of
+from generator.model import Catalog
 from generator.output import case_entries, cell_json, compact_size, job_json
-from generator.pack import Job, pack
 from generator.select import Selection, selection
 from generator.summary import cells_of
 
@@ -27,24 +26,6 @@ def _mode_and_image(
         for suite in sorted(suites):
             check_mode(catalog, suite, chosen, image)
     return chosen, image_for(catalog, chosen, image)
-
-
-def _config_jobs(catalog: Catalog, config: Config, mode: str | None) -> list[Job]:
-    chosen = mode or catalog.suite(config.suite).server_modes[0]
-    return once_for(
-        catalog, config, ("jobs", chosen), lambda: pack(config_cells(catalog, config, chosen))
-    )
-
-
-def jobs_of(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> list[Job]:
-    """`pack(cells_of(catalog, configs, mode))`, packed once per config and mode.
-
-    A job never holds cells of two prefixes, so with distinct prefixes the jobs of a
-    selection are its configs' jobs, in order.
-    """
-    if len({c.prefix for c in configs}) < len(configs):
-        return pack(cells_of(catalog, configs, mode))
-    return [job for config in configs for job in _config_jobs(catalog, config, mode)]
 
 
 def cells(

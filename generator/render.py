@@ -14,11 +14,11 @@ from generator import commands
 from generator.cron import describe
 from generator.explain import render as explain_render
 from generator.gcpause import without_cycle_collector
+from generator.jobset import jobs_of
 from generator.model import Catalog
 from generator.output import case_entries, dumps, job_json
-from generator.pack import pack
 from generator.select import matches
-from generator.summary import cells_of, markdown, preset_label, summary
+from generator.summary import markdown, preset_label, summary
 
 if TYPE_CHECKING:
     import jinja2
@@ -151,7 +151,7 @@ def recipes(catalog: Catalog) -> dict[str, str]:
     for title, selectors in catalog.recipes:
         entries = []
         configs = tuple(c for c in catalog.configs if matches(c, selectors))
-        for job in pack(cells_of(catalog, configs)):
+        for job in jobs_of(catalog, configs):
             data = job_json(job, catalog.default_image)
             data["points"] = []
             entries.append(
