@@ -1,27 +1,30 @@
 """Work several stages of one command share (cells, servers, indexes), done once per catalog.
 
-A catalog is frozen, so what is computed from it holds as long as it lives; the memo of a
-catalog goes away with it.
+A catalog is frozen, so what is computed from it holds as long as it lives. The memos of the
+last few catalogs are kept (a command uses one; tests switch between a few).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_MEMOS: dict[int, dict[Hashable, Any]] = {}
+KEPT = 4
+# id(catalog) -> (the catalog, kept alive so its id stays its own; its memo), oldest first.
+_MEMOS: dict[int, tuple[object, dict[Hashable, Any]]] = {}
 
 
 def _memo(catalog: object) -> dict[Hashable, Any]:
     key = id(catalog)
     found = _MEMOS.get(key)
-    if found is None:
-        found = _MEMOS[key] = {}
-        weakref.finalize(catalog, _MEMOS.pop, key, None)
-    return found
+    if found is not None and found[0] is catalog:
+        return found[1]
+    _MEMOS[key] = found = (catalog, {})
+    while len(_MEMOS) > KEPT:
+        del _MEMOS[next(iter(_MEMOS))]
+    return found[1]
 
 
 def once(catalog: object, what: Hashable, make: Callable[[], T]) -> T:
