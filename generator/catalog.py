@@ -8,19 +8,23 @@ from generator.cron import cron_problem
 from generator.errors import CatalogError, did_you_mean
 from generator.flags import merge_env, merge_flags
 from generator.model import (
+    PER_SERVER,
     Config,
     EnvVar,
+    Estimates,
     Flag,
     Model,
     Pair,
     PairExtras,
     Parallel,
+    PointModel,
     Preset,
     Runner,
     Sampling,
     Schedule,
     Selector,
     ServerMode,
+    StartupRule,
     Suite,
     Variable,
 )
@@ -42,11 +46,55 @@ def build_models(r: Reader, raw: Any) -> dict[str, Model]:
             path=str(m["path"]),
             family=str(m["family"]),
             precision=str(m["precision"]),
-            startup_minutes=m.get("startup_minutes"),
+            params_b=_number(m.get("params_b")),
+            startup_minutes=_number(m.get("startup_minutes")),
             loc=r.loc(["models", name]),
         )
         for name, m in (raw or {}).items()
     }
+
+
+def _number(raw: Any) -> float | None:
+    return None if raw is None else float(raw)
+
+
+def build_estimates(r: Reader, raw: Any) -> Estimates:
+    """The declared estimates; the start-up rules go up in size and end with a catch-all."""
+    path: list[str | int] = ["estimates"]
+    rules = tuple(
+        StartupRule(up_to_params_b=_number(x.get("up_to_params_b")), minutes=float(x["minutes"]))
+        for x in raw["startup"]
+    )
+    for i, rule in enumerate(rules):
+        last = i == len(rules) - 1
+        if (rule.up_to_params_b is None) != last:
+            msg = "every start-up rule but the last needs up_to_params_b; the last has none"
+            raise r.fail(msg, [*path, "startup", i])
+        if i and rule.up_to_params_b is not None:
+            before = rules[i - 1].up_to_params_b
+            if before is not None and rule.up_to_params_b <= before:
+                msg = (
+                    f"start-up rules must go up in size ({rule.up_to_params_b:g} after {before:g})"
+                )
+                raise r.fail(msg, [*path, "startup", i])
+    timeout = int(raw["job_timeout_minutes"])
+    bound = float(raw["max_job_minutes"])
+    if bound > timeout:
+        msg = f"max_job_minutes {bound:g} is longer than job_timeout_minutes {timeout}"
+        raise r.fail(msg, [*path, "max_job_minutes"])
+    point = raw["point"]
+    return Estimates(
+        max_job_minutes=bound,
+        job_timeout_minutes=timeout,
+        startup=rules,
+        point=PointModel(
+            overhead_minutes=float(point["overhead_minutes"]),
+            prefill_tokens_per_gpu_second=float(point["prefill_tokens_per_gpu_second"]),
+            decode_step_ms=float(point["decode_step_ms"]),
+            decode_step_ms_per_request=float(point["decode_step_ms_per_request"]),
+        ),
+        loc=r.loc(path),
+    )
 
 
 def build_parallel(raw: Any) -> Parallel:
@@ -67,6 +115,7 @@ class BenchmarkBuilder:
             for k, v in d["runners"].items()
         }
         self.models = build_models(r, d["models"])
+        self.estimates = build_estimates(r, d["estimates"])
         self.arg_fragments = {str(k): r.flags(v, ["args", k]) for k, v in d["args"].items()}
         for name, flags in self.arg_fragments.items():
             merge_flags(flags)
@@ -192,6 +241,8 @@ class BenchmarkBuilder:
             per_pair=tuple(per_pair),
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
+            startup_minutes=_number(raw.get("startup_minutes")),
+            packing=str(raw.get("packing", PER_SERVER)),
             loc=r.loc(path),
         )
 
@@ -275,6 +326,7 @@ class BenchmarkBuilder:
                     cron=cron,
                     server_mode=mode,
                     select=select,
+                    packing=str(raw.get("packing", PER_SERVER)),
                     loc=self.r.loc(path),
                 )
             )
@@ -326,6 +378,7 @@ class BenchmarkBuilder:
                         aliases=aliases,
                         per_config=False,
                         select=select,
+                        packing=str(raw.get("packing", PER_SERVER)),
                         loc=self.r.loc(path),
                     )
                 )

@@ -18,6 +18,8 @@ from generator.lint import format_json, format_text, lint
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
+from generator.plan import format_text as format_plan
+from generator.plan import plan
 from generator.render import render_all
 from generator.summary import markdown, summary
 from generator.write import write_all
@@ -39,6 +41,10 @@ def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
     obj: Context = ctx.obj
     try:
         code = work(obj) or 0
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say, as other tools do.
+        sys.stderr.close()
+        code = 0
     except SglangCIError as e:
         if obj.debug:
             traceback.print_exc()
@@ -192,6 +198,42 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
             emit(data)
         else:
             click.echo(markdown(data), nl=False)
+
+    run(ctx, work)
+
+
+@main.command(name="plan")
+@click.option("--suite", help="Suite name or key.")
+@click.option("--group", help="Cron group name.")
+@click.option("--cron", help="Cron expression of a group.")
+@click.option("--preset", help="Manual preset name or alias.")
+@click.option("--mode", help="Server mode (default: the suite's first).")
+@click.option("--week", is_flag=True, help="Every cron group over a week (the default).")
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of a table.")
+@click.pass_context
+def plan_cmd(
+    ctx: click.Context,
+    suite: str | None,
+    group: str | None,
+    cron: str | None,
+    preset: str | None,
+    mode: str | None,
+    week: bool,
+    as_json: bool,
+) -> None:
+    """Jobs, server launches, cells, GPU-hours and wall time: packed and one job per cell."""
+    _one_selection(group, cron, preset)
+    if week and any(x is not None for x in (suite, group, cron, preset, mode)):
+        raise click.UsageError("--week takes no selection")
+
+    def work(c: Context) -> None:
+        data = plan(
+            c.catalog(), week=week, mode=mode, suite=suite, group=group, cron=cron, preset=preset
+        )
+        if as_json:
+            emit(data)
+        else:
+            click.echo(format_plan(data), nl=False)
 
     run(ctx, work)
 

@@ -25,17 +25,20 @@ from generator.model import (
     Catalog,
     Config,
     EnvVar,
+    Estimates,
     Evaluator,
     Flag,
     Model,
     Pair,
     PairExtras,
     Parallel,
+    PointModel,
     Preset,
     Runner,
     Sampling,
     Selector,
     ServerMode,
+    StartupRule,
     Suite,
 )
 from generator.rules.base import flag_map, int_flag
@@ -126,6 +129,7 @@ class _Builder:
                 path=path,
                 family=family,
                 precision=precision,
+                params_b=None,
                 startup_minutes=None,
                 loc=loc,
             )
@@ -344,5 +348,18 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
         allowed_env_differences=("AITER_QUICK_REDUCE_QUANTIZATION",),
         allowed_arg_differences=(),
         cases=cases,
+        # The JSON says nothing of job lengths: one bound, GitHub's default job timeout.
+        estimates=Estimates(
+            max_job_minutes=360,
+            job_timeout_minutes=360,
+            startup=(StartupRule(up_to_params_b=None, minutes=30),),
+            point=PointModel(
+                overhead_minutes=1,
+                prefill_tokens_per_gpu_second=5000,
+                decode_step_ms=20,
+                decode_step_ms_per_request=0.05,
+            ),
+            loc=top,
+        ),
         samplings=(STANDARD,),
     )

@@ -63,6 +63,7 @@ def load_catalog(root: Path) -> Catalog:
         allowed_env_differences=tuple(str(x) for x in allowed.get("env", [])),
         allowed_arg_differences=tuple(str(x) for x in allowed.get("args", [])),
         cases=cases,
+        estimates=bench.estimates,
         samplings=tuple(bench.samplings.values()),
         recipes=recipes,
     )

@@ -13,12 +13,13 @@ import yaml
 
 from generator import commands
 from generator.cron import describe
+from generator.expand import cells_of
 from generator.explain import render as explain_render
 from generator.model import Catalog
 from generator.output import case_entries, dumps, job_json
 from generator.pack import pack
 from generator.select import matches
-from generator.summary import cells_of, markdown, preset_label, summary
+from generator.summary import markdown, preset_label, summary
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MATRICES = ".github/matrices"
@@ -143,8 +144,8 @@ def recipes(catalog: Catalog) -> dict[str, str]:
     for title, selectors in catalog.recipes:
         entries = []
         configs = tuple(c for c in catalog.configs if matches(c, selectors))
-        for job in pack(cells_of(catalog, configs)):
-            data = job_json(job, catalog.default_image)
+        for job in pack(catalog, cells_of(catalog, configs)):
+            data = job_json(job, catalog.default_image, catalog.estimates.job_timeout_minutes)
             data["points"] = []
             entries.append(
                 {

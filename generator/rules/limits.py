@@ -7,15 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases
+from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases, selection_jobs
 from generator.cron import cron_problem
 from generator.errors import Loc, SglangCIError
 from generator.model import Catalog
 from generator.output import dumps, job_json
-from generator.pack import pack
 from generator.rules.base import Hit
 from generator.select import selection
-from generator.summary import cells_of
 
 # https://docs.github.com/en/actions: "workflow_dispatch ... maximum of 25 top-level
 # properties" for inputs; an expression may be at most 21,000 characters.
@@ -66,11 +64,12 @@ def matrices(catalog: Catalog) -> Iterator[tuple[str, Loc, str]]:
     for what, loc, selectors in targets:
         try:
             sel = selection(catalog, **selectors)
-            jobs = pack(cells_of(catalog, sel.configs, sel.mode))
+            jobs = selection_jobs(catalog, sel, sel.mode)
         except SglangCIError as e:
             yield "L706", loc, f"{what}: {e.message}"
             continue
-        yield from _matrix(what, loc, [job_json(j, catalog.default_image) for j in jobs])
+        timeout = catalog.estimates.job_timeout_minutes
+        yield from _matrix(what, loc, [job_json(j, catalog.default_image, timeout) for j in jobs])
     levels = dict.fromkeys(level for case in catalog.cases for level in case.levels)
     for level in levels:
         loc = next(c.loc for c in catalog.cases if level in c.levels)
