@@ -7,7 +7,9 @@ from pathlib import Path
 
 from generator.accuracy import AccuracyBuilder
 from generator.catalog import BenchmarkBuilder
+from generator.expand import cells_of
 from generator.model import Catalog
+from generator.pack import check_points_fit
 from generator.parts import Reader
 from generator.validate import validate
 from generator.yamlio import load_mapping
@@ -41,7 +43,7 @@ def load_catalog(root: Path) -> Catalog:
     cases = acc.cases()
     allowed = acc_r.doc.get("allowed_differences") or {}
     sched = acc_r.doc["schedule"]
-    return Catalog(
+    catalog = Catalog(
         benchmark_file=bench_r.shown,
         accuracy_file=acc_r.shown,
         runners=tuple(bench.runners.values()),
@@ -67,3 +69,5 @@ def load_catalog(root: Path) -> Catalog:
         samplings=tuple(bench.samplings.values()),
         recipes=recipes,
     )
+    check_points_fit(catalog, cells_of(catalog, catalog.configs))
+    return catalog

@@ -49,15 +49,8 @@ def pack(catalog: Catalog, cells: list[Cell], *, per_cell: bool = False) -> list
         config = group[0].config
         startup = startup_minutes(catalog.estimates, config)
         base = str(alone_id) or config.prefix + _pairs_suffix(config, group)
-        minutes = [c.minutes for c in group]
-        if startup + max(minutes) > bound + _SLACK:
-            worst = group[minutes.index(max(minutes))]
-            raise CatalogError(
-                f"point {worst.id} is estimated at {shown(worst.minutes)} min; with "
-                f"{startup:g} min of start-up it exceeds max_job_minutes {bound:g}",
-                config.loc,
-            )
-        sizes = split(minutes, bound - startup)
+        check_points_fit(catalog, group)
+        sizes = split([c.minutes for c in group], bound - startup)
         start = 0
         for number, size in enumerate(sizes, 1):
             part = f"-{number}of{len(sizes)}" if len(sizes) > 1 else ""
@@ -71,6 +64,25 @@ def pack(catalog: Catalog, cells: list[Cell], *, per_cell: bool = False) -> list
             )
             start += size
     return jobs
+
+
+def check_points_fit(catalog: Catalog, cells: list[Cell]) -> None:
+    """Refuse, at the config's line, a config whose longest point cannot fit the job
+    bound even alone."""
+    bound = catalog.estimates.max_job_minutes
+    longest: dict[str, Cell] = {}
+    for cell in cells:
+        known = longest.get(cell.config.prefix)
+        if known is None or cell.minutes > known.minutes:
+            longest[cell.config.prefix] = cell
+    for cell in longest.values():
+        startup = startup_minutes(catalog.estimates, cell.config)
+        if startup + cell.minutes > bound + _SLACK:
+            raise CatalogError(
+                f"point {cell.id} is estimated at {shown(cell.minutes)} min; with "
+                f"{startup:g} min of start-up it exceeds max_job_minutes {bound:g}",
+                cell.config.loc,
+            )
 
 
 def _pairs_suffix(config: Config, group: list[Cell]) -> str:

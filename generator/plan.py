@@ -141,6 +141,10 @@ def plan_week(catalog: Catalog) -> dict[str, Any]:
     }
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def hours_text(value: float) -> str:
     """GPU-hours as a label shows them: whole hours from 10 up, else one decimal."""
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
@@ -186,7 +190,7 @@ def format_text(data: dict[str, Any]) -> str:
     widths = [16, 8, 7, 7, 12]
     lines = [
         f"{KIND_NAMES[data['kind']]} {data['name']}: "
-        f"{data['configs']} configs, {data['cells']} cells",
+        f"{plural(data['configs'], 'config')}, {plural(data['cells'], 'cell')}",
         "",
         _row(["shape", "launches", "GPU-h", "wall h", "longest job"], widths),
         _row(

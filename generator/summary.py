@@ -9,7 +9,7 @@ from generator.cron import describe
 from generator.expand import case_server, cells_of
 from generator.model import Catalog, Config, Preset
 from generator.pack import pack
-from generator.plan import Shape, hours_text, plan_week, shapes
+from generator.plan import Shape, hours_text, plan_week, plural, shapes
 from generator.select import Selection, preset_configs, schedule_configs
 
 
@@ -23,10 +23,6 @@ class Count:
 def count(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> Count:
     cells = cells_of(catalog, configs, mode)
     return Count(configs=len(configs), cells=len(cells), jobs=len(pack(catalog, cells)))
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def preset_cost(catalog: Catalog, preset: Preset) -> tuple[int, int, Shape]:
