@@ -72,11 +72,16 @@ selectors = [
     click.option("--cron", help="Cron expression of a group, e.g. '0 14 * * 5'."),
     click.option("--preset", help="Manual preset name or alias."),
     click.option("--mode", help="Server mode (default: the suite's first)."),
-    click.option("--image", help="Image override."),
 ]
+image_option = click.option("--image", help="Image override.")
 
 
 def with_selectors(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The selection options and --image."""
+    return with_selection(image_option(f))
+
+
+def with_selection(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(selectors):
         f = option(f)
     return f
@@ -174,14 +179,21 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
 @main.command()
 @click.argument("entry_id")
 @click.option("--mode", help="Server mode for Mesh cells.")
-@click.option("--image", help="Image override.")
+@image_option
+@click.option(
+    "--kind",
+    type=click.Choice(["cell", "job", "case"]),
+    help="What the id names, when a cell and a job share it (a one-cell job).",
+)
 @click.pass_context
-def explain(ctx: click.Context, entry_id: str, mode: str | None, image: str | None) -> None:
+def explain(
+    ctx: click.Context, entry_id: str, mode: str | None, image: str | None, kind: str | None
+) -> None:
     """The exact env and commands of a cell, job or case."""
     run(
         ctx,
         lambda c: click.echo(
-            commands.explain(c.catalog(), entry_id, mode=mode, image=image), nl=False
+            commands.explain(c.catalog(), entry_id, mode=mode, image=image, kind=kind), nl=False
         ),
     )
 
@@ -203,11 +215,7 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 @main.command(name="plan")
-@click.option("--suite", help="Suite name or key.")
-@click.option("--group", help="Cron group name.")
-@click.option("--cron", help="Cron expression of a group.")
-@click.option("--preset", help="Manual preset name or alias.")
-@click.option("--mode", help="Server mode (default: the suite's first).")
+@with_selection
 @click.option("--week", is_flag=True, help="Every cron group over a week (the default).")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of a table.")
 @click.pass_context

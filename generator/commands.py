@@ -109,6 +109,6 @@ def explain(
         entries.setdefault(case["id"], []).append(("case", case))
     found = [e for e in find(entries, wanted) if kind is None or e[0] == kind]
     if len(found) != 1:
-        kinds = " and ".join(k for k, _ in find(entries, wanted))
+        kinds = " and a ".join(k for k, _ in find(entries, wanted))
         raise SelectionError(f"id '{wanted}' is a {kinds}; pass --kind to choose")
     return render(*found[0])

@@ -169,3 +169,24 @@ def test_coverage_and_labels_carry_the_plan(cli: Invoke) -> None:
     label = f"all-deepseek (10 configs, 100 cells, ~{preset['packed']['gpu_hours']:.0f} GPU-h)"
     workflow = (ROOT / ".github/workflows/benchmark.yml").read_text()
     assert f'          - "{label}"' in workflow.splitlines()
+
+
+def test_a_one_cell_job_shares_its_id_with_the_cell_and_kind_chooses(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    root = copy_repo(tmp_path)
+    edit(
+        root / "catalogs/benchmark.yaml",
+        "  - prefix: deepseek-r1-fp8-tp4\n",
+        "  - prefix: deepseek-r1-fp8-tp4\n    packing: per-cell\n",
+    )
+    cell = "deepseek-r1-fp8-tp4-1024-1024-4-0.8"
+    result = cli("explain", cell, root=root)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: id '{cell}' is a cell and a job; pass --kind to choose\n",
+    )
+    job = cli("explain", cell, "--kind", "job", root=root)
+    assert job.stdout.splitlines()[0] == f"# job {cell}: DeepSeek-R1-0528 FP8 TP4"
+    one = cli("explain", cell, "--kind", "cell", root=root)
+    assert one.stdout.splitlines()[0].startswith(f"# cell {cell}")
