@@ -18,8 +18,8 @@ from generator.lint import format_json, format_text, lint
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
-from generator.plan import format_text as format_plan
 from generator.plan import plan
+from generator.plan_text import format_text as format_plan
 from generator.render import render_all
 from generator.summary import markdown, summary
 from generator.write import write_all

@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.accuracy import AccuracyBuilder
 from generator.catalog import BenchmarkBuilder
 from generator.expand import cells_of
+from generator.groups import build_presets, build_schedules, known_values
 from generator.model import Catalog
 from generator.pack import check_points_fit
 from generator.parts import Reader
@@ -32,9 +33,9 @@ def load_catalog(root: Path) -> Catalog:
     acc_r = _read(root, ACCURACY, "accuracy")
     bench = BenchmarkBuilder(bench_r)
     configs = bench.configs()
-    schedules = bench.schedules(configs)
-    presets = bench.presets(configs)
-    known = bench.known_values(configs)
+    schedules = build_schedules(bench, configs)
+    presets = build_presets(bench, configs)
+    known = known_values(bench, configs)
     recipes = tuple(
         (str(title), bench_r.selectors(sel, ["recipes", title], known))
         for title, sel in (bench_r.doc.get("recipes") or {}).items()
