@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog import BenchmarkBuilder, build_models, build_parallel
+from generator.catalog import BenchmarkBuilder
 from generator.cron import cron_problem
 from generator.errors import did_you_mean
 from generator.flags import merge_env, merge_flags, override_env, override_flags
 from generator.model import AccuracySuite, Case, Config, Evaluator, Model
 from generator.parts import Reader
+from generator.sections import build_models, build_parallel
 
 
 def build_suites(r: Reader) -> dict[str, AccuracySuite]:

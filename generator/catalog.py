@@ -4,53 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.cron import cron_problem
 from generator.errors import CatalogError, did_you_mean
 from generator.flags import merge_env, merge_flags
 from generator.model import (
+    PER_SERVER,
     Config,
     EnvVar,
     Flag,
-    Model,
     Pair,
     PairExtras,
-    Parallel,
-    Preset,
     Runner,
     Sampling,
-    Schedule,
-    Selector,
     ServerMode,
     Suite,
     Variable,
 )
 from generator.parts import Reader
-from generator.select import matches
-
-SELECT_FIELDS = ("suite", "family", "precision", "spec", "model", "prefix")
-
-
-def parse_pair(text: str) -> Pair:
-    isl, osl = text.split("x")
-    return Pair(isl=int(isl), osl=int(osl))
-
-
-def build_models(r: Reader, raw: Any) -> dict[str, Model]:
-    return {
-        str(name): Model(
-            name=str(name),
-            path=str(m["path"]),
-            family=str(m["family"]),
-            precision=str(m["precision"]),
-            startup_minutes=m.get("startup_minutes"),
-            loc=r.loc(["models", name]),
-        )
-        for name, m in (raw or {}).items()
-    }
-
-
-def build_parallel(raw: Any) -> Parallel:
-    return Parallel(tp=int(raw["tp"]), dp=int(raw.get("dp", 1)), ep=int(raw.get("ep", 1)))
+from generator.sections import build_estimates, build_models, build_parallel, number, parse_pair
 
 
 class BenchmarkBuilder:
@@ -67,6 +37,7 @@ class BenchmarkBuilder:
             for k, v in d["runners"].items()
         }
         self.models = build_models(r, d["models"])
+        self.estimates = build_estimates(r, d["estimates"])
         self.arg_fragments = {str(k): r.flags(v, ["args", k]) for k, v in d["args"].items()}
         for name, flags in self.arg_fragments.items():
             merge_flags(flags)
@@ -192,6 +163,8 @@ class BenchmarkBuilder:
             per_pair=tuple(per_pair),
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
+            startup_minutes=number(raw.get("startup_minutes")),
+            packing=str(raw.get("packing", PER_SERVER)),
             loc=r.loc(path),
         )
 
@@ -234,116 +207,3 @@ class BenchmarkBuilder:
             seen[config.prefix] = config.loc.line
             out.append(config)
         return tuple(out)
-
-    def known_values(self, configs: tuple[Config, ...]) -> dict[str, set[str]]:
-        return {
-            "suite": set(self.suites),
-            "family": {c.model.family for c in configs},
-            "precision": {c.model.precision for c in configs},
-            "spec": {c.spec for c in configs},
-            "model": {c.model.name for c in configs},
-            "prefix": {c.prefix for c in configs},
-        }
-
-    def schedules(self, configs: tuple[Config, ...]) -> tuple[Schedule, ...]:
-        known = self.known_values(configs)
-        out: list[Schedule] = []
-        for i, raw in enumerate(self.r.doc["schedules"]):
-            path: list[str | int] = ["schedules", i]
-            cron = str(raw["cron"])
-            problem = cron_problem(cron)
-            if problem:
-                raise self.r.fail(problem, [*path, "cron"])
-            for other in out:
-                if other.cron == cron or other.name == raw["name"]:
-                    what = "cron" if other.cron == cron else "name"
-                    raise self.r.fail(
-                        f"schedule {what} repeats the one at line {other.loc.line}", [*path, what]
-                    )
-            mode = raw.get("server_mode")
-            if mode is not None:
-                self._check(str(mode), self.modes, "server mode", [*path, "server_mode"])
-            select = self.r.selectors(raw["select"], [*path, "select"], known)
-            if not select_configs_of(configs, select):
-                raise self.r.fail(
-                    f"cron group '{raw['name']}' selects no config", [*path, "select"]
-                )
-            out.append(
-                Schedule(
-                    name=str(raw["name"]),
-                    title=str(raw["title"]),
-                    cron=cron,
-                    server_mode=mode,
-                    select=select,
-                    loc=self.r.loc(path),
-                )
-            )
-        return tuple(out)
-
-    def presets(self, configs: tuple[Config, ...]) -> tuple[Preset, ...]:
-        """One preset per config (every suite), then the declared group presets."""
-        known = self.known_values(configs)
-        out: list[Preset] = []
-        names: dict[str, dict[str, int]] = {name: {} for name in self.suites}
-        for i, c in enumerate(configs):
-            used = names[c.suite]
-            if c.preset in used:
-                msg = f"preset name '{c.preset}' is already used at line {used[c.preset]}"
-                raise self.r.fail(msg, ["configs", i])
-            used[c.preset] = c.loc.line
-            own: tuple[Selector, ...] = (Selector(fields=(("prefix", (c.prefix,)),)),)
-            out.append(
-                Preset(
-                    suite=c.suite,
-                    name=c.preset,
-                    aliases=(),
-                    per_config=True,
-                    select=own,
-                    loc=c.loc,
-                )
-            )
-        for suite_name, entries in self.r.doc["presets"].items():
-            spath: list[str | int] = ["presets", suite_name]
-            self._check(str(suite_name), self.suites, "suite", spath)
-            used = names[str(suite_name)]
-            mine = tuple(c for c in configs if c.suite == suite_name)
-            for i, raw in enumerate(entries):
-                path: list[str | int] = [*spath, i]
-                aliases = tuple(str(a) for a in raw.get("aliases", []))
-                for name in (str(raw["name"]), *aliases):
-                    if name in used:
-                        msg = f"preset name '{name}' is already used at line {used[name]}"
-                        raise self.r.fail(msg, [*path, "name"])
-                    used[name] = self.r.loc(path).line
-                select = self.r.selectors(raw["select"], [*path, "select"], known)
-                if not select_configs_of(mine, select):
-                    msg = f"preset '{raw['name']}' selects no config"
-                    raise self.r.fail(msg, [*path, "select"])
-                out.append(
-                    Preset(
-                        suite=str(suite_name),
-                        name=str(raw["name"]),
-                        aliases=aliases,
-                        per_config=False,
-                        select=select,
-                        loc=self.r.loc(path),
-                    )
-                )
-        return tuple(out)
-
-
-def select_configs_of(
-    configs: tuple[Config, ...], select: tuple[Selector, ...]
-) -> tuple[Config, ...]:
-    return tuple(c for c in configs if matches(c, select))
-
-
-def check_no_duplicate_paths(models: dict[str, Model]) -> None:
-    seen: dict[str, Model] = {}
-    for model in models.values():
-        if model.path in seen:
-            raise CatalogError(
-                f"model path '{model.path}' is declared twice (also as '{seen[model.path].name}')",
-                model.loc,
-            )
-        seen[model.path] = model

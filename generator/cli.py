@@ -18,6 +18,8 @@ from generator.lint import format_json, format_text, lint
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
+from generator.plan import plan
+from generator.plan_text import format_text as format_plan
 from generator.render import render_all
 from generator.summary import markdown, summary
 from generator.write import write_all
@@ -39,6 +41,10 @@ def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
     obj: Context = ctx.obj
     try:
         code = work(obj) or 0
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say, as other tools do.
+        sys.stderr.close()
+        code = 0
     except SglangCIError as e:
         if obj.debug:
             traceback.print_exc()
@@ -66,11 +72,16 @@ selectors = [
     click.option("--cron", help="Cron expression of a group, e.g. '0 14 * * 5'."),
     click.option("--preset", help="Manual preset name or alias."),
     click.option("--mode", help="Server mode (default: the suite's first)."),
-    click.option("--image", help="Image override."),
 ]
+image_option = click.option("--image", help="Image override.")
 
 
 def with_selectors(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The selection options and --image."""
+    return with_selection(image_option(f))
+
+
+def with_selection(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(selectors):
         f = option(f)
     return f
@@ -168,14 +179,21 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
 @main.command()
 @click.argument("entry_id")
 @click.option("--mode", help="Server mode for Mesh cells.")
-@click.option("--image", help="Image override.")
+@image_option
+@click.option(
+    "--kind",
+    type=click.Choice(["cell", "job", "case"]),
+    help="What the id names, when a cell and a job share it (a one-cell job).",
+)
 @click.pass_context
-def explain(ctx: click.Context, entry_id: str, mode: str | None, image: str | None) -> None:
+def explain(
+    ctx: click.Context, entry_id: str, mode: str | None, image: str | None, kind: str | None
+) -> None:
     """The exact env and commands of a cell, job or case."""
     run(
         ctx,
         lambda c: click.echo(
-            commands.explain(c.catalog(), entry_id, mode=mode, image=image), nl=False
+            commands.explain(c.catalog(), entry_id, mode=mode, image=image, kind=kind), nl=False
         ),
     )
 
@@ -192,6 +210,38 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
             emit(data)
         else:
             click.echo(markdown(data), nl=False)
+
+    run(ctx, work)
+
+
+@main.command(name="plan")
+@with_selection
+@click.option("--week", is_flag=True, help="Every cron group over a week (the default).")
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of a table.")
+@click.pass_context
+def plan_cmd(
+    ctx: click.Context,
+    suite: str | None,
+    group: str | None,
+    cron: str | None,
+    preset: str | None,
+    mode: str | None,
+    week: bool,
+    as_json: bool,
+) -> None:
+    """Jobs, server launches, cells, GPU-hours and wall time: packed and one job per cell."""
+    _one_selection(group, cron, preset)
+    if week and any(x is not None for x in (suite, group, cron, preset, mode)):
+        raise click.UsageError("--week takes no selection")
+
+    def work(c: Context) -> None:
+        data = plan(
+            c.catalog(), week=week, mode=mode, suite=suite, group=group, cron=cron, preset=preset
+        )
+        if as_json:
+            emit(data)
+        else:
+            click.echo(format_plan(data), nl=False)
 
     run(ctx, work)
 

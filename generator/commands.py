@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from generator.errors import LimitError, SelectionError
-from generator.expand import check_mode, image_for
+from generator.expand import cells_of, check_mode, image_for
 from generator.explain import find, render
 from generator.jobset import jobs_of
-from generator.model import Catalog
+from generator.model import PER_CELL, Catalog
 from generator.output import case_entries, cell_json, compact_size, job_json
+from generator.pack import Job
 from generator.select import Selection, selection
-from generator.summary import cells_of
 
 MAX_MATRIX_JOBS = 256
 MAX_OUTPUT_BYTES = 1024 * 1024
@@ -36,12 +36,18 @@ def cells(
     return [cell_json(c, shown) for c in cells_of(catalog, sel.configs, chosen)]
 
 
+def selection_jobs(catalog: Catalog, sel: Selection, mode: str | None) -> list[Job]:
+    """The selection's cells packed into jobs, with the selection's packing."""
+    return jobs_of(catalog, sel.configs, mode, per_cell=sel.packing == PER_CELL)
+
+
 def jobs(
     catalog: Catalog, *, mode: str | None = None, image: str | None = None, **selectors: str | None
 ) -> dict[str, Any]:
     sel = selection(catalog, **selectors)
     chosen, shown = _mode_and_image(catalog, sel, mode, image)
-    include = [job_json(j, shown) for j in jobs_of(catalog, sel.configs, chosen)]
+    timeout = catalog.estimates.job_timeout_minutes
+    include = [job_json(j, shown, timeout) for j in selection_jobs(catalog, sel, chosen)]
     seen: dict[str, str] = {}
     for job in include:
         if job["id"] in seen:
@@ -102,6 +108,6 @@ def explain(
         entries.setdefault(case["id"], []).append(("case", case))
     found = [e for e in find(entries, wanted) if kind is None or e[0] == kind]
     if len(found) != 1:
-        kinds = " and ".join(k for k, _ in find(entries, wanted))
+        kinds = " and a ".join(k for k, _ in find(entries, wanted))
         raise SelectionError(f"id '{wanted}' is a {kinds}; pass --kind to choose")
     return render(*found[0])

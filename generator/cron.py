@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from datetime import date, datetime, timedelta
 
 _FIELDS = (
     ("minute", 0, 59),
@@ -44,3 +46,62 @@ def describe(expr: str) -> str:
     from cron_descriptor import get_description  # only the commands that describe need it
 
     return f"{get_description(expr)} (UTC)"
+
+
+# 2001-01-01 was a Monday; 28 Gregorian years from it are exactly 1461 weeks.
+_EPOCH = date(2001, 1, 1)
+_WEEKS = 1461
+
+
+def _values(text: str, low: int, high: int) -> set[int]:
+    out: set[int] = set()
+    for part in text.split(","):
+        base, _, step = part.partition("/")
+        if base == "*":
+            start, end = low, high
+        elif "-" in base:
+            start, end = (int(n) for n in base.split("-"))
+        else:
+            start = int(base)
+            end = high if step else start
+        out.update(range(start, end + 1, int(step or 1)))
+    return out
+
+
+class _Fields:
+    """A valid cron's fields as sets of the values they match."""
+
+    def __init__(self, expr: str) -> None:
+        minute, hour, day, month, weekday = expr.split()
+        self.minutes = sorted(_values(minute, 0, 59))
+        self.hours = sorted(_values(hour, 0, 23))
+        self.days, self.months = _values(day, 1, 31), _values(month, 1, 12)
+        self.weekdays = _values(weekday, 0, 6)
+        # As in cron: when both day fields are restricted, a day matching either one runs.
+        self.either = not day.startswith("*") and not weekday.startswith("*")
+
+    def runs_on(self, d: date) -> bool:
+        in_day, in_week = d.day in self.days, (d.weekday() + 1) % 7 in self.weekdays
+        matched = (in_day or in_week) if self.either else (in_day and in_week)
+        return d.month in self.months and matched
+
+
+@functools.cache
+def runs_per_week(expr: str) -> float:
+    """How often a (valid) cron fires in an average week."""
+    fields = _Fields(expr)
+    days = sum(fields.runs_on(_EPOCH + timedelta(days=n)) for n in range(_WEEKS * 7))
+    return days * len(fields.minutes) * len(fields.hours) / _WEEKS
+
+
+def fire_times(expr: str, days: int) -> list[datetime]:
+    """When a (valid) cron fires in the `days` days from Monday 2001-01-01 00:00."""
+    fields = _Fields(expr)
+    out = []
+    for n in range(days):
+        d = _EPOCH + timedelta(days=n)
+        if fields.runs_on(d):
+            out += [
+                datetime(d.year, d.month, d.day, h, m) for h in fields.hours for m in fields.minutes
+            ]
+    return out

@@ -6,6 +6,7 @@ import fnmatch
 from dataclasses import dataclass
 
 from generator.errors import CatalogError, SelectionError
+from generator.estimate import point_minutes
 from generator.flags import argv, canonical, env_dict, merge_env, override_env, override_flags
 from generator.memo import once_for
 from generator.model import (
@@ -45,6 +46,7 @@ class Cell:
     num_prompts: int
     num_warmups: int
     server: Server
+    minutes: float
 
 
 def ratio_text(ratio: float) -> str:
@@ -165,6 +167,8 @@ def _config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> S
 
 
 def config_cells(catalog: Catalog, config: Config, mode: str | None = None) -> list[Cell]:
+    """The config's cells in sweep order: its pairs in suite order, each from low to high
+    concurrency."""
     chosen = mode or catalog.suite(config.suite).server_modes[0]
     cells = once_for(
         catalog, config, ("cells", chosen), lambda: tuple(_config_cells(catalog, config, chosen))
@@ -174,11 +178,22 @@ def config_cells(catalog: Catalog, config: Config, mode: str | None = None) -> l
 
 def _config_cells(catalog: Catalog, config: Config, chosen: str) -> list[Cell]:
     suite = catalog.suite(config.suite)
+    sampling = config.sampling
     out = []
     for pair, concurrencies in config.grid:
         server = config_server(catalog, config, pair, chosen)
-        for conc in concurrencies:
+        for conc in sorted(concurrencies):
             ratio = suite.random_range_ratio
+            prompts = conc * sampling.prompts_per_concurrency
+            warmups = conc * sampling.warmups_per_concurrency
+            minutes = point_minutes(
+                catalog.estimates.point,
+                isl=pair.isl,
+                osl=pair.osl,
+                concurrency=conc,
+                requests=prompts + warmups,
+                gpus=config.parallel.gpus,
+            )
             out.append(
                 Cell(
                     id=f"{config.prefix}-{pair.isl}-{pair.osl}-{conc}-{ratio_text(ratio)}",
@@ -186,9 +201,10 @@ def _config_cells(catalog: Catalog, config: Config, chosen: str) -> list[Cell]:
                     pair=pair,
                     concurrency=conc,
                     random_range_ratio=ratio,
-                    num_prompts=conc * config.sampling.prompts_per_concurrency,
-                    num_warmups=conc * config.sampling.warmups_per_concurrency,
+                    num_prompts=prompts,
+                    num_warmups=warmups,
                     server=server,
+                    minutes=minutes,
                 )
             )
     return out
@@ -209,3 +225,7 @@ def _case_server(catalog: Catalog, case: Case) -> Server:
         runner=case.runner,
         mode_name=catalog.server_modes[0].name,
     )
+
+
+def cells_of(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> list[Cell]:
+    return [cell for c in configs for cell in config_cells(catalog, c, mode)]

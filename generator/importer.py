@@ -12,44 +12,44 @@ benchmark config with the same model path, layout and spec, as SPEC.md says they
 from __future__ import annotations
 
 import json
-import re
-import shlex
 from pathlib import Path
 from typing import Any
 
 from generator.errors import Loc
 from generator.flags import canonical, override_env, override_flags
 from generator.model import (
-    AccuracySuite,
     Case,
     Catalog,
     Config,
     EnvVar,
-    Evaluator,
     Flag,
     Model,
-    Pair,
     PairExtras,
     Parallel,
     Preset,
     Runner,
-    Sampling,
     Selector,
     ServerMode,
-    Suite,
+)
+from generator.reference import (
+    ATOM_SUITE,
+    ESTIMATES,
+    MESH_PAIRS,
+    MODE,
+    OOB_CONCURRENCY,
+    OOB_PAIRS,
+    STANDARD,
+    items,
+    model_fields,
+    pair_of,
+    parse_args,
+    parse_env,
+    reference_suite,
+    runner_gpus,
+    slug,
+    spec_of,
 )
 from generator.rules.base import flag_map, int_flag
-
-STANDARD = Sampling(name="standard", prompts_per_concurrency=10, warmups_per_concurrency=2)
-MODE = "reference"
-OOB_PAIRS = (Pair(isl=1024, osl=1024), Pair(isl=8192, osl=1024))
-MESH_PAIRS = (Pair(isl=8192, osl=1), Pair(isl=1, osl=1024))
-OOB_CONCURRENCY = (4, 8, 16, 32, 64)
-ATOM_SUITE = AccuracySuite(
-    name="atom",
-    timeout_minutes=120,
-    evaluator=Evaluator(kind="lm-eval", settings=(("task", "gsm8k"), ("num_fewshot", 3))),
-)
 
 
 class _Source:
@@ -67,42 +67,6 @@ class _Source:
             if all(q in text for q in quoted):
                 return Loc(self.shown, n)
         return Loc(self.shown, 1)
-
-
-def parse_args(text: str, loc: Loc) -> list[Flag]:
-    out: list[Flag] = []
-    for token in shlex.split(text):
-        if token.startswith("--"):
-            out.append(Flag(name=token, values=(), loc=loc))
-        elif out:
-            last = out[-1]
-            out[-1] = Flag(name=last.name, values=(*last.values, token), loc=loc)
-    return out
-
-
-def parse_env(text: str, loc: Loc) -> list[EnvVar]:
-    out = []
-    for line in text.split("\n"):
-        if line.strip():
-            name, _, value = line.partition("=")
-            out.append(EnvVar(name=name, value=value, loc=loc))
-    return out
-
-
-def _items(raw: Any) -> list[str]:
-    return [raw] if isinstance(raw, str) else [str(x) for x in raw or []]
-
-
-def runner_gpus(label: str) -> int:
-    found = re.search(r"(\d+)gpu", label) or re.search(r"-(\d+)$", label)
-    return int(found[1]) if found else 8
-
-
-def model_fields(path: str) -> tuple[str, str]:
-    low = path.lower()
-    family = next((f for f in ("deepseek", "qwen", "glm", "kimi", "minimax") if f in low), "other")
-    precision = "fp4" if "fp4" in low else "fp8" if "fp8" in low else "bf16"
-    return family, precision
 
 
 class _Builder:
@@ -126,6 +90,7 @@ class _Builder:
                 path=path,
                 family=family,
                 precision=precision,
+                params_b=None,
                 startup_minutes=None,
                 loc=loc,
             )
@@ -133,7 +98,7 @@ class _Builder:
 
     def args(self, raw: Any, loc: Loc, used: list[str]) -> tuple[Flag, ...]:
         flags: tuple[Flag, ...] = ()
-        for item in _items(raw):
+        for item in items(raw):
             if item in self.arg_templates:
                 used.append(item)
             more = self.arg_templates.get(item) or parse_args(item, loc)
@@ -142,7 +107,7 @@ class _Builder:
 
     def env(self, raw: Any, loc: Loc, used: list[str]) -> tuple[EnvVar, ...]:
         variables: tuple[EnvVar, ...] = ()
-        for item in _items(raw):
+        for item in items(raw):
             if item in self.env_templates:
                 used.append(item)
             more = self.env_templates.get(item) or parse_env(item, loc)
@@ -162,14 +127,14 @@ class _Builder:
         mesh = raw.get("workload_label") == "SGLang-Mesh"
         by_pair = raw.get("supported_concurrency_values_by_pair")
         if by_pair:
-            grid = tuple((_pair(p), tuple(int(c) for c in cs)) for p, cs in by_pair.items())
+            grid = tuple((pair_of(p), tuple(int(c) for c in cs)) for p, cs in by_pair.items())
         else:
             grid = tuple((p, OOB_CONCURRENCY) for p in (MESH_PAIRS if mesh else OOB_PAIRS))
         extra_args = raw.get("case_extra_args_by_pair") or {}
         extra_env = raw.get("case_env_vars_by_pair") or {}
         per_pair = tuple(
             (
-                _pair(p),
+                pair_of(p),
                 PairExtras(
                     args=self.args(extra_args.get(p), loc, used),
                     env=self.env(extra_env.get(p), loc, used),
@@ -185,7 +150,7 @@ class _Builder:
             suite=raw.get("workload_label", "SGLang-OOB"),
             model=self.model(raw["path"], loc),
             parallel=parallel,
-            spec=_spec(flags),
+            spec=spec_of(flags),
             runner=raw["runner"],
             sampling=STANDARD,
             args=args,
@@ -206,7 +171,7 @@ class _Builder:
             dp=int_flag(flags, "--data-parallel-size"),
             ep=int_flag(flags, "--expert-parallel-size"),
         )
-        spec = _spec(flags)
+        spec = spec_of(flags)
         twin = next(
             (
                 c
@@ -219,7 +184,7 @@ class _Builder:
             None,
         )
         return Case(
-            id=_slug(raw["model_name"]),
+            id=slug(raw["model_name"]),
             name=raw["model_name"],
             suite="atom",
             benchmark=twin.prefix if twin else None,
@@ -239,38 +204,6 @@ class _Builder:
         )
 
 
-def _pair(text: str) -> Pair:
-    isl, osl = text.split("x")
-    return Pair(isl=int(isl), osl=int(osl))
-
-
-def _spec(flags: dict[str, tuple[str, ...]]) -> str:
-    if "--speculative-algorithm" not in flags:
-        return "none"
-    steps = flags.get("--speculative-num-steps")
-    return f"mtp{steps[0]}" if steps else "mtp"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def _suite(name: str, key: str, configs: tuple[Config, ...], loc: Loc) -> Suite:
-    base = MESH_PAIRS if key == "mesh" else OOB_PAIRS
-    pairs = tuple(dict.fromkeys([*base, *(p for c in configs for p, _ in c.grid)]))
-    return Suite(
-        name=name,
-        key=key,
-        runner="atom-mi355-8gpu-aac-runner",
-        random_range_ratio=1.0 if key == "mesh" else 0.8,
-        sampling="standard",
-        pairs=pairs,
-        concurrency=None if key == "mesh" else OOB_CONCURRENCY,
-        server_modes=(MODE,),
-        loc=loc,
-    )
-
-
 def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
     """Both reference JSON files as one Catalog (not validated: `lint` judges it)."""
     bench, acc = _Source(bench_path), _Source(acc_path)
@@ -279,7 +212,7 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
     cases = tuple(b.case(raw, configs) for raw in acc.data)
     top = Loc(bench.shown, 1)
     suites = tuple(
-        _suite(name, key, tuple(c for c in configs if c.suite == name), top)
+        reference_suite(name, key, tuple(c for c in configs if c.suite == name), top)
         for name, key in (("SGLang-OOB", "oob"), ("SGLang-Mesh", "mesh"))
     )
     labels = dict.fromkeys(
@@ -344,5 +277,6 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
         allowed_env_differences=("AITER_QUICK_REDUCE_QUANTIZATION",),
         allowed_arg_differences=(),
         cases=cases,
+        estimates=ESTIMATES,
         samplings=(STANDARD,),
     )

@@ -7,8 +7,11 @@ from pathlib import Path
 
 from generator.accuracy import AccuracyBuilder
 from generator.catalog import BenchmarkBuilder
+from generator.expand import cells_of
 from generator.gcpause import without_cycle_collector
+from generator.groups import build_presets, build_schedules, known_values
 from generator.model import Catalog
+from generator.pack import check_points_fit
 from generator.parts import Reader
 from generator.validate import validate
 from generator.yamlio import load_mapping
@@ -32,9 +35,9 @@ def load_catalog(root: Path) -> Catalog:
     acc_r = _read(root, ACCURACY, "accuracy")
     bench = BenchmarkBuilder(bench_r)
     configs = bench.configs()
-    schedules = bench.schedules(configs)
-    presets = bench.presets(configs)
-    known = bench.known_values(configs)
+    schedules = build_schedules(bench, configs)
+    presets = build_presets(bench, configs)
+    known = known_values(bench, configs)
     recipes = tuple(
         (str(title), bench_r.selectors(sel, ["recipes", title], known))
         for title, sel in (bench_r.doc.get("recipes") or {}).items()
@@ -43,7 +46,7 @@ def load_catalog(root: Path) -> Catalog:
     cases = acc.cases()
     allowed = acc_r.doc.get("allowed_differences") or {}
     sched = acc_r.doc["schedule"]
-    return Catalog(
+    catalog = Catalog(
         benchmark_file=bench_r.shown,
         accuracy_file=acc_r.shown,
         runners=tuple(bench.runners.values()),
@@ -65,6 +68,9 @@ def load_catalog(root: Path) -> Catalog:
         allowed_env_differences=tuple(str(x) for x in allowed.get("env", [])),
         allowed_arg_differences=tuple(str(x) for x in allowed.get("args", [])),
         cases=cases,
+        estimates=bench.estimates,
         samplings=tuple(bench.samplings.values()),
         recipes=recipes,
     )
+    check_points_fit(catalog, cells_of(catalog, catalog.configs))
+    return catalog

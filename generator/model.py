@@ -42,8 +42,41 @@ class Model:
     path: str
     family: str
     precision: str
+    params_b: float | None
     startup_minutes: float | None
     loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartupRule:
+    """Server start-up minutes for models of up to `up_to_params_b` billion parameters
+    (None: any size, and models whose size is not declared)."""
+
+    up_to_params_b: float | None
+    minutes: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointModel:
+    """Coefficients of the per-point estimate (docs/planning.md)."""
+
+    overhead_minutes: float
+    prefill_tokens_per_gpu_second: float
+    decode_step_ms: float
+    decode_step_ms_per_request: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Estimates:
+    max_job_minutes: float
+    job_timeout_minutes: int
+    startup: tuple[StartupRule, ...]
+    point: PointModel
+    loc: Loc
+
+
+PER_SERVER = "per-server"
+PER_CELL = "per-cell"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,6 +166,8 @@ class Config:
     per_pair: tuple[tuple[Pair, PairExtras], ...]
     fragments: tuple[str, ...]
     waivers: tuple[tuple[str, str], ...]
+    startup_minutes: float | None = None
+    packing: str = PER_SERVER
     loc: Loc
 
     def extras_for(self, pair: Pair) -> PairExtras | None:
@@ -156,6 +191,7 @@ class Schedule:
     cron: str
     server_mode: str | None
     select: tuple[Selector, ...]
+    packing: str = PER_SERVER
     loc: Loc
 
 
@@ -166,6 +202,7 @@ class Preset:
     aliases: tuple[str, ...]
     select: tuple[Selector, ...]
     per_config: bool
+    packing: str = PER_SERVER
     loc: Loc
 
 
@@ -225,6 +262,7 @@ class Catalog:
     allowed_env_differences: tuple[str, ...]
     allowed_arg_differences: tuple[str, ...]
     cases: tuple[Case, ...]
+    estimates: Estimates
     samplings: tuple[Sampling, ...] = field(default=())
     recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
 
@@ -236,6 +274,9 @@ class Catalog:
 
     def config(self, prefix: str) -> Config:
         return next(c for c in self.configs if c.prefix == prefix)
+
+    def runner(self, label: str) -> Runner:
+        return next(r for r in self.runners if r.label == label)
 
     def accuracy_suite(self, name: str) -> AccuracySuite:
         return next(s for s in self.accuracy_suites if s.name == name)

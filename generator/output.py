@@ -8,11 +8,10 @@ from typing import Any
 
 import orjson
 
+from generator.estimate import shown as minutes
 from generator.expand import Cell, Server, case_server, ratio_text
 from generator.model import Case, Catalog
 from generator.pack import Job
-
-JOB_TIMEOUT_MINUTES = 360
 
 
 # orjson writes what the json module writes, except NaN and the infinities (null) and floats
@@ -68,6 +67,7 @@ def point_json(cell: Cell) -> dict[str, Any]:
         "random_range_ratio": cell.random_range_ratio,
         "num_prompts": cell.num_prompts,
         "num_warmups": cell.num_warmups,
+        "estimate_minutes": minutes(cell.minutes),
     }
 
 
@@ -104,12 +104,14 @@ def cell_json(cell: Cell, image: str) -> dict[str, Any]:
     }
 
 
-def job_json(job: Job, image: str) -> dict[str, Any]:
+def job_json(job: Job, image: str, timeout_minutes: int) -> dict[str, Any]:
     return {
         "id": job.id,
         **_identity(job.cells[0]),
         **_server(job.server, image),
-        "timeout_minutes": JOB_TIMEOUT_MINUTES,
+        "timeout_minutes": timeout_minutes,
+        "startup_minutes": minutes(job.startup_minutes),
+        "estimate_minutes": minutes(job.minutes),
         "points": [point_json(c) for c in job.cells],
     }
 

@@ -12,6 +12,7 @@ import yaml
 
 from generator import commands
 from generator.cron import describe
+from generator.expand import cells_of
 from generator.explain import render as explain_render
 from generator.gcpause import without_cycle_collector
 from generator.jobset import jobs_of
@@ -152,7 +153,7 @@ def recipes(catalog: Catalog) -> dict[str, str]:
         entries = []
         configs = tuple(c for c in catalog.configs if matches(c, selectors))
         for job in jobs_of(catalog, configs):
-            data = job_json(job, catalog.default_image)
+            data = job_json(job, catalog.default_image, catalog.estimates.job_timeout_minutes)
             data["points"] = []
             entries.append(
                 {

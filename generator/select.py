@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from generator.errors import SelectionError, did_you_mean
 from generator.memo import once
-from generator.model import Catalog, Config, Preset, Schedule, Selector
+from generator.model import PER_SERVER, Catalog, Config, Preset, Schedule, Selector
 
 
 def field_value(config: Config, field: str) -> str:
@@ -29,12 +29,13 @@ def matches(config: Config, selectors: tuple[Selector, ...]) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Selection:
-    """A named set of configs and the server mode they run in."""
+    """A named set of configs, the server mode they run in and how cells become jobs."""
 
     kind: str  # "all", "suite", "schedule", "preset"
     name: str
     configs: tuple[Config, ...]
     mode: str | None = None
+    packing: str = PER_SERVER
 
 
 @dataclass(frozen=True)
@@ -143,16 +144,17 @@ def selection(
     if group is not None or cron is not None:
         sched = find_schedule(catalog, name=group, cron=cron)
         configs = schedule_configs(catalog, sched)
-        kind, name, mode = "schedule", sched.name, sched.server_mode
+        kind, name, mode, packing = "schedule", sched.name, sched.server_mode, sched.packing
     elif preset is not None:
         p = find_preset(catalog, preset, suite_name)
         configs, kind, name, mode = preset_configs(catalog, p), "preset", p.name, None
+        packing = p.packing
     else:
-        configs, kind, name, mode = catalog.configs, "all", "all", None
+        configs, kind, name, mode, packing = catalog.configs, "all", "all", None, PER_SERVER
     if suite_name is not None:
         configs = tuple(c for c in configs if c.suite == suite_name)
         if kind == "all":
             kind, name = "suite", suite_name
     if not configs:
         raise SelectionError(f"the selection {kind} '{name}' has no config")
-    return Selection(kind=kind, name=name, configs=configs, mode=mode)
+    return Selection(kind=kind, name=name, configs=configs, mode=mode, packing=packing)

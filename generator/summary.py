@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.cron import describe
-from generator.expand import Cell, case_server, config_cells
+from generator.expand import case_server, cells_of
 from generator.model import Catalog, Config, Preset
 from generator.pack import pack
-from generator.select import preset_configs, schedule_configs
+from generator.plan import Shape, hours_text, plan_week, plural, shapes
+from generator.select import Selection, preset_configs, schedule_configs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,20 +20,27 @@ class Count:
     jobs: int
 
 
-def cells_of(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> list[Cell]:
-    return [cell for c in configs for cell in config_cells(catalog, c, mode)]
-
-
 def count(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> Count:
     cells = cells_of(catalog, configs, mode)
-    return Count(configs=len(configs), cells=len(cells), jobs=len(pack(cells)))
+    return Count(configs=len(configs), cells=len(cells), jobs=len(pack(catalog, cells)))
+
+
+def preset_cost(catalog: Catalog, preset: Preset) -> tuple[int, int, Shape]:
+    """Configs, cells and the packed shape of a preset (in its suite's first mode)."""
+    configs = preset_configs(catalog, preset)
+    sel = Selection(kind="preset", name=preset.name, configs=configs, packing=preset.packing)
+    cells, packed, _ = shapes(catalog, sel, None)
+    return len(configs), cells, packed
 
 
 def preset_label(catalog: Catalog, preset: Preset) -> str:
-    """The dropdown label: name and computed counts."""
-    n = count(catalog, preset_configs(catalog, preset))
+    """The dropdown label: name, computed counts and the estimated cost."""
+    configs, cells, packed = preset_cost(catalog, preset)
     alias = f" / {', '.join(preset.aliases)}" if preset.aliases else ""
-    return f"{preset.name}{alias} ({n.configs} configs, {n.cells} cells)"
+    return (
+        f"{preset.name}{alias} ({plural(configs, 'config')}, {plural(cells, 'cell')}, "
+        f"~{hours_text(packed.gpu_hours)} GPU-h)"
+    )
 
 
 def summary(catalog: Catalog) -> dict[str, Any]:
@@ -57,16 +65,17 @@ def summary(catalog: Catalog) -> dict[str, Any]:
         )
     presets = []
     for p in catalog.presets:
-        n = count(catalog, preset_configs(catalog, p))
+        configs, cells, packed = preset_cost(catalog, p)
         presets.append(
             {
                 "suite": p.suite,
                 "name": p.name,
                 "aliases": list(p.aliases),
                 "per_config": p.per_config,
-                "configs": n.configs,
-                "cells": n.cells,
-                "jobs": n.jobs,
+                "configs": configs,
+                "cells": cells,
+                "jobs": packed.jobs,
+                "gpu_hours": round(packed.gpu_hours, 1),
             }
         )
     levels = []
@@ -93,6 +102,7 @@ def summary(catalog: Catalog) -> dict[str, Any]:
         "schedules": schedules,
         "presets": presets,
         "accuracy": levels,
+        "plan": plan_week(catalog),
     }
 
 
@@ -120,17 +130,18 @@ def markdown(data: dict[str, Any]) -> str:
             f"| `{s['cron']}` | {s['when']} | {s['title']} | {s['configs']} | "
             f"{s['cells']} | {s['jobs']} |"
         )
+    lines += _week_table(data["plan"])
     lines += [
         "",
         "## Manual presets",
         "",
-        "| suite | preset | aliases | configs | cells |",
-        "|---|---|---|---:|---:|",
+        "| suite | preset | aliases | configs | cells | launches | GPU-h |",
+        "|---|---|---|---:|---:|---:|---:|",
     ]
     for p in data["presets"]:
         lines.append(
             f"| {p['suite']} | `{p['name']}` | {', '.join(p['aliases'])} | "
-            f"{p['configs']} | {p['cells']} |"
+            f"{p['configs']} | {p['cells']} | {p['jobs']} | {p['gpu_hours']} |"
         )
     lines += [
         "",
@@ -144,3 +155,36 @@ def markdown(data: dict[str, Any]) -> str:
             f"| {a['level']} | {a['suite']} | {a['cases']} | {a['runs']} | {', '.join(a['ids'])} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _week_table(plan: dict[str, Any]) -> list[str]:
+    """The weekly plan: the cron groups packed, and as one job per cell."""
+    runners = ", ".join(
+        f"{label} ({r['count']} x {r['gpus']} GPUs)" for label, r in plan["runners"].items()
+    )
+    lines = [
+        "",
+        "## Weekly plan",
+        "",
+        f"Estimated with `sglang-ci plan --week` on the declared runners: {runners}. "
+        "Wall hours spread each run's jobs over the machines of their runner label; "
+        "see [planning.md](planning.md).",
+        "",
+        "| cron group | runs a week | cells | launches | GPU-h | wall h "
+        "| launches, one job per cell | GPU-h | wall h |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for g in plan["groups"]:
+        p, c = g["packed"], g["per_cell"]
+        lines.append(
+            f"| {g['title']} | {g['runs_per_week']} | {g['cells']} | {p['launches']} | "
+            f"{p['gpu_hours']} | {p['wall_hours']} | {c['launches']} | {c['gpu_hours']} | "
+            f"{c['wall_hours']} |"
+        )
+    lines.append(
+        f"| **week** | | {plan['cells_per_week']} | {plan['launches_per_week']} | "
+        f"{plan['gpu_hours_per_week']} | {plan['wall_hours_per_week']} | "
+        f"{plan['per_cell_launches_per_week']} | {plan['per_cell_gpu_hours_per_week']} | "
+        f"{plan['per_cell_wall_hours_per_week']} |"
+    )
+    return lines

@@ -77,6 +77,17 @@ def base_benchmark() -> dict[str, Any]:
             "aiter": {"AITER_QUICK_REDUCE_QUANTIZATION": "INT4"},
         },
         "sampling": {"standard": {"prompts_per_concurrency": 10, "warmups_per_concurrency": 2}},
+        "estimates": {
+            "max_job_minutes": 7200,
+            "job_timeout_minutes": 7200,
+            "startup": [{"minutes": 10}],
+            "point": {
+                "overhead_minutes": 1,
+                "prefill_tokens_per_gpu_second": 5000,
+                "decode_step_ms": 20,
+                "decode_step_ms_per_request": 0.05,
+            },
+        },
         "server_modes": {
             "plain": {
                 "description": "The config's arguments with the tensor-parallel size in front.",
@@ -272,6 +283,9 @@ def catalog_specs(draw: st.DrawFn) -> CatalogSpec:
         "schedules": schedules,
         "presets": presets,
     }
+    # The longest point drawn (8192x1024 at 256 on one GPU) takes 92 minutes, so with
+    # 10 minutes of start-up every point fits 120; shorter bounds split more jobs.
+    benchmark["estimates"]["max_job_minutes"] = draw(st.sampled_from([120, 300, 7200]))
     accuracy = minimal_accuracy(draw(st.sampled_from(sorted(MODELS))))
     cells = {c["prefix"]: _cells(c, suites[c["suite"]]) for c in configs}
     return CatalogSpec(benchmark=benchmark, accuracy=accuracy, cells_per_config=cells)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from generator.model import Catalog
-from generator.rules import align, env, identity, layout, limits, spec
+from generator.rules import align, env, identity, layout, limits, spec, timing
 from generator.rules.base import RULES, Hit
 
 CHECKS: tuple[Callable[[Catalog], Iterator[Hit]], ...] = (
@@ -15,6 +15,7 @@ CHECKS: tuple[Callable[[Catalog], Iterator[Hit]], ...] = (
     env.check,
     identity.check,
     limits.check,
+    timing.check,
 )
 
 __all__ = ["CHECKS", "RULES", "Hit"]

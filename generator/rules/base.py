@@ -48,6 +48,7 @@ RULES: dict[str, tuple[str, str]] = {
     "L704": ("expression-length", ERROR),
     "L705": ("cron-github", ERROR),
     "L706": ("selection-empty", ERROR),
+    "L707": ("run-ends-before-next", WARNING),
 }
 
 Owner = Config | Case

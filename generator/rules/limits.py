@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases
+from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases, selection_jobs
 from generator.cron import cron_problem
 from generator.errors import Loc, SglangCIError
-from generator.jobset import jobs_of
 from generator.model import Catalog
 from generator.output import compact_size, job_json
 from generator.rules.base import Hit
@@ -65,11 +64,12 @@ def matrices(catalog: Catalog) -> Iterator[tuple[str, Loc, str]]:
     for what, loc, selectors in targets:
         try:
             sel = selection(catalog, **selectors)
-            jobs = jobs_of(catalog, sel.configs, sel.mode)
+            jobs = selection_jobs(catalog, sel, sel.mode)
         except SglangCIError as e:
             yield "L706", loc, f"{what}: {e.message}"
             continue
-        yield from _matrix(what, loc, [job_json(j, catalog.default_image) for j in jobs])
+        timeout = catalog.estimates.job_timeout_minutes
+        yield from _matrix(what, loc, [job_json(j, catalog.default_image, timeout) for j in jobs])
     levels = dict.fromkeys(level for case in catalog.cases for level in case.levels)
     for level in levels:
         loc = next(c.loc for c in catalog.cases if level in c.levels)

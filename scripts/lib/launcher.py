@@ -299,6 +299,7 @@ def point_identity(job: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]
         "random_range_ratio": point["random_range_ratio"],
         "num_prompts": point["num_prompts"],
         "num_warmups": point["num_warmups"],
+        "estimate_minutes": point.get("estimate_minutes"),
     }
 
 
@@ -349,6 +350,10 @@ def cmd_bench_result(ns: argparse.Namespace) -> None:
     sys.stdout.write(status)
 
 
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def md_cell(value: Any, digits: int = 2) -> str:
     if value is None:
         return "-"
@@ -360,22 +365,29 @@ def md_cell(value: Any, digits: int = 2) -> str:
 def cmd_bench_summary(ns: argparse.Namespace) -> None:
     job = load_object(ns.job)
     title = job.get("display") or job["id"]
+    results: list[dict[str, Any]] = []
+    for point in job["points"]:
+        path = Path(ns.results_dir) / f"{point['id']}.json"
+        try:
+            results.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            results.append({"status": "missing"})
+    # Measured against estimated minutes, so the catalog's estimates can be refined.
+    starts = [r["server_start_s"] for r in results if is_number(r.get("server_start_s"))]
+    startup = md_cell(starts[0] / 60, 1) if starts else "-"
     rows = [
         f"### Benchmark: {md_cell(title)} (`{job['id']}`)",
         "",
         f"Image `{md_cell(job.get('image'))}` · runner `{md_cell(job.get('runner'))}`"
-        f" · server starts: {ns.starts}",
+        f" · server starts: {ns.starts} · start-up {startup} min"
+        f" (estimated {md_cell(job.get('startup_minutes'))})",
         "",
         "| Point | ISL | OSL | Conc | Status | Req/s | Output tok/s | TTFT p50 (ms) "
-        "| TPOT p50 (ms) | ITL p50 (ms) | E2E p50 (ms) |",
-        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| TPOT p50 (ms) | ITL p50 (ms) | E2E p50 (ms) | Minutes | Estimated |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for point in job["points"]:
-        path = Path(ns.results_dir) / f"{point['id']}.json"
-        try:
-            res: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            res = {"status": "missing"}
+    for point, res in zip(job["points"], results, strict=True):
+        wall = res.get("wall_time_s")
         cells = [
             f"`{point['id']}`",
             md_cell(point["isl"]),
@@ -388,6 +400,8 @@ def cmd_bench_summary(ns: argparse.Namespace) -> None:
             md_cell(res.get("median_tpot_ms")),
             md_cell(res.get("median_itl_ms")),
             md_cell(res.get("median_e2e_latency_ms")),
+            md_cell(wall / 60, 1) if is_number(wall) else "-",
+            md_cell(point.get("estimate_minutes")),
         ]
         rows.append("| " + " | ".join(cells) + " |")
     print("\n".join(rows) + "\n")

@@ -199,11 +199,15 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(tmp_pat
         }
         code, matrix, log = run_select("benchmark.yml", env, tmp_path)
         assert code == 0, (label, log)
-        counts = re.search(r"\((\d+) configs, (\d+) cells", label)
+        counts = re.search(r"\((\d+) configs?, (\d+) cells?, ~(\d+(?:\.\d)?) GPU-h\)$", label)
         assert counts, label
-        configs, cells = int(counts[1]), int(counts[2])
-        assert len({j["config"] for j in matrix["include"]}) == configs, label
-        assert sum(len(j["points"]) for j in matrix["include"]) == cells, label
+        configs, cells, cost = int(counts[1]), int(counts[2]), float(counts[3])
+        jobs = matrix["include"]
+        assert len({j["config"] for j in jobs}) == configs, label
+        assert sum(len(j["points"]) for j in jobs) == cells, label
+        # Jobs hold 8-GPU runners; their minutes are rounded up, the label to the hour.
+        hours = sum(j["estimate_minutes"] for j in jobs) * 8 / 60
+        assert abs(hours - cost) <= 0.5 + len(jobs) * 8 / 60, label
         assert {j["server_mode"] for j in matrix["include"]} == {mode}
         if image:
             assert {j["image"] for j in matrix["include"]} == {image}
@@ -215,7 +219,7 @@ def test_mori_without_an_lmsys_image_is_refused(tmp_path: Path) -> None:
         "EVENT": "workflow_dispatch",
         "SUITE": "SGLang-Mesh",
         "OOB_PRESET": "",
-        "MESH_PRESET": "ds-all / all (10 configs, 71 cells)",
+        "MESH_PRESET": "ds-all / all (10 configs, 71 cells, ~169 GPU-h)",
         "MODE": "sglang-mori",
         "IMAGE": "rocm/atom-dev:sglang-latest",
     }

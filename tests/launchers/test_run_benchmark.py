@@ -167,6 +167,7 @@ def test_a_point_result_carries_the_cell_identity_and_the_bench_serving_metrics(
         "random_range_ratio": 0.8,
         "num_prompts": 3,
         "num_warmups": 1,
+        "estimate_minutes": None,
         "status": "ok",
         "error": None,
         "completed": 3,
@@ -330,13 +331,15 @@ def test_a_signal_to_the_launcher_mid_sweep_leaves_no_process_behind(
 
 def test_the_step_summary_gets_a_markdown_table_of_every_point(harness: Harness) -> None:
     harness.summary_file.write_text("previous step\n", encoding="utf-8")
-    job = bench_job("summary", [bench_point("summary-c1", 1), bench_point("summary-c2", 2)])
+    points = [bench_point("summary-c1", 1), bench_point("summary-c2", 2)]
+    points[0]["estimate_minutes"], points[1]["estimate_minutes"] = 3, 4
+    job = bench_job("summary", points, startup_minutes=35)
     run = harness.run(
         SCRIPT, harness.write_json("job.json", job), {"SGLANG_STANDIN_BENCH_FAIL_CONC": "2"}
     )
 
     assert run.returncode == 1
-    ok = harness.result("summary-c1")
+    ok, failed = harness.result("summary-c1"), harness.result("summary-c2")
     metrics = " | ".join(
         f"{ok[key]:.2f}"
         for key in (
@@ -348,18 +351,21 @@ def test_the_step_summary_gets_a_markdown_table_of_every_point(harness: Harness)
             "median_e2e_latency_ms",
         )
     )
+    assert (ok["estimate_minutes"], failed["estimate_minutes"]) == (3, 4)
+    assert ok["server_start_s"] == failed["server_start_s"]
     assert harness.summary_file.read_text(encoding="utf-8") == (
         "previous step\n"
         "### Benchmark: Display summary (`summary`)\n"
         "\n"
         "Image `rocm/atom-dev:sglang-latest` · runner `atom-mi355-8gpu-aac-runner`"
-        " · server starts: 1\n"
+        f" · server starts: 1 · start-up {ok['server_start_s'] / 60:.1f} min (estimated 35)\n"
         "\n"
         "| Point | ISL | OSL | Conc | Status | Req/s | Output tok/s | TTFT p50 (ms) "
-        "| TPOT p50 (ms) | ITL p50 (ms) | E2E p50 (ms) |\n"
-        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n"
-        f"| `summary-c1` | 1024 | 512 | 1 | ok | {metrics} |\n"
-        "| `summary-c2` | 1024 | 512 | 2 | failed | - | - | - | - | - | - |\n"
+        "| TPOT p50 (ms) | ITL p50 (ms) | E2E p50 (ms) | Minutes | Estimated |\n"
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        f"| `summary-c1` | 1024 | 512 | 1 | ok | {metrics} | {ok['wall_time_s'] / 60:.1f} | 3 |\n"
+        "| `summary-c2` | 1024 | 512 | 2 | failed | - | - | - | - | - | - "
+        f"| {failed['wall_time_s'] / 60:.1f} | 4 |\n"
         "\n"
     )
 

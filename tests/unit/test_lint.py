@@ -543,6 +543,43 @@ def test_a_cron_group_that_selects_nothing_fails(shipped: Catalog) -> None:
     ]
 
 
+def test_a_cron_group_outrunning_the_next_run_on_its_runners_warns(tmp_path: Path) -> None:
+    catalog = edited(
+        tmp_path,
+        (BENCH, "{gpus: 8, count: 2}", "{gpus: 8, count: 1}"),
+        (BENCH, '    cron: "0 14 * * 1,3"\n', '    cron: "0 14 * * 1,3"\n    packing: per-cell\n'),
+    )
+    found = by_rule(lint(catalog), "L707")
+    line = line_of(BENCH, "- name: oob-deepseek-non-mtp")
+    # 60 one-cell jobs, one after another on the one machine.
+    assert [(f.loc.line, f.severity, f.message) for f in found] == [
+        (
+            line,
+            "warning",
+            "cron group 'oob-deepseek-non-mtp' is estimated at 41.2 h of wall time on its "
+            "runners, but cron group 'oob-deepseek-mtp-qwen' starts 24.0 h after it "
+            "(`sglang-ci plan --group oob-deepseek-non-mtp`)",
+        )
+    ]
+
+
+def test_a_daily_group_longer_than_a_day_outruns_itself(shipped: Catalog) -> None:
+    daily = dataclasses.replace(shipped.schedules[3], cron="0 14 * * *")
+    small = dataclasses.replace(shipped.runners[0], count=1)
+    catalog = dataclasses.replace(
+        shipped, schedules=(daily,), runners=(small, *shipped.runners[1:])
+    )
+    assert [f.message for f in by_rule(lint(catalog), "L707")] == []
+    packed = dataclasses.replace(daily, packing="per-cell")
+    catalog = dataclasses.replace(catalog, schedules=(packed,))
+    [finding] = by_rule(lint(catalog), "L707")
+    assert "but its next run starts 24.0 h after it" in finding.message
+
+
+def test_packed_shipped_groups_end_before_the_next_run(shipped_findings: list[Finding]) -> None:
+    assert by_rule(shipped_findings, "L707") == []
+
+
 # ------------------------------------------------------------------ waivers and output
 
 

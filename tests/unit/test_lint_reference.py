@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from generator.errors import Loc
-from generator.importer import import_reference, parse_args, parse_env, runner_gpus
+from generator.importer import import_reference
 from generator.lint import Finding, lint
 from generator.model import EnvVar, Flag
+from generator.reference import parse_args, parse_env, runner_gpus
 
 REFERENCE = (Path(__file__).parents[2] / "../shared/reference/atom-sglang").resolve()
 needs_reference = pytest.mark.skipif(

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from generator import commands
 from generator.check import drift
 from generator.errors import CatalogError, SelectionError
+from generator.expand import cells_of
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.output import dumps
 from generator.pack import pack
 from generator.render import render_all
-from generator.summary import cells_of
 from generator.write import write_all
 from tests.catalog_gen import CatalogSpec, catalog_specs, small_spec
 from tests.conftest import Invoke
@@ -70,13 +70,14 @@ def test_the_cell_count_is_the_sum_of_every_config_grid_and_each_cell_is_in_one_
             ids = [c.id for c in cells]
             assert len(set(ids)) == len(ids)
 
-            jobs = pack(cells)
+            jobs = pack(catalog, cells)
             assert len({j.id for j in jobs}) == len(jobs)
             packed = Counter(c.id for j in jobs for c in j.cells)
             assert packed == Counter(ids)
             for job in jobs:
                 assert {c.server for c in job.cells} == {job.server}
                 assert len({c.config.prefix for c in job.cells}) == 1
+                assert job.minutes <= spec.benchmark["estimates"]["max_job_minutes"]
     assert len(cells_of(catalog, catalog.configs)) == spec.cell_count
 
 
