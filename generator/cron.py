@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 from datetime import date, datetime, timedelta
@@ -81,16 +82,34 @@ class _Fields:
         self.either = not day.startswith("*") and not weekday.startswith("*")
 
     def runs_on(self, d: date) -> bool:
-        in_day, in_week = d.day in self.days, (d.weekday() + 1) % 7 in self.weekdays
+        return self.runs_on_day(d.day, d.month, (d.weekday() + 1) % 7)
+
+    def runs_on_day(self, day: int, month: int, weekday: int) -> bool:
+        """`weekday` as cron numbers it: 0 is Sunday."""
+        in_day, in_week = day in self.days, weekday in self.weekdays
         matched = (in_day or in_week) if self.either else (in_day and in_week)
-        return d.month in self.months and matched
+        return month in self.months and matched
+
+
+@functools.cache
+def _calendar() -> dict[tuple[int, int, int], int]:
+    """How many days of the averaged weeks (whole years from 1 January) fall on each
+    (day, month, cron weekday)."""
+    out: dict[tuple[int, int, int], int] = {}
+    for year in range(_EPOCH.year, (_EPOCH + timedelta(days=_WEEKS * 7)).year):
+        for month in range(1, 13):
+            first, days = calendar.monthrange(year, month)  # first: Monday is 0
+            for day in range(1, days + 1):
+                key = (day, month, (first + day) % 7)
+                out[key] = out.get(key, 0) + 1
+    return out
 
 
 @functools.cache
 def runs_per_week(expr: str) -> float:
     """How often a (valid) cron fires in an average week."""
     fields = _Fields(expr)
-    days = sum(fields.runs_on(_EPOCH + timedelta(days=n)) for n in range(_WEEKS * 7))
+    days = sum(n for key, n in _calendar().items() if fields.runs_on_day(*key))
     return days * len(fields.minutes) * len(fields.hours) / _WEEKS
 
 
