@@ -13,7 +13,6 @@ from generator.expand import Cell, Server, case_server, ratio_text
 from generator.model import Case, Catalog
 from generator.pack import Job
 
-
 # orjson writes what the json module writes, except NaN and the infinities (null) and floats
 # json writes with an exponent (1e-05 becomes 0.00001, 1e-07 becomes 1e-7). Text with a null,
 # an exponent or "0.0000" anywhere (in a string too) is left to the json module, and so is

@@ -12,7 +12,6 @@ import yaml
 
 from generator import commands
 from generator.cron import describe
-from generator.expand import cells_of
 from generator.explain import render as explain_render
 from generator.gcpause import without_cycle_collector
 from generator.jobset import jobs_of

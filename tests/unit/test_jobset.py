@@ -7,11 +7,11 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 
+from generator.expand import cells_of
 from generator.jobset import jobs_of
 from generator.load import load_catalog
 from generator.model import Catalog
 from generator.pack import Job, pack
-from generator.summary import cells_of
 from tests.catalog_gen import CatalogSpec, catalog_specs
 
 
@@ -27,8 +27,10 @@ def assert_same_jobs(catalog: Catalog) -> None:
         for mode in [None, *sorted(modes)]:
             if mode and any(mode not in catalog.suite(c.suite).server_modes for c in configs):
                 continue
-            expected = pack(cells_of(catalog, configs, mode))
-            assert shown(jobs_of(catalog, configs, mode)) == shown(expected)
+            for per_cell in (False, True):
+                expected = pack(catalog, cells_of(catalog, configs, mode), per_cell=per_cell)
+                found = jobs_of(catalog, configs, mode, per_cell=per_cell)
+                assert shown(found) == shown(expected)
 
 
 @settings(max_examples=25, deadline=None, database=None)
