@@ -42,6 +42,7 @@ def cron_problem(expr: str) -> str | None:
     return None
 
 
+@functools.cache
 def describe(expr: str) -> str:
     """A human description ("At 02:00 PM, only on Monday and Wednesday") with UTC noted."""
     from cron_descriptor import get_description  # only the commands that describe need it

@@ -50,7 +50,11 @@ def _resolvers() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
     out: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
     for versions, tag, regexp, first in implicit_resolvers:
         if (1, 2) in versions:
-            compiled = re.compile(regexp.pattern, regexp.flags)
+            # ruamel.yaml compiles its table lazily; lazy_self() gives the compiled pattern.
+            lazy = getattr(regexp, "lazy_self", None)
+            compiled = lazy() if lazy is not None else regexp
+            if not isinstance(compiled, re.Pattern):
+                compiled = re.compile(compiled.pattern, compiled.flags)
             for ch in first:
                 out.setdefault(ch, []).append((tag.removeprefix(_TAG), compiled))
     return out
