@@ -15,8 +15,9 @@ from typing import Any
 from generator.cron import runs_per_week
 from generator.estimate import shown as minutes
 from generator.expand import Cell, cells_of, check_mode
+from generator.jobset import jobs_of
 from generator.model import PER_CELL, Catalog
-from generator.pack import Job, pack
+from generator.pack import Job
 from generator.select import Selection, selection
 
 
@@ -59,8 +60,8 @@ def _packings(
 ) -> tuple[list[Cell], list[Job], list[Job]]:
     """The cells, their jobs with the selection's packing, and one job per cell."""
     cells = cells_of(catalog, sel.configs, mode)
-    packed = pack(catalog, cells, per_cell=sel.packing == PER_CELL)
-    return cells, packed, pack(catalog, cells, per_cell=True)
+    packed = jobs_of(catalog, sel.configs, mode, per_cell=sel.packing == PER_CELL)
+    return cells, packed, jobs_of(catalog, sel.configs, mode, per_cell=True)
 
 
 def shapes(catalog: Catalog, sel: Selection, mode: str | None) -> tuple[int, Shape, Shape]:

@@ -7,8 +7,9 @@ from typing import Any
 
 from generator.cron import describe
 from generator.expand import case_server, cells_of
+from generator.jobset import jobs_of
+from generator.memo import once_for
 from generator.model import Catalog, Config, Preset
-from generator.pack import pack
 from generator.plan import Shape, hours_text, plan_week, plural, shapes
 from generator.select import Selection, preset_configs, schedule_configs
 
@@ -22,15 +23,19 @@ class Count:
 
 def count(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> Count:
     cells = cells_of(catalog, configs, mode)
-    return Count(configs=len(configs), cells=len(cells), jobs=len(pack(catalog, cells)))
+    return Count(configs=len(configs), cells=len(cells), jobs=len(jobs_of(catalog, configs, mode)))
 
 
 def preset_cost(catalog: Catalog, preset: Preset) -> tuple[int, int, Shape]:
     """Configs, cells and the packed shape of a preset (in its suite's first mode)."""
-    configs = preset_configs(catalog, preset)
-    sel = Selection(kind="preset", name=preset.name, configs=configs, packing=preset.packing)
-    cells, packed, _ = shapes(catalog, sel, None)
-    return len(configs), cells, packed
+
+    def make() -> tuple[int, int, Shape]:
+        configs = preset_configs(catalog, preset)
+        sel = Selection(kind="preset", name=preset.name, configs=configs, packing=preset.packing)
+        cells, packed, _ = shapes(catalog, sel, None)
+        return len(configs), cells, packed
+
+    return once_for(catalog, preset, "preset_cost", make)
 
 
 def preset_label(catalog: Catalog, preset: Preset) -> str:
