@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from generator.errors import LimitError, SelectionError
-from generator.expand import cells_of, check_mode, image_for
+from generator.expand import cells_of, check_modes, image_for
 from generator.explain import find, render
-from generator.jobset import jobs_of
-from generator.model import PER_CELL, Catalog
+from generator.jobset import selection_jobs
+from generator.model import Catalog
 from generator.output import case_entries, cell_json, compact_size, job_json
-from generator.pack import Job
 from generator.select import Selection, selection
 
 MAX_MATRIX_JOBS = 256
@@ -20,11 +19,8 @@ MAX_OUTPUT_BYTES = 1024 * 1024
 def _mode_and_image(
     catalog: Catalog, sel: Selection, mode: str | None, image: str | None
 ) -> tuple[str | None, str]:
-    suites = {c.suite for c in sel.configs}
     chosen = mode or sel.mode
-    if chosen is not None or image is not None:
-        for suite in sorted(suites):
-            check_mode(catalog, suite, chosen, image)
+    check_modes(catalog, sel.configs, chosen, image)
     return chosen, image_for(catalog, chosen, image)
 
 
@@ -34,11 +30,6 @@ def cells(
     sel = selection(catalog, **selectors)
     chosen, shown = _mode_and_image(catalog, sel, mode, image)
     return [cell_json(c, shown) for c in cells_of(catalog, sel.configs, chosen)]
-
-
-def selection_jobs(catalog: Catalog, sel: Selection, mode: str | None) -> list[Job]:
-    """The selection's cells packed into jobs, with the selection's packing."""
-    return jobs_of(catalog, sel.configs, mode, per_cell=sel.packing == PER_CELL)
 
 
 def jobs(

@@ -150,8 +150,8 @@ def config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Se
     )
 
 
-def _config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> Server:
-    extras = config.extras_for(pair)
+def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str) -> Server:
+    extras = config.extras_for(pair) if pair is not None else None
     return resolve(
         catalog,
         model_path=config.model.path,
@@ -164,6 +164,21 @@ def _config_server(catalog: Catalog, config: Config, pair: Pair, mode: str) -> S
         extra_flags=extras.args if extras else (),
         extra_env=extras.env if extras else (),
     )
+
+
+def base_server(catalog: Catalog, config: Config) -> Server:
+    """A config's server in its suite's default mode, without per-pair extras."""
+    return _config_server(catalog, config, None, catalog.suite(config.suite).server_modes[0])
+
+
+def check_modes(
+    catalog: Catalog, configs: tuple[Config, ...], mode: str | None, image: str | None
+) -> None:
+    """Refuse a server mode or image that one of the configs' suites cannot run."""
+    if mode is None and image is None:
+        return
+    for suite in sorted({c.suite for c in configs}):
+        check_mode(catalog, suite, mode, image)
 
 
 def config_cells(catalog: Catalog, config: Config, mode: str | None = None) -> list[Cell]:

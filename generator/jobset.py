@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from generator.expand import cells_of, config_cells
 from generator.memo import once_for
-from generator.model import Catalog, Config
+from generator.model import PER_CELL, Catalog, Config
 from generator.pack import Job, pack
+from generator.select import Selection
 
 
 def _config_jobs(catalog: Catalog, config: Config, mode: str | None, per_cell: bool) -> list[Job]:
@@ -33,3 +34,8 @@ def jobs_of(
     if len({c.prefix for c in configs}) < len(configs):
         return pack(catalog, cells_of(catalog, configs, mode), per_cell=per_cell)
     return [job for c in configs for job in _config_jobs(catalog, c, mode, per_cell)]
+
+
+def selection_jobs(catalog: Catalog, sel: Selection, mode: str | None) -> list[Job]:
+    """The selection's cells packed into jobs, with the selection's packing."""
+    return jobs_of(catalog, sel.configs, mode, per_cell=sel.packing == PER_CELL)

@@ -14,9 +14,9 @@ from typing import Any
 
 from generator.cron import runs_per_week
 from generator.estimate import shown as minutes
-from generator.expand import Cell, cells_of, check_mode
-from generator.jobset import jobs_of
-from generator.model import PER_CELL, Catalog
+from generator.expand import Cell, cells_of, check_modes
+from generator.jobset import jobs_of, selection_jobs
+from generator.model import Catalog
 from generator.pack import Job
 from generator.select import Selection, selection
 
@@ -60,8 +60,11 @@ def _packings(
 ) -> tuple[list[Cell], list[Job], list[Job]]:
     """The cells, their jobs with the selection's packing, and one job per cell."""
     cells = cells_of(catalog, sel.configs, mode)
-    packed = jobs_of(catalog, sel.configs, mode, per_cell=sel.packing == PER_CELL)
-    return cells, packed, jobs_of(catalog, sel.configs, mode, per_cell=True)
+    return (
+        cells,
+        selection_jobs(catalog, sel, mode),
+        jobs_of(catalog, sel.configs, mode, per_cell=True),
+    )
 
 
 def shapes(catalog: Catalog, sel: Selection, mode: str | None) -> tuple[int, Shape, Shape]:
@@ -163,7 +166,5 @@ def plan(
         return plan_week(catalog)
     sel = selection(catalog, **selectors)
     chosen = mode or sel.mode
-    if chosen is not None:
-        for suite in sorted({c.suite for c in sel.configs}):
-            check_mode(catalog, suite, chosen, None)
+    check_modes(catalog, sel.configs, chosen, None)
     return plan_selection(catalog, sel, chosen)

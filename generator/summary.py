@@ -9,9 +9,9 @@ from generator.cron import describe
 from generator.expand import case_server, cells_of
 from generator.jobset import jobs_of
 from generator.memo import once_for
-from generator.model import Catalog, Config, Preset
-from generator.plan import Shape, hours_text, plan_week, plural, shapes
-from generator.select import Selection, preset_configs, schedule_configs
+from generator.model import PER_CELL, Catalog, Config, Preset
+from generator.plan import Shape, hours_text, plan_week, plural, shape
+from generator.select import preset_configs, schedule_configs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,9 +31,8 @@ def preset_cost(catalog: Catalog, preset: Preset) -> tuple[int, int, Shape]:
 
     def make() -> tuple[int, int, Shape]:
         configs = preset_configs(catalog, preset)
-        sel = Selection(kind="preset", name=preset.name, configs=configs, packing=preset.packing)
-        cells, packed, _ = shapes(catalog, sel, None)
-        return len(configs), cells, packed
+        jobs = jobs_of(catalog, configs, per_cell=preset.packing == PER_CELL)
+        return len(configs), sum(len(j.cells) for j in jobs), shape(catalog, jobs)
 
     return once_for(catalog, preset, "preset_cost", make)
 

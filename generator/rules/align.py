@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import CatalogError
-from generator.expand import case_server
+from generator.expand import base_server, case_server
 from generator.flags import canonical
 from generator.model import Case, Catalog
-from generator.rules.base import Hit, base_server, flag_map
+from generator.rules.base import Hit, flag_map
 from generator.select import config_with_prefix
 
 

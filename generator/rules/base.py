@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from generator.errors import CatalogError, Loc
-from generator.expand import Server, case_server, config_server, resolve
+from generator.expand import Server, case_server, config_server
 from generator.flags import canonical
 from generator.memo import once
 from generator.model import Case, Catalog, Config, Pair
@@ -134,18 +134,3 @@ def _servers(catalog: Catalog) -> Iterator[Resolved | Hit]:
             yield Resolved(owner=case, server=case_server(catalog, case), name=f"case '{case.id}'")
         except CatalogError as e:
             yield Hit(rule="L100", loc=e.loc or case.loc, message=e.message, owner=case)
-
-
-def base_server(catalog: Catalog, config: Config) -> Server:
-    """A config's server in its suite's default mode, without per-pair extras."""
-    mode = catalog.suite(config.suite).server_modes[0]
-    return resolve(
-        catalog,
-        model_path=config.model.path,
-        parallel=config.parallel,
-        spec=config.spec,
-        flags=config.args,
-        env=config.env,
-        runner=config.runner,
-        mode_name=mode,
-    )

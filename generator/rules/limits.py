@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases, selection_jobs
+from generator.commands import MAX_MATRIX_JOBS, MAX_OUTPUT_BYTES, cases
 from generator.cron import cron_problem
 from generator.errors import Loc, SglangCIError
+from generator.jobset import selection_jobs
 from generator.model import Catalog
 from generator.output import compact_size, job_json
 from generator.rules.base import Hit

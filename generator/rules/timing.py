@@ -8,8 +8,9 @@ from datetime import datetime
 
 from generator.cron import cron_problem, fire_times
 from generator.errors import SglangCIError
+from generator.jobset import selection_jobs
 from generator.model import Catalog, Schedule
-from generator.plan import shapes
+from generator.plan import shape
 from generator.rules.base import Hit
 from generator.select import selection
 
@@ -28,7 +29,7 @@ def check(catalog: Catalog) -> Iterator[Hit]:
             continue  # L705 reports it
         try:
             sel = selection(catalog, group=s.name)
-            _, packed, _ = shapes(catalog, sel, sel.mode)
+            packed = shape(catalog, selection_jobs(catalog, sel, sel.mode))
         except SglangCIError:
             continue  # L706 reports it
         labels = {c.runner for c in sel.configs}
