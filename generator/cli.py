@@ -1,4 +1,8 @@
-"""The `sglang-ci` command: click options only; the work is done in the library."""
+"""The `sglang-ci` command: click options only; the stages do the work.
+
+load -> expand -> lint | render | plan | explain. Exit codes: 0 success, 1 a failed check
+(drift, lint), 2 bad input, 3 a bug (`--debug` shows the traceback).
+"""
 
 from __future__ import annotations
 
@@ -10,19 +14,22 @@ from typing import Any
 
 import click
 
-from generator import commands
-from generator.check import FIX, drift
+from generator.catalog import load
 from generator.errors import CheckFailed, SglangCIError
+from generator.expand import expand
+from generator.expand.entries import case_entry, cell_entry, job_entry
+from generator.expand.model import KINDS, Expanded
+from generator.expand.select import image_for, query
+from generator.explain import explain
+from generator.jsonio import dumps
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint
-from generator.load import load_catalog
-from generator.model import Catalog
-from generator.output import dumps
-from generator.plan import plan
+from generator.plan import plan_query, plan_week
 from generator.plan_text import format_text as format_plan
-from generator.render import render_all
+from generator.render import render
+from generator.render.drift import FIX, drift
+from generator.render.write import write_all
 from generator.summary import markdown, summary
-from generator.write import write_all
 
 UNEXPECTED_EXIT = 3
 
@@ -32,8 +39,8 @@ class Context:
         self.root = root
         self.debug = debug
 
-    def catalog(self) -> Catalog:
-        return load_catalog(self.root)
+    def expanded(self) -> Expanded:
+        return expand(load(self.root))
 
 
 def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
@@ -66,25 +73,21 @@ def emit(data: Any) -> None:
     sys.stdout.write(dumps(data))
 
 
-selectors = [
-    click.option("--suite", help="Suite name or key (SGLang-OOB/oob, SGLang-Mesh/mesh)."),
-    click.option("--group", help="Cron group name."),
-    click.option("--cron", help="Cron expression of a group, e.g. '0 14 * * 5'."),
-    click.option("--preset", help="Manual preset name or alias."),
-    click.option("--mode", help="Server mode (default: the suite's first)."),
-]
-image_option = click.option("--image", help="Image override.")
-
-
-def with_selectors(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The selection options and --image."""
-    return with_selection(image_option(f))
-
-
-def with_selection(f: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(selectors):
+def selection_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--suite, --group, --cron, --preset and --mode."""
+    options = [
+        click.option("--suite", help="Suite name or key (SGLang-OOB/oob, SGLang-Mesh/mesh)."),
+        click.option("--group", help="Cron group name."),
+        click.option("--cron", help="Cron expression of a group, e.g. '0 14 * * 5'."),
+        click.option("--preset", help="Manual preset name or alias."),
+        click.option("--mode", help="Server mode (default: the group's, else the suite's first)."),
+    ]
+    for option in reversed(options):
         f = option(f)
     return f
+
+
+image_option = click.option("--image", help="Image override.")
 
 
 def _one_selection(group: str | None, cron: str | None, preset: str | None) -> None:
@@ -107,64 +110,35 @@ def main(ctx: click.Context, root: Path, debug: bool) -> None:
     ctx.obj = Context(root, debug)
 
 
-@main.command()
-@with_selectors
-@click.pass_context
-def cells(
-    ctx: click.Context,
-    suite: str | None,
-    group: str | None,
-    cron: str | None,
-    preset: str | None,
-    mode: str | None,
-    image: str | None,
-) -> None:
-    """Benchmark cells of a selection, as a JSON array."""
-    _one_selection(group, cron, preset)
-    run(
-        ctx,
-        lambda c: emit(
-            commands.cells(
-                c.catalog(),
-                suite=suite,
-                group=group,
-                cron=cron,
-                preset=preset,
-                mode=mode,
-                image=image,
-            )
-        ),
-    )
+def _listing(what: str) -> Callable[..., None]:
+    """The body of `cells` and `jobs`: a selection's cells or jobs as JSON."""
+
+    @selection_options
+    @image_option
+    @click.pass_context
+    def command(ctx: click.Context, image: str | None, **selectors: str | None) -> None:
+        _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
+
+        def work(c: Context) -> None:
+            expanded = c.expanded()
+            q = query(expanded, image=image, **selectors)
+            shown = image_for(expanded.catalog, q.run.mode, image)
+            if what == "cells":
+                emit([cell_entry(cell, shown) for cell in q.run.cells])
+            else:
+                emit({"include": [job_entry(expanded.catalog, j, shown) for j in q.run.jobs]})
+
+        run(ctx, work)
+
+    return command
 
 
-@main.command()
-@with_selectors
-@click.pass_context
-def jobs(
-    ctx: click.Context,
-    suite: str | None,
-    group: str | None,
-    cron: str | None,
-    preset: str | None,
-    mode: str | None,
-    image: str | None,
-) -> None:
-    """GPU jobs (one server each) of a selection, as {"include": [...]}."""
-    _one_selection(group, cron, preset)
-    run(
-        ctx,
-        lambda c: emit(
-            commands.jobs(
-                c.catalog(),
-                suite=suite,
-                group=group,
-                cron=cron,
-                preset=preset,
-                mode=mode,
-                image=image,
-            )
-        ),
-    )
+main.command(name="cells", help="Benchmark cells of a selection, as a JSON array.")(
+    _listing("cells")
+)
+main.command(name="jobs", help='GPU jobs (one server each) of a selection, as {"include": [...]}.')(
+    _listing("jobs")
+)
 
 
 @main.command()
@@ -173,27 +147,40 @@ def jobs(
 @click.pass_context
 def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
     """Accuracy cases, as a JSON array (one entry per image a case runs on)."""
-    run(ctx, lambda c: emit(commands.cases(c.catalog(), level=level, suite=suite)))
+
+    def work(c: Context) -> None:
+        expanded = c.expanded()
+        known = [s.name for s in expanded.catalog.accuracy_suites]
+        if suite is not None and suite not in known:
+            from generator.errors import SelectionError, did_you_mean
+
+            raise SelectionError(f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}")
+        emit(
+            [
+                case_entry(expanded.catalog, r)
+                for r in expanded.case_runs
+                if (level is None or level in r.case.levels)
+                and (suite is None or r.case.suite == suite)
+            ]
+        )
+
+    run(ctx, work)
 
 
-@main.command()
+@main.command(name="explain")
 @click.argument("entry_id")
-@click.option("--mode", help="Server mode for Mesh cells.")
+@click.option("--kind", type=click.Choice(KINDS), help="What the id names, when it names several.")
+@click.option("--mode", help="Server mode (default: the suite's first).")
 @image_option
-@click.option(
-    "--kind",
-    type=click.Choice(["cell", "job", "case"]),
-    help="What the id names, when a cell and a job share it (a one-cell job).",
-)
 @click.pass_context
-def explain(
-    ctx: click.Context, entry_id: str, mode: str | None, image: str | None, kind: str | None
+def explain_cmd(
+    ctx: click.Context, entry_id: str, kind: str | None, mode: str | None, image: str | None
 ) -> None:
-    """The exact env and commands of a cell, job or case."""
+    """The exact env and commands of a config, job, cell, accuracy case or preset."""
     run(
         ctx,
         lambda c: click.echo(
-            commands.explain(c.catalog(), entry_id, mode=mode, image=image, kind=kind), nl=False
+            explain(c.expanded(), entry_id, kind=kind, mode=mode, image=image), nl=False
         ),
     )
 
@@ -205,7 +192,7 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
     """Configs, cells and jobs per suite, cron group and preset; accuracy cases per level."""
 
     def work(c: Context) -> None:
-        data = summary(c.catalog())
+        data = summary(c.expanded())
         if as_json:
             emit(data)
         else:
@@ -215,29 +202,20 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 @main.command(name="plan")
-@with_selection
+@selection_options
 @click.option("--week", is_flag=True, help="Every cron group over a week (the default).")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of a table.")
 @click.pass_context
-def plan_cmd(
-    ctx: click.Context,
-    suite: str | None,
-    group: str | None,
-    cron: str | None,
-    preset: str | None,
-    mode: str | None,
-    week: bool,
-    as_json: bool,
-) -> None:
+def plan_cmd(ctx: click.Context, week: bool, as_json: bool, **selectors: str | None) -> None:
     """Jobs, server launches, cells, GPU-hours and wall time: packed and one job per cell."""
-    _one_selection(group, cron, preset)
-    if week and any(x is not None for x in (suite, group, cron, preset, mode)):
+    _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
+    chosen = any(v is not None for v in selectors.values())
+    if week and chosen:
         raise click.UsageError("--week takes no selection")
 
     def work(c: Context) -> None:
-        data = plan(
-            c.catalog(), week=week, mode=mode, suite=suite, group=group, cron=cron, preset=preset
-        )
+        expanded = c.expanded()
+        data = plan_query(query(expanded, **selectors)) if chosen else plan_week(expanded)
         if as_json:
             emit(data)
         else:
@@ -246,13 +224,25 @@ def plan_cmd(
     run(ctx, work)
 
 
+def _checked(expanded: Expanded) -> Expanded:
+    """Render and check refuse catalogs with lint errors, before writing anything."""
+    bad = lint_errors(lint(expanded))
+    if bad:
+        first = bad[0]
+        raise CheckFailed(
+            f"{first.loc}: {first.rule} {first.name}: {first.message} "
+            f"({len(bad)} lint error(s); run `sglang-ci lint`)"
+        )
+    return expanded
+
+
 @main.command(name="render")
 @click.pass_context
 def render_cmd(ctx: click.Context) -> None:
     """Write every generated file (workflows, matrices, docs) from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render_all(checked(c.catalog()))
+        outputs = render(_checked(c.expanded()))
         changed = write_all(c.root, outputs)
         click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
         for rel in changed:
@@ -267,7 +257,7 @@ def check_cmd(ctx: click.Context) -> None:
     """Fail (exit 1) when committed generated files differ from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render_all(checked(c.catalog()))
+        outputs = render(_checked(c.expanded()))
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))
@@ -280,18 +270,6 @@ def check_cmd(ctx: click.Context) -> None:
     run(ctx, work)
 
 
-def checked(catalog: Catalog) -> Catalog:
-    """Render and check refuse a catalog with lint errors, before writing anything."""
-    bad = lint_errors(lint(catalog))
-    if bad:
-        first = bad[0]
-        raise CheckFailed(
-            f"{first.loc}: {first.rule} {first.name}: {first.message} "
-            f"({len(bad)} lint error(s); run `sglang-ci lint`)"
-        )
-    return catalog
-
-
 @main.command(name="lint")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
 @click.pass_context
@@ -299,12 +277,12 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
     """Named rules over both catalogs; exit 1 on any error that is not waived."""
 
     def work(c: Context) -> int:
-        catalog = c.catalog()
-        findings = lint(catalog)
+        expanded = c.expanded()
+        findings = lint(expanded)
         if as_json:
             sys.stdout.write(format_json(findings))
         else:
-            click.echo(format_text(findings, catalog), nl=False)
+            click.echo(format_text(findings, expanded.catalog), nl=False)
         return 1 if lint_errors(findings) else 0
 
     run(ctx, work)

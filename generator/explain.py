@@ -1,128 +1,210 @@
-"""Copy-pasteable commands for one cell, job or accuracy case."""
+"""Stage `explain`: the exact commands of anything an id names, as the launcher runs them.
+
+Every command comes from `generator.launch.commands`, the module the launcher executes;
+what only the machine knows is shown as the variables the launcher reads it from
+(`PYTHON`, `SGLANG_PORT`, `LOG_DIR`).
+"""
 
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from collections.abc import Iterable
 
+from generator.catalog.model import PER_SERVER, Config
 from generator.errors import SelectionError, did_you_mean
+from generator.expand.entries import case_entry, job_entry, point_entry
+from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
+from generator.expand.select import check_mode, default_mode, image_for
+from generator.launch import commands
+from generator.launch.contract import CaseEntry, JobEntry
 
-HOST = "127.0.0.1"
-PORT = 30000
-
-
-def server_command(entry: dict[str, Any]) -> list[str]:
-    return [
-        "python3",
-        "-m",
-        "sglang.launch_server",
-        "--model-path",
-        entry["model_path"],
-        "--host",
-        HOST,
-        "--port",
-        str(PORT),
-        *entry["server_args"],
-    ]
-
-
-def bench_command(point: dict[str, Any]) -> list[str]:
-    return [
-        "python3",
-        "-m",
-        "sglang.bench_serving",
-        "--backend",
-        "sglang",
-        "--host",
-        HOST,
-        "--port",
-        str(PORT),
-        "--dataset-name",
-        "random",
-        "--random-input-len",
-        str(point["isl"]),
-        "--random-output-len",
-        str(point["osl"]),
-        "--random-range-ratio",
-        str(point["random_range_ratio"]),
-        "--num-prompts",
-        str(point["num_prompts"]),
-        "--warmup-requests",
-        str(point["num_warmups"]),
-        "--max-concurrency",
-        str(point["concurrency"]),
-        "--request-rate",
-        "inf",
-        "--output-file",
-        f"results/{point['id']}.jsonl",
-    ]
+# Catalog values never hold NUL (the loader refuses it), so these marks stand for the
+# variables and nothing else.
+VARIABLES = ("PYTHON", "SGLANG_PORT", "LOG_DIR")
+WHERE = commands.Where(python="\0PYTHON\0", port="\0SGLANG_PORT\0", logs="\0LOG_DIR\0")
+PREAMBLE = (
+    "PYTHON=${PYTHON:-python3}",
+    "SGLANG_PORT=${SGLANG_PORT:-30000}",
+    'RESULTS_DIR=$(realpath -m "${RESULTS_DIR:-results}")',
+    'LOG_DIR=$(realpath -m "${LOG_DIR:-$RESULTS_DIR/logs}")',
+    'mkdir -p "${LOG_DIR}"',
+)
 
 
-def eval_command(case: dict[str, Any]) -> list[str]:
-    ev = case["evaluator"]
-    if ev["kind"] == "lm-eval":
-        model_args = (
-            f"base_url=http://{HOST}:{PORT}/v1/completions,model={case['model_path']},"
-            f"num_concurrent={ev.get('num_concurrent', 1)},max_retries=3,"
-            "tokenized_requests=False"
-        )
-        return [
-            "lm_eval",
-            "--model",
-            ev["model"],
-            "--model_args",
-            model_args,
-            "--tasks",
-            ev["task"],
-            "--num_fewshot",
-            str(ev["num_fewshot"]),
-            "--output_path",
-            f"results/{case['id']}-lm-eval",
-        ]
-    return [
-        "python3",
-        "-m",
-        "sglang.test.few_shot_gsm8k",
-        "--num-shots",
-        str(ev["num_shots"]),
-        "--num-questions",
-        str(ev["num_questions"]),
-        "--parallel",
-        str(ev["parallel"]),
-        "--host",
-        f"http://{HOST}",
-        "--port",
-        str(PORT),
-    ]
+def quote(token: str) -> str:
+    """One shell word: literal text quoted, the variables as "${NAME}"."""
+    if "\0" not in token:
+        return shlex.quote(token)
+    parts = token.split("\0")
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append('"${' + part + '}"')
+        elif part:
+            out.append(shlex.quote(part))
+    return "".join(out)
 
 
-def _line(tokens: list[str]) -> str:
-    return " ".join(shlex.quote(t) for t in tokens)
+def line(tokens: Iterable[str]) -> str:
+    return " ".join(quote(t) for t in tokens)
 
 
-def render(kind: str, entry: dict[str, Any]) -> str:
-    title = entry.get("display") or entry.get("name")
+def _server(entry: JobEntry | CaseEntry) -> list[str]:
+    url = commands.base_url(WHERE)
     lines = [
-        f"# {kind} {entry['id']}: {title}",
-        f"# runner: {entry['runner']}   image: {entry['image']}",
+        "# the server: its env on top of the caller's, in its own process group",
+        "(",
+        *(f"  export {k}={shlex.quote(v)}" for k, v in entry["env"].items()),
+        "  exec " + line(commands.server_argv(entry, WHERE)),
+        ") >> " + quote(commands.server_log(entry, WHERE)) + " 2>&1 &",
+        "# ready when each of these answers 200 (every READY_POLL_S=5 s, at most "
+        "READY_TIMEOUT_S=3600 s)",
     ]
-    if "server_mode" in entry:
-        lines.append(f"# server mode: {entry['server_mode']}")
-    lines += [f"export {k}={shlex.quote(v)}" for k, v in entry["env"].items()]
-    lines.append(_line(server_command(entry)) + " &")
-    if "points" in entry:
-        lines += [_line(bench_command(p)) for p in entry["points"]]
-    elif "isl" in entry:
-        lines.append(_line(bench_command(entry)))
-    else:
-        lines.append(_line(eval_command(entry)))
-        lines.append(f"# gate: score >= {entry['threshold']}")
+    lines += [
+        f"until curl -fs -o /dev/null {quote(url + path)}; do sleep 5; done"
+        for path in commands.READY_PATHS
+    ]
+    return lines
+
+
+def job_text(job: JobEntry, title: str) -> str:
+    lines = [
+        f"# {title}",
+        f"# runner: {job['runner']}   image: {job['image'] or '(set by the dispatch)'}"
+        f"   server mode: {job['server_mode']}",
+        f"# estimated: {job['startup_minutes']} min of start-up, {job['estimate_minutes']} min "
+        "in all",
+        *PREAMBLE,
+        *_server(job),
+    ]
+    flush = line(["curl", "-fsS", "-X", "POST", commands.base_url(WHERE) + commands.FLUSH_PATH])
+    total = len(job["points"])
+    for n, point in enumerate(job["points"], 1):
+        if n > 1:
+            lines.append(f"{flush} > /dev/null")
+        lines.append(
+            f"# point {n} of {total}: {point['id']} (estimated {point['estimate_minutes']} min)"
+        )
+        lines.append(
+            line(commands.bench_argv(job, point, WHERE))
+            + " > "
+            + quote(commands.bench_log(point, WHERE))
+            + " 2>&1"
+        )
     return "\n".join(lines) + "\n"
 
 
-def find(
-    entries: dict[str, list[tuple[str, dict[str, Any]]]], wanted: str
-) -> list[tuple[str, dict[str, Any]]]:
-    if wanted in entries:
-        return entries[wanted]
-    raise SelectionError(f"no cell, job or case has id '{wanted}'{did_you_mean(wanted, entries)}")
+def case_text(case: CaseEntry) -> str:
+    ev = case["evaluator"]
+    work = quote(commands.eval_dir(case, WHERE))
+    gate = (
+        f'results["{ev["task"]}"]["{ev["metric"]}"]'
+        if ev["kind"] == "lm-eval"
+        else "the accuracy few_shot_gsm8k reports"
+    )
+    lines = [
+        f"# accuracy case {case['id']}: {case['name']}",
+        f"# runner: {case['runner']}   image: {case['image']}",
+        *PREAMBLE,
+        *_server(case),
+        f"# the evaluator ({ev['kind']}), in a directory of its own",
+        f"rm -rf {work} && mkdir -p {work} && cd {work}",
+        line(commands.eval_argv(case, WHERE))
+        + " > "
+        + quote(commands.eval_log(case, WHERE))
+        + " 2>&1",
+        "cd - > /dev/null",
+        f"# gate: {gate} >= {case['threshold']}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _mode_for(expanded: Expanded, config: Config, mode: str | None) -> str:
+    chosen = mode or default_mode(expanded.catalog, config)
+    check_mode(expanded.catalog, [config.suite], chosen, None)
+    return chosen
+
+
+def _job_units(expanded: Expanded, t: Target, mode: str | None) -> list[tuple[Job, str]]:
+    if t.selection is not None:
+        runs = t.selection.runs
+        chosen = mode if mode is not None else next(iter(runs))
+        if chosen not in runs:
+            check_mode(expanded.catalog, (c.suite for c in t.selection.configs), chosen, None)
+            raise SelectionError(f"{t.kind} '{t.id}' has no run in server mode '{chosen}'")
+        return [(j, f"{t.kind} {t.id}") for j in runs[chosen].jobs]
+    config = t.config
+    assert config is not None
+    jobs = expanded.jobs[(config.prefix, _mode_for(expanded, config, mode), PER_SERVER)]
+    if t.kind == "config":
+        return [(j, f"config {config.prefix}") for j in jobs]
+    return [(j, "job") for j in jobs if j.id == t.id]
+
+
+def _cell(expanded: Expanded, t: Target, mode: str | None) -> tuple[Cell, Job]:
+    config = t.config
+    assert config is not None
+    chosen = _mode_for(expanded, config, mode)
+    for job in expanded.jobs[(config.prefix, chosen, PER_SERVER)]:
+        for cell in job.cells:
+            if cell.id == t.id:
+                return cell, job
+    raise SelectionError(f"cell '{t.id}' has no run in server mode '{chosen}'")
+
+
+def _case_runs(expanded: Expanded, t: Target) -> list[CaseRun]:
+    runs = [r for r in expanded.case_runs if r.case is t.case]
+    exact = [r for r in runs if r.id == t.id]
+    return exact or runs
+
+
+def _targets(expanded: Expanded, wanted: str, kind: str | None) -> list[Target]:
+    found = list(expanded.index.get(wanted, ()))
+    chosen = [t for t in found if kind is None or t.kind == kind]
+    if chosen:
+        return chosen
+    ids = [i for i, ts in expanded.index.items() if kind is None or any(t.kind == kind for t in ts)]
+    what = f"no {kind}" if kind else "nothing"
+    others = f" (it names a {' and a '.join(t.kind for t in found)})" if found else ""
+    raise SelectionError(f"{what} has id '{wanted}'{others}{did_you_mean(wanted, ids)}")
+
+
+def explain(
+    expanded: Expanded,
+    wanted: str,
+    *,
+    kind: str | None = None,
+    mode: str | None = None,
+    image: str | None = None,
+) -> str:
+    """The commands of everything `wanted` names (`kind` narrows it to one of KINDS)."""
+    if kind is not None and kind not in KINDS:
+        raise SelectionError(f"unknown kind '{kind}'{did_you_mean(kind, KINDS)}")
+    catalog = expanded.catalog
+    parts: dict[tuple[str, str, str], str] = {}
+    kinds: list[str] = []
+    for t in _targets(expanded, wanted, kind):
+        kinds.append(t.kind)
+        if t.kind == "case":
+            for run in _case_runs(expanded, t):
+                parts.setdefault(("case", run.id, ""), case_text(case_entry(catalog, run)))
+        elif t.kind == "cell":
+            cell, job = _cell(expanded, t, mode)
+            check_mode(catalog, [cell.config.suite], cell.server.mode, image)
+            entry = job_entry(catalog, job, image_for(catalog, cell.server.mode, image))
+            entry["points"] = [point_entry(cell)]
+            title = f"cell {cell.id}: {cell.config.display} (a point of job {job.id})"
+            parts.setdefault(("cell", cell.id, cell.server.mode), job_text(entry, title))
+        else:
+            for job, via in _job_units(expanded, t, mode):
+                check_mode(catalog, [job.config.suite], job.server.mode, image)
+                entry = job_entry(catalog, job, image_for(catalog, job.server.mode, image))
+                title = f"benchmark job {job.id}: {job.config.display}"
+                if via != "job":
+                    title += f" (of {via})"
+                parts.setdefault(("job", job.id, job.server.mode), job_text(entry, title))
+    text = "\n".join(parts.values())
+    if len(set(kinds)) > 1:
+        names = " and a ".join(dict.fromkeys(kinds))
+        text = f"# '{wanted}' names a {names}; --kind chooses one\n\n" + text
+    return text

@@ -2,111 +2,78 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from generator.cron import describe
-from generator.expand import case_server, cells_of
-from generator.jobset import jobs_of
-from generator.memo import once_for
-from generator.model import PER_CELL, Catalog, Config, Preset
-from generator.plan import Shape, hours_text, plan_week, plural, shape
-from generator.select import preset_configs, schedule_configs
+from generator.catalog.cron import describe
+from generator.catalog.model import LEVELS
+from generator.expand.model import Expanded, Run, Selection
+from generator.expand.select import query
+from generator.plan import hours_text, plan_week, plural
 
 
-@dataclass(frozen=True, kw_only=True)
-class Count:
-    configs: int
-    cells: int
-    jobs: int
+def _count(configs: int, run: Run) -> dict[str, int]:
+    return {"configs": configs, "cells": len(run.cells), "jobs": len(run.jobs)}
 
 
-def count(catalog: Catalog, configs: tuple[Config, ...], mode: str | None = None) -> Count:
-    cells = cells_of(catalog, configs, mode)
-    return Count(configs=len(configs), cells=len(cells), jobs=len(jobs_of(catalog, configs, mode)))
-
-
-def preset_cost(catalog: Catalog, preset: Preset) -> tuple[int, int, Shape]:
-    """Configs, cells and the packed shape of a preset (in its suite's first mode)."""
-
-    def make() -> tuple[int, int, Shape]:
-        configs = preset_configs(catalog, preset)
-        jobs = jobs_of(catalog, configs, per_cell=preset.packing == PER_CELL)
-        return len(configs), sum(len(j.cells) for j in jobs), shape(catalog, jobs)
-
-    return once_for(catalog, preset, "preset_cost", make)
-
-
-def preset_label(catalog: Catalog, preset: Preset) -> str:
-    """The dropdown label: name, computed counts and the estimated cost."""
-    configs, cells, packed = preset_cost(catalog, preset)
+def preset_label(preset: Selection) -> str:
+    """The dropdown label: name, computed counts and the estimated cost (first mode)."""
+    run = preset.default_run
     alias = f" / {', '.join(preset.aliases)}" if preset.aliases else ""
     return (
-        f"{preset.name}{alias} ({plural(configs, 'config')}, {plural(cells, 'cell')}, "
-        f"~{hours_text(packed.gpu_hours)} GPU-h)"
+        f"{preset.name}{alias} ({plural(len(preset.configs), 'config')}, "
+        f"{plural(len(run.cells), 'cell')}, ~{hours_text(run.packed.gpu_hours)} GPU-h)"
     )
 
 
-def summary(catalog: Catalog) -> dict[str, Any]:
+def summary(expanded: Expanded) -> dict[str, Any]:
+    catalog = expanded.catalog
     suites = []
     for suite in catalog.suites:
-        n = count(catalog, tuple(c for c in catalog.configs if c.suite == suite.name))
-        suites.append({"suite": suite.name, "configs": n.configs, "cells": n.cells, "jobs": n.jobs})
-    total = count(catalog, catalog.configs)
-    schedules = []
-    for s in catalog.schedules:
-        n = count(catalog, schedule_configs(catalog, s), s.server_mode)
-        schedules.append(
-            {
-                "name": s.name,
-                "title": s.title,
-                "cron": s.cron,
-                "when": describe(s.cron),
-                "configs": n.configs,
-                "cells": n.cells,
-                "jobs": n.jobs,
-            }
-        )
-    presets = []
-    for p in catalog.presets:
-        configs, cells, packed = preset_cost(catalog, p)
-        presets.append(
-            {
-                "suite": p.suite,
-                "name": p.name,
-                "aliases": list(p.aliases),
-                "per_config": p.per_config,
-                "configs": configs,
-                "cells": cells,
-                "jobs": packed.jobs,
-                "gpu_hours": round(packed.gpu_hours, 1),
-            }
-        )
+        q = query(expanded, suite=suite.name)
+        suites.append({"suite": suite.name, **_count(len(q.configs), q.run)})
+    everything = query(expanded)
+    schedules = [
+        {
+            "name": s.name,
+            "title": s.title,
+            "cron": s.cron,
+            "when": describe(str(s.cron)),
+            **_count(len(s.configs), s.default_run),
+        }
+        for s in expanded.schedules
+    ]
+    presets = [
+        {
+            "suite": p.suite,
+            "name": p.name,
+            "aliases": list(p.aliases),
+            "per_config": p.per_config,
+            "configs": len(p.configs),
+            "cells": len(p.default_run.cells),
+            "jobs": p.default_run.packed.jobs,
+            "gpu_hours": round(p.default_run.packed.gpu_hours, 1),
+        }
+        for p in expanded.presets
+    ]
     levels = []
-    for level in ("nightly", "pr"):
-        for suite_name in [s.name for s in catalog.accuracy_suites]:
-            cases = [c for c in catalog.cases if level in c.levels and c.suite == suite_name]
-            runs = sum(max(1, len(c.images)) for c in cases)
+    for level in LEVELS:
+        for acc_suite in catalog.accuracy_suites:
+            cases = [c for c in catalog.cases if level in c.levels and c.suite == acc_suite.name]
             levels.append(
                 {
                     "level": level,
-                    "suite": suite_name,
+                    "suite": acc_suite.name,
                     "cases": len(cases),
-                    "runs": runs,
+                    "runs": sum(max(1, len(c.images)) for c in cases),
                     "ids": [c.id for c in cases],
                 }
             )
-    for case in catalog.cases:
-        case_server(catalog, case)
     return {
-        "benchmark": {
-            "suites": suites,
-            "total": {"configs": total.configs, "cells": total.cells, "jobs": total.jobs},
-        },
+        "benchmark": {"suites": suites, "total": _count(len(everything.configs), everything.run)},
         "schedules": schedules,
         "presets": presets,
         "accuracy": levels,
-        "plan": plan_week(catalog),
+        "plan": plan_week(expanded),
     }
 
 

@@ -1,4 +1,4 @@
-"""The linter over the ATOM reference catalogs, converted by `generator.importer`."""
+"""The linter over the ATOM reference catalogs, converted by `tests.tooling.atom_import`."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from generator.catalog.model import EnvVar, Flag
 from generator.errors import Loc
-from generator.importer import import_reference
+from generator.expand import expand
 from generator.lint import Finding, lint
-from generator.model import EnvVar, Flag
-from generator.reference import parse_args, parse_env, runner_gpus
+from tests.tooling.atom_import import import_reference
+from tests.tooling.atom_reference import parse_args, parse_env, runner_gpus
 
 REFERENCE = (Path(__file__).parents[2] / "../shared/reference/atom-sglang").resolve()
 needs_reference = pytest.mark.skipif(
@@ -21,12 +22,11 @@ needs_reference = pytest.mark.skipif(
 
 
 def reference(tag: str) -> list[Finding]:
-    return lint(
-        import_reference(
-            REFERENCE / f"{tag}_sglang_benchmark_models.json",
-            REFERENCE / f"{tag}_sglang_models_accuracy.json",
-        )
+    catalog = import_reference(
+        REFERENCE / f"{tag}_sglang_benchmark_models.json",
+        REFERENCE / f"{tag}_sglang_models_accuracy.json",
     )
+    return lint(expand(catalog))
 
 
 def test_an_args_string_becomes_flags_with_their_values() -> None:

@@ -1,0 +1,74 @@
+"""Stage 1, load: the catalog files on disk to one typed, validated, frozen Catalog.
+
+`load(root)` reads `catalogs/benchmark.yaml` and `catalogs/accuracy.yaml` with
+ruamel.yaml (round trip, so every error names its line), validates each against its JSON
+Schema and builds the typed model. Every refusal is a CatalogError naming file and line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from generator.catalog.accuracy import AccuracyBuilder
+from generator.catalog.benchmark import BenchmarkBuilder
+from generator.catalog.groups import build_presets, build_schedules, known_values
+from generator.catalog.model import Catalog
+from generator.catalog.reader import Reader
+from generator.catalog.schema import validate
+from generator.catalog.yamlio import load_mapping
+
+BENCHMARK = "catalogs/benchmark.yaml"
+ACCURACY = "catalogs/accuracy.yaml"
+
+
+def _read(root: Path, rel: str, kind: str) -> Reader:
+    """Errors name the file as the user types it: relative to the repository root."""
+    path = root / rel
+    shown = rel if root.resolve() == Path.cwd().resolve() else os.path.normpath(path)
+    doc = load_mapping(path, shown)
+    validate(kind, doc, shown)
+    return Reader(doc, shown)
+
+
+def load(root: Path) -> Catalog:
+    """The catalogs under `root`, validated and typed."""
+    bench_r = _read(root, BENCHMARK, "benchmark")
+    acc_r = _read(root, ACCURACY, "accuracy")
+    bench = BenchmarkBuilder(bench_r)
+    configs = bench.configs()
+    known = known_values(bench, configs)
+    schedules = build_schedules(bench, known)
+    presets = build_presets(bench, configs, known)
+    recipes = tuple(
+        (str(title), bench_r.selectors(sel, ["recipes", title], known))
+        for title, sel in (bench_r.doc.get("recipes") or {}).items()
+    )
+    acc = AccuracyBuilder(acc_r, bench, configs)
+    allowed = acc_r.doc.get("allowed_differences") or {}
+    return Catalog(
+        benchmark_file=bench_r.shown,
+        accuracy_file=acc_r.shown,
+        runners=tuple(bench.runners.values()),
+        default_image=str(bench_r.doc["images"]["default"]),
+        models=tuple(acc.models.values()),
+        arg_fragments=tuple(
+            (k, v, bench_r.loc(["args", k])) for k, v in bench.arg_fragments.items()
+        ),
+        env_fragments=tuple(
+            (k, v, bench_r.loc(["env", k])) for k, v in bench.env_fragments.items()
+        ),
+        server_modes=tuple(bench.modes.values()),
+        suites=tuple(bench.suites.values()),
+        configs=configs,
+        schedules=schedules,
+        presets=presets,
+        accuracy_suites=tuple(acc.suites.values()),
+        accuracy_schedule=acc.schedule,
+        allowed_env_differences=tuple(str(x) for x in allowed.get("env", [])),
+        allowed_arg_differences=tuple(str(x) for x in allowed.get("args", [])),
+        cases=acc.cases(),
+        estimates=bench.estimates,
+        samplings=tuple(bench.samplings.values()),
+        recipes=recipes,
+    )

@@ -1,0 +1,125 @@
+"""Build the typed accuracy catalog; cases linked to a benchmark config inherit its server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.catalog.benchmark import BenchmarkBuilder
+from generator.catalog.cron import cron_problem
+from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
+from generator.catalog.model import AccuracySuite, Case, Config, Evaluator, Model
+from generator.catalog.reader import Reader
+from generator.catalog.sections import build_models, build_parallel
+from generator.errors import did_you_mean
+
+
+def build_suites(r: Reader) -> dict[str, AccuracySuite]:
+    out = {}
+    for name, raw in r.doc["suites"].items():
+        ev = raw["evaluator"]
+        settings = tuple(
+            (str(k), v if isinstance(v, int) else str(v)) for k, v in ev.items() if k != "kind"
+        )
+        out[str(name)] = AccuracySuite(
+            name=str(name),
+            timeout_minutes=int(raw["timeout_minutes"]),
+            evaluator=Evaluator(kind=str(ev["kind"]), settings=settings),
+        )
+    return out
+
+
+class AccuracyBuilder:
+    def __init__(self, r: Reader, bench: BenchmarkBuilder, configs: tuple[Config, ...]) -> None:
+        self.r = r
+        self.bench = bench
+        self.configs = {c.prefix: c for c in configs}
+        self.models: dict[str, Model] = dict(bench.models)
+        for name, model in build_models(r, r.doc.get("models")).items():
+            if name in self.models:
+                raise r.fail(
+                    f"model '{name}' is already declared in the benchmark catalog", ["models", name]
+                )
+            self.models[name] = model
+        self.suites = build_suites(r)
+        cron = str(r.doc["schedule"]["cron"])
+        problem = cron_problem(cron)
+        if problem:
+            raise r.fail(problem, ["schedule", "cron"])
+        self.schedule = (cron, str(r.doc["schedule"]["level"]))
+
+    def _known(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
+        if value not in known:
+            raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
+        return value
+
+    def case(self, i: int, raw: Any) -> Case:
+        r = self.r
+        path: list[str | int] = ["cases", i]
+        suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
+        runner = self._known(str(raw["runner"]), self.bench.runners, "runner", [*path, "runner"])
+        used: list[str] = []
+        extra_flags = r.items(
+            raw.get("args") or [], [*path, "args"], self.bench.arg_fragments, "args", used
+        )
+        extra_env = r.items(
+            raw.get("env") or [], [*path, "env"], self.bench.env_fragments, "env", used
+        )
+        unset = tuple(str(u) for u in raw.get("unset_env", []))
+        twin = raw.get("benchmark")
+        if twin is not None:
+            config = self.configs[
+                self._known(str(twin), self.configs, "benchmark config", [*path, "benchmark"])
+            ]
+            present = {v.name for v in config.env}
+            for j, name in enumerate(unset):
+                if name not in present:
+                    raise r.fail(
+                        f"unset_env '{name}' is not set by benchmark config '{config.prefix}'",
+                        [*path, "unset_env", j],
+                    )
+            model, parallel, spec = config.model, config.parallel, config.spec
+            flags = override_flags(config.args, merge_flags(extra_flags))
+            env = tuple(
+                v for v in override_env(config.env, merge_env(extra_env)) if v.name not in unset
+            )
+            used = [*config.fragments, *used]
+        else:
+            model = self.models[
+                self._known(str(raw["model"]), self.models, "model", [*path, "model"])
+            ]
+            parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
+            flags, env = merge_flags(extra_flags), merge_env(extra_env)
+        return Case(
+            id=str(raw["id"]),
+            name=str(raw["name"]),
+            suite=suite,
+            benchmark=str(twin) if twin is not None else None,
+            benchmark_suite=self.configs[str(twin)].suite if twin is not None else None,
+            model=model,
+            parallel=parallel,
+            spec=spec,
+            args=flags,
+            env=env,
+            unset_env=unset,
+            runner=runner,
+            levels=tuple(str(level) for level in raw["levels"]),
+            threshold=float(raw["threshold"]),
+            images=tuple((str(k), str(v)) for k, v in (raw.get("images") or {}).items()),
+            fragments=tuple(used),
+            waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
+            loc=r.loc(path),
+        )
+
+    def cases(self) -> tuple[Case, ...]:
+        seen: dict[str, int] = {}
+        out = []
+        for i, raw in enumerate(self.r.doc["cases"]):
+            case = self.case(i, raw)
+            if case.id in seen:
+                raise self.r.fail(
+                    f"duplicate case id '{case.id}' (first at line {seen[case.id]})",
+                    ["cases", i, "id"],
+                )
+            seen[case.id] = case.loc.line
+            out.append(case)
+        return tuple(out)

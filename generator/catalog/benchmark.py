@@ -1,0 +1,217 @@
+"""Build the typed benchmark catalog from a validated document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.catalog.flags import merge_env, merge_flags
+from generator.catalog.model import (
+    PER_SERVER,
+    Config,
+    EnvVar,
+    Flag,
+    Pair,
+    PairExtras,
+    Runner,
+    Sampling,
+    ServerMode,
+    Suite,
+    Variable,
+)
+from generator.catalog.reader import Reader
+from generator.catalog.sections import (
+    build_estimates,
+    build_models,
+    build_parallel,
+    number,
+    parse_pair,
+)
+from generator.errors import CatalogError, did_you_mean
+
+
+class BenchmarkBuilder:
+    def __init__(self, r: Reader) -> None:
+        self.r = r
+        d = r.doc
+        self.runners = {
+            str(k): Runner(
+                label=str(k),
+                gpus=int(v["gpus"]),
+                count=int(v.get("count", 1)),
+                loc=r.loc(["runners", k]),
+            )
+            for k, v in d["runners"].items()
+        }
+        self.models = build_models(r, d["models"])
+        self.estimates = build_estimates(r, d["estimates"])
+        self.arg_fragments = {str(k): r.flags(v, ["args", k]) for k, v in d["args"].items()}
+        for name, flags in self.arg_fragments.items():
+            merge_flags(flags)
+            del name
+        self.env_fragments = {str(k): r.env(v, ["env", k]) for k, v in d["env"].items()}
+        self.samplings = {
+            str(k): Sampling(
+                name=str(k),
+                prompts_per_concurrency=int(v["prompts_per_concurrency"]),
+                warmups_per_concurrency=int(v["warmups_per_concurrency"]),
+            )
+            for k, v in d["sampling"].items()
+        }
+        self.modes = {str(k): self._mode(str(k), v) for k, v in d["server_modes"].items()}
+        self.suites = {str(k): self._suite(str(k), v) for k, v in d["suites"].items()}
+
+    def _check(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
+        if value not in known:
+            raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
+        return value
+
+    def _mode(self, name: str, raw: Any) -> ServerMode:
+        path: list[str | int] = ["server_modes", name]
+        variables = tuple(
+            Variable(name=str(k), flag=str(v["flag"]), default=str(v["default"]))
+            for k, v in (raw.get("variables") or {}).items()
+        )
+        return ServerMode(
+            name=name,
+            description=str(raw["description"]),
+            image_pattern=raw.get("image_pattern"),
+            precedence=raw.get("precedence"),
+            variables=variables,
+            args=merge_flags(self.r.flags(raw["args"], [*path, "args"])),
+            config_env=bool(raw.get("config_env", True)),
+            env=self.r.env(raw.get("env") or {}, [*path, "env"]),
+            spec_env=self.r.env(raw.get("spec_env") or {}, [*path, "spec_env"]),
+            loc=self.r.loc(path),
+        )
+
+    def _suite(self, name: str, raw: Any) -> Suite:
+        path: list[str | int] = ["suites", name]
+        self._check(str(raw["runner"]), self.runners, "runner", [*path, "runner"])
+        self._check(str(raw["sampling"]), self.samplings, "sampling", [*path, "sampling"])
+        for i, mode in enumerate(raw["server_modes"]):
+            self._check(str(mode), self.modes, "server mode", [*path, "server_modes", i])
+        conc = raw.get("concurrency")
+        return Suite(
+            name=name,
+            key=str(raw["key"]),
+            runner=str(raw["runner"]),
+            random_range_ratio=float(raw["random_range_ratio"]),
+            sampling=str(raw["sampling"]),
+            pairs=tuple(parse_pair(str(p)) for p in raw["pairs"]),
+            concurrency=tuple(sorted(int(c) for c in conc)) if conc is not None else None,
+            server_modes=tuple(str(m) for m in raw["server_modes"]),
+            loc=self.r.loc(path),
+        )
+
+    def config(self, i: int, raw: Any) -> Config:
+        r = self.r
+        path: list[str | int] = ["configs", i]
+        suite = self.suites[self._check(str(raw["suite"]), self.suites, "suite", [*path, "suite"])]
+        model = self.models[self._check(str(raw["model"]), self.models, "model", [*path, "model"])]
+        runner = self._check(
+            str(raw.get("runner", suite.runner)), self.runners, "runner", [*path, "runner"]
+        )
+        sampling = self._check(
+            str(raw.get("sampling", suite.sampling)),
+            self.samplings,
+            "sampling",
+            [*path, "sampling"],
+        )
+        used: list[str] = []
+        flags: list[Flag] = r.items(raw["args"], [*path, "args"], self.arg_fragments, "args", used)
+        env: list[EnvVar] = r.items(
+            raw.get("env") or [], [*path, "env"], self.env_fragments, "env", used
+        )
+        grid = self._grid(suite, raw.get("grid"), [*path, "grid"])
+        per_pair = []
+        for pair_text, extras in (raw.get("per_pair") or {}).items():
+            pair = parse_pair(str(pair_text))
+            pp: list[str | int] = [*path, "per_pair", pair_text]
+            if pair not in [p for p, _ in grid]:
+                raise r.fail(f"per_pair {pair} is not a pair this config runs", pp)
+            per_pair.append(
+                (
+                    pair,
+                    PairExtras(
+                        args=merge_flags(
+                            r.items(
+                                extras.get("args") or [],
+                                [*pp, "args"],
+                                self.arg_fragments,
+                                "args",
+                                used,
+                            )
+                        ),
+                        env=merge_env(
+                            r.items(
+                                extras.get("env") or [],
+                                [*pp, "env"],
+                                self.env_fragments,
+                                "env",
+                                used,
+                            )
+                        ),
+                    ),
+                )
+            )
+        return Config(
+            prefix=str(raw["prefix"]),
+            display=str(raw["display"]),
+            dashboard_model=raw.get("dashboard_model"),
+            preset=str(raw.get("preset", raw["prefix"])),
+            suite=suite.name,
+            model=model,
+            parallel=build_parallel(raw["parallel"]),
+            spec=str(raw.get("spec", "none")),
+            runner=runner,
+            sampling=self.samplings[sampling],
+            args=self._at(merge_flags, flags, [*path, "args"]),
+            env=self._at(merge_env, env, [*path, "env"]),
+            grid=grid,
+            per_pair=tuple(per_pair),
+            fragments=tuple(used),
+            waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
+            startup_minutes=number(raw.get("startup_minutes")),
+            packing=str(raw.get("packing", PER_SERVER)),
+            loc=r.loc(path),
+        )
+
+    def _at(self, merge: Any, items: list[Any], path: list[str | int]) -> Any:
+        """Merge fragments; a conflict is reported at the list that combined them."""
+        try:
+            return merge(items)
+        except CatalogError as e:
+            raise self.r.fail(e.message, path) from e
+
+    def _grid(
+        self, suite: Suite, raw: Any, path: list[str | int]
+    ) -> tuple[tuple[Pair, tuple[int, ...]], ...]:
+        if raw is None:
+            if suite.concurrency is None:
+                msg = f"a grid is required: suite {suite.name} has no default concurrency"
+                raise self.r.fail(msg, path[:-1])
+            return tuple((p, suite.concurrency) for p in suite.pairs)
+        out = []
+        for pair_text, conc in raw.items():
+            pair = parse_pair(str(pair_text))
+            if pair not in suite.pairs:
+                shown = ", ".join(str(p) for p in suite.pairs)
+                raise self.r.fail(
+                    f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})",
+                    [*path, pair_text],
+                )
+            out.append((pair, tuple(sorted(int(c) for c in conc))))
+        order = {p: n for n, p in enumerate(suite.pairs)}
+        return tuple(sorted(out, key=lambda item: order[item[0]]))
+
+    def configs(self) -> tuple[Config, ...]:
+        seen: dict[str, int] = {}
+        out = []
+        for i, raw in enumerate(self.r.doc["configs"]):
+            config = self.config(i, raw)
+            if config.prefix in seen:
+                msg = f"duplicate prefix '{config.prefix}' (first at line {seen[config.prefix]})"
+                raise self.r.fail(msg, ["configs", i, "prefix"])
+            seen[config.prefix] = config.loc.line
+            out.append(config)
+        return tuple(out)

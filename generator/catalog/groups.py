@@ -1,0 +1,106 @@
+"""Cron groups and presets as declared: selectors over config fields (whose values are
+checked here); what each one selects is worked out by the expand stage."""
+
+from __future__ import annotations
+
+from generator.catalog.benchmark import BenchmarkBuilder
+from generator.catalog.cron import cron_problem
+from generator.catalog.model import (
+    PER_SERVER,
+    SELECTOR_FIELDS,
+    Config,
+    Preset,
+    Schedule,
+    Selector,
+    field_value,
+)
+
+
+def known_values(b: BenchmarkBuilder, configs: tuple[Config, ...]) -> dict[str, set[str]]:
+    """Every value each selector field has in the catalog (suites: every declared one)."""
+    known: dict[str, set[str]] = {field: set() for field in SELECTOR_FIELDS}
+    for c in configs:
+        for field in SELECTOR_FIELDS:
+            known[field].add(str(field_value(c, field)))
+    known["suite"] |= set(b.suites)
+    return known
+
+
+def build_schedules(b: BenchmarkBuilder, known: dict[str, set[str]]) -> tuple[Schedule, ...]:
+    out: list[Schedule] = []
+    for i, raw in enumerate(b.r.doc["schedules"]):
+        path: list[str | int] = ["schedules", i]
+        cron = str(raw["cron"])
+        problem = cron_problem(cron)
+        if problem:
+            raise b.r.fail(problem, [*path, "cron"])
+        for other in out:
+            if other.cron == cron or other.name == raw["name"]:
+                what = "cron" if other.cron == cron else "name"
+                raise b.r.fail(
+                    f"schedule {what} repeats the one at line {other.loc.line}", [*path, what]
+                )
+        mode = raw.get("server_mode")
+        if mode is not None:
+            b._check(str(mode), b.modes, "server mode", [*path, "server_mode"])
+        out.append(
+            Schedule(
+                name=str(raw["name"]),
+                title=str(raw["title"]),
+                cron=cron,
+                server_mode=None if mode is None else str(mode),
+                select=b.r.selectors(raw["select"], [*path, "select"], known),
+                packing=str(raw.get("packing", PER_SERVER)),
+                loc=b.r.loc(path),
+            )
+        )
+    return tuple(out)
+
+
+def build_presets(
+    b: BenchmarkBuilder, configs: tuple[Config, ...], known: dict[str, set[str]]
+) -> tuple[Preset, ...]:
+    """One preset per config (every suite), then the declared group presets."""
+    out: list[Preset] = []
+    names: dict[str, dict[str, int]] = {name: {} for name in b.suites}
+    for i, c in enumerate(configs):
+        used = names[c.suite]
+        if c.preset in used:
+            msg = f"preset name '{c.preset}' is already used at line {used[c.preset]}"
+            raise b.r.fail(msg, ["configs", i])
+        used[c.preset] = c.loc.line
+        own: tuple[Selector, ...] = (Selector(fields=(("prefix", (c.prefix,)),)),)
+        out.append(
+            Preset(
+                suite=c.suite,
+                name=c.preset,
+                aliases=(),
+                per_config=True,
+                select=own,
+                loc=c.loc,
+            )
+        )
+    for suite_name, entries in b.r.doc["presets"].items():
+        spath: list[str | int] = ["presets", suite_name]
+        b._check(str(suite_name), b.suites, "suite", spath)
+        used = names[str(suite_name)]
+        for i, raw in enumerate(entries):
+            path: list[str | int] = [*spath, i]
+            aliases = tuple(str(a) for a in raw.get("aliases", []))
+            for name in (str(raw["name"]), *aliases):
+                if name in used:
+                    msg = f"preset name '{name}' is already used at line {used[name]}"
+                    raise b.r.fail(msg, [*path, "name"])
+                used[name] = b.r.loc(path).line
+            out.append(
+                Preset(
+                    suite=str(suite_name),
+                    name=str(raw["name"]),
+                    aliases=aliases,
+                    per_config=False,
+                    select=b.r.selectors(raw["select"], [*path, "select"], known),
+                    packing=str(raw.get("packing", PER_SERVER)),
+                    loc=b.r.loc(path),
+                )
+            )
+    return tuple(out)

@@ -1,0 +1,311 @@
+"""Typed, frozen catalog objects. Nothing past the loader sees a raw mapping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.errors import Loc
+
+SPEC_NONE = "none"
+# Accuracy levels: the nightly workflow runs one, the PR check the other.
+LEVELS = ("nightly", "pr")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Flag:
+    """One server flag: `--name` and its values (none for a bare switch)."""
+
+    name: str
+    values: tuple[str, ...]
+    loc: Loc
+
+    def tokens(self) -> list[str]:
+        return [self.name, *self.values]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnvVar:
+    name: str
+    value: str
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runner:
+    label: str
+    gpus: int
+    count: int
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Model:
+    name: str
+    path: str
+    family: str
+    precision: str
+    params_b: float | None
+    startup_minutes: float | None
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartupRule:
+    """Server start-up minutes for models of up to `up_to_params_b` billion parameters
+    (None: any size, and models whose size is not declared)."""
+
+    up_to_params_b: float | None
+    minutes: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointModel:
+    """Coefficients of the per-point estimate (docs/planning.md)."""
+
+    overhead_minutes: float
+    prefill_tokens_per_gpu_second: float
+    decode_step_ms: float
+    decode_step_ms_per_request: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Estimates:
+    max_job_minutes: float
+    job_timeout_minutes: int
+    startup: tuple[StartupRule, ...]
+    point: PointModel
+    loc: Loc
+
+
+PER_SERVER = "per-server"
+PER_CELL = "per-cell"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parallel:
+    tp: int
+    dp: int = 1
+    ep: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.tp
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sampling:
+    name: str
+    prompts_per_concurrency: int
+    warmups_per_concurrency: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Variable:
+    name: str
+    flag: str
+    default: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerMode:
+    """A declared overlay put in front of a config's arguments."""
+
+    name: str
+    description: str
+    image_pattern: str | None
+    precedence: str | None  # "mode", "config", or None (a disagreement is an error)
+    variables: tuple[Variable, ...]
+    args: tuple[Flag, ...]
+    config_env: bool
+    env: tuple[EnvVar, ...]
+    spec_env: tuple[EnvVar, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pair:
+    isl: int
+    osl: int
+
+    def __str__(self) -> str:
+        return f"{self.isl}x{self.osl}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Suite:
+    name: str
+    key: str
+    runner: str
+    random_range_ratio: float
+    sampling: str
+    pairs: tuple[Pair, ...]
+    concurrency: tuple[int, ...] | None
+    server_modes: tuple[str, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairExtras:
+    args: tuple[Flag, ...]
+    env: tuple[EnvVar, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    prefix: str
+    display: str
+    dashboard_model: str | None
+    preset: str
+    suite: str
+    model: Model
+    parallel: Parallel
+    spec: str
+    runner: str
+    sampling: Sampling
+    args: tuple[Flag, ...]
+    env: tuple[EnvVar, ...]
+    grid: tuple[tuple[Pair, tuple[int, ...]], ...]
+    per_pair: tuple[tuple[Pair, PairExtras], ...]
+    fragments: tuple[str, ...]
+    waivers: tuple[tuple[str, str], ...]
+    startup_minutes: float | None = None
+    packing: str = PER_SERVER
+    loc: Loc
+
+    def extras_for(self, pair: Pair) -> PairExtras | None:
+        for p, extras in self.per_pair:
+            if p == pair:
+                return extras
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Selector:
+    """Declared fields to match; each field matches any of its values."""
+
+    fields: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def matches(self, owner: Config | Case) -> bool:
+        """Every field the selector names has one of its values on `owner`."""
+        return all(field_value(owner, field) in values for field, values in self.fields)
+
+
+# The fields a selector may name.
+SELECTOR_FIELDS = ("suite", "family", "precision", "spec", "model", "prefix")
+
+
+def field_value(owner: Config | Case, field: str) -> str | None:
+    """A selector field of a config or case. A case has a suite and a prefix only through
+    the benchmark config it is linked to (`benchmark:`)."""
+    if field == "family":
+        return owner.model.family
+    if field == "precision":
+        return owner.model.precision
+    if field == "spec":
+        return owner.spec
+    if field == "model":
+        return owner.model.name
+    if isinstance(owner, Config):
+        return owner.suite if field == "suite" else owner.prefix
+    return owner.benchmark_suite if field == "suite" else owner.benchmark
+
+
+def matches(owner: Config | Case, selectors: tuple[Selector, ...]) -> bool:
+    """A list of selectors is their union."""
+    return any(sel.matches(owner) for sel in selectors)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Schedule:
+    name: str
+    title: str
+    cron: str
+    server_mode: str | None
+    select: tuple[Selector, ...]
+    packing: str = PER_SERVER
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    suite: str
+    name: str
+    aliases: tuple[str, ...]
+    select: tuple[Selector, ...]
+    per_config: bool
+    packing: str = PER_SERVER
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evaluator:
+    kind: str  # "lm-eval" or "sglang-few-shot-gsm8k"
+    settings: tuple[tuple[str, str | int], ...]
+
+    def as_dict(self) -> dict[str, str | int]:
+        return {"kind": self.kind, **dict(self.settings)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class AccuracySuite:
+    name: str
+    timeout_minutes: int
+    evaluator: Evaluator
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    id: str
+    name: str
+    suite: str
+    benchmark: str | None
+    benchmark_suite: str | None
+    model: Model
+    parallel: Parallel
+    spec: str
+    args: tuple[Flag, ...]
+    env: tuple[EnvVar, ...]
+    unset_env: tuple[str, ...]
+    runner: str
+    levels: tuple[str, ...]
+    threshold: float
+    images: tuple[tuple[str, str], ...]
+    fragments: tuple[str, ...]
+    waivers: tuple[tuple[str, str], ...]
+    loc: Loc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Catalog:
+    benchmark_file: str
+    accuracy_file: str
+    runners: tuple[Runner, ...]
+    default_image: str
+    models: tuple[Model, ...]
+    arg_fragments: tuple[tuple[str, tuple[Flag, ...], Loc], ...]
+    env_fragments: tuple[tuple[str, tuple[EnvVar, ...], Loc], ...]
+    server_modes: tuple[ServerMode, ...]
+    suites: tuple[Suite, ...]
+    configs: tuple[Config, ...]
+    schedules: tuple[Schedule, ...]
+    presets: tuple[Preset, ...]
+    accuracy_suites: tuple[AccuracySuite, ...]
+    accuracy_schedule: tuple[str, str]
+    allowed_env_differences: tuple[str, ...]
+    allowed_arg_differences: tuple[str, ...]
+    cases: tuple[Case, ...]
+    estimates: Estimates
+    samplings: tuple[Sampling, ...] = field(default=())
+    recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
+
+    def suite(self, name: str) -> Suite:
+        return next(s for s in self.suites if s.name == name)
+
+    def mode(self, name: str) -> ServerMode:
+        return next(m for m in self.server_modes if m.name == name)
+
+    def runner(self, label: str) -> Runner:
+        return next(r for r in self.runners if r.label == label)
+
+    def accuracy_suite(self, name: str) -> AccuracySuite:
+        return next(s for s in self.accuracy_suites if s.name == name)

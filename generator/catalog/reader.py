@@ -1,0 +1,99 @@
+"""Raw-YAML readers shared by the catalog builders: values, flags, env, fragments, selectors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from generator.catalog.model import EnvVar, Flag, Selector
+from generator.catalog.yamlio import line_of
+from generator.errors import CatalogError, Loc, did_you_mean
+
+_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
+MAX_RANGE = 65536
+
+
+class Reader:
+    """Reads one catalog document; every error it raises names the file and line."""
+
+    def __init__(self, doc: Any, shown: str) -> None:
+        self.doc = doc
+        self.shown = shown
+
+    def loc(self, path: Sequence[str | int]) -> Loc:
+        return Loc(self.shown, line_of(self.doc, path))
+
+    def fail(self, message: str, path: Sequence[str | int]) -> CatalogError:
+        return CatalogError(message, self.loc(path))
+
+    def values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
+        if raw is True:
+            return ()
+        items = raw if isinstance(raw, list) else [raw]
+        out: list[str] = []
+        for item in items:
+            match = _RANGE.match(item) if isinstance(item, str) and isinstance(raw, list) else None
+            if match:
+                low, high = int(match[1]), int(match[2])
+                if low > high or high - low > MAX_RANGE:
+                    raise self.fail(f"range '{item}' must go up and span at most {MAX_RANGE}", path)
+                out.extend(str(n) for n in range(low, high + 1))
+            else:
+                out.append(str(item))
+        return tuple(out)
+
+    def flags(self, mapping: Any, path: Sequence[str | int]) -> tuple[Flag, ...]:
+        return tuple(
+            Flag(
+                name=str(name), values=self.values(raw, [*path, name]), loc=self.loc([*path, name])
+            )
+            for name, raw in mapping.items()
+        )
+
+    def env(self, mapping: Any, path: Sequence[str | int]) -> tuple[EnvVar, ...]:
+        return tuple(
+            EnvVar(name=str(name), value=str(value), loc=self.loc([*path, name]))
+            for name, value in mapping.items()
+        )
+
+    def items(
+        self,
+        raw: Any,
+        path: Sequence[str | int],
+        fragments: dict[str, Any],
+        kind: str,
+        used: list[str],
+    ) -> list[Any]:
+        """Expand a list of fragment names and inline mappings into flags or env vars."""
+        out: list[Any] = []
+        for i, item in enumerate(raw):
+            if isinstance(item, str):
+                if item not in fragments:
+                    hint = did_you_mean(item, fragments)
+                    raise self.fail(f"unknown {kind} fragment '{item}'{hint}", [*path, i])
+                used.append(item)
+                out.extend(fragments[item])
+            elif kind == "args":
+                out.extend(self.flags(item, [*path, i]))
+            else:
+                out.extend(self.env(item, [*path, i]))
+        return out
+
+    def selectors(
+        self, raw: Any, path: Sequence[str | int], known: dict[str, set[str]]
+    ) -> tuple[Selector, ...]:
+        raw_list = raw if isinstance(raw, list) else [raw]
+        out = []
+        for i, sel in enumerate(raw_list):
+            sel_path = [*path, i] if isinstance(raw, list) else list(path)
+            fields = []
+            for field, value in sel.items():
+                values = tuple(value) if isinstance(value, list) else (str(value),)
+                for v in values:
+                    if v not in known[field]:
+                        hint = did_you_mean(v, known[field])
+                        raise self.fail(f"no config has {field} '{v}'{hint}", [*sel_path, field])
+                fields.append((str(field), values))
+            out.append(Selector(fields=tuple(fields)))
+        return tuple(out)

@@ -1,0 +1,134 @@
+"""Schema validation with jsonschema (draft 2020-12); errors name file and line."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+
+from generator.catalog.yamlio import line_of
+from generator.errors import CatalogError, Loc, did_you_mean
+
+SCHEMAS = ("benchmark", "accuracy")
+
+
+@functools.cache
+def _schema(name: str) -> dict[str, Any]:
+    text = resources.files("generator.catalog").joinpath(f"schemas/{name}.schema.json").read_text()
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@functools.cache
+def validator(name: str) -> Draft202012Validator:
+    """The validator for one catalog kind (the two schemas refer to each other)."""
+    registry: Registry[Any] = Registry()
+    for other in SCHEMAS:
+        schema = _schema(other)
+        resource = Resource.from_contents(schema)
+        registry = registry.with_resource(f"{other}.schema.json", resource)
+        registry = registry.with_resource(schema["$id"], resource)
+    return Draft202012Validator(_schema(name), registry=registry)
+
+
+def validate(name: str, doc: Any, shown: str) -> None:
+    """Raise CatalogError for the most relevant schema violation, if any."""
+    error = best_match(validator(name).iter_errors(doc))
+    if error is None:
+        return
+    path = list(error.absolute_path)
+    if "propertyNames" in error.relative_schema_path and isinstance(error.instance, str):
+        path.append(error.instance)  # point at the offending key itself
+    message = _describe(error)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = error.schema.get("properties", {})
+        extra = [k for k in error.instance if k not in allowed]
+        if extra:
+            path.append(extra[0])
+            message = f"unknown key '{extra[0]}'{did_you_mean(str(extra[0]), allowed)}"
+    raise CatalogError(f"{_where(path)}{message}", Loc(shown, line_of(doc, path)))
+
+
+def _where(path: Sequence[str | int]) -> str:
+    if not path:
+        return ""
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return text.lstrip(".") + ": "
+
+
+PATTERNS = {
+    "^[1-9][0-9]*x[1-9][0-9]*$": "is not an ISLxOSL pair like 8192x1024",
+    "^[A-Za-z_][A-Za-z0-9_]*$": "is not a valid environment variable name",
+    "^[^\\n\\r\\u0000]*$": "must be a single line (no newline, carriage return or NUL)",
+    "^--[a-z0-9][a-z0-9-]*$": "is not a flag like --page-size",
+    "^[a-z][a-z0-9_]*$": "is not a fragment name (lower case, digits, _)",
+    "^[a-z0-9][a-z0-9._-]*$": "is not a name (lower case, digits, '.', '_', '-')",
+    "^[A-Za-z0-9][A-Za-z0-9._-]*$": "is not a label (letters, digits, '.', '_', '-')",
+    "^[a-z0-9][a-z0-9._/:*-]*$": "is not an image pattern like lmsysorg/sglang-rocm*",
+}
+
+
+def _describe(error: ValidationError) -> str:
+    kind = error.validator
+    value = error.instance
+    if kind == "type":
+        return (
+            f"expected {_type_names(error.validator_value)}, found {_type_of(value)} {_show(value)}"
+        )
+    if kind == "required":
+        return str(error.message).replace("is a required property", "is required")
+    if kind == "pattern":
+        known = PATTERNS.get(str(error.validator_value))
+        if known:
+            return f"{_show(value)} {known}"
+        return f"{_show(value)} does not match the pattern {error.validator_value}"
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        bound = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+        return f"{_show(value)} must be {bound[str(kind)]} {error.validator_value}"
+    if kind in ("anyOf", "oneOf") and isinstance(value, str):
+        return f"{_show(value)} is not valid here"
+    return str(error.message)
+
+
+def _type_names(types: Any) -> str:
+    names = {
+        "object": "a mapping",
+        "array": "a list",
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "nothing",
+    }
+    if isinstance(types, str):
+        return names.get(types, types)
+    return " or ".join(names.get(t, t) for t in types)
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "nothing" if value is None else type(value).__name__
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return ""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."

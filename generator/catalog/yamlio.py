@@ -1,0 +1,119 @@
+"""The one YAML set-up: ruamel.yaml round-trip loading, with line numbers and limits."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
+
+from generator.errors import CatalogError, Loc
+
+# Room for catalogs of ten thousand configs and more; larger files are refused unread.
+MAX_CATALOG_BYTES = 16 * 1024 * 1024
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _decode(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        msg = f"not valid UTF-8 (byte 0x{data[e.start]:02x})"
+        raise CatalogError(msg, Loc(shown, line)) from e
+
+
+_MAYBE_ALIAS = re.compile(r"(^|[\s\[{,:-])\*[^\s,\]}]")
+
+
+def _refuse_aliases(text: str, shown: str) -> None:
+    """Aliases are refused before composing, so an alias bomb costs one linear parse.
+
+    The event parse only runs when the text could hold an alias at all."""
+    if not _MAYBE_ALIAS.search(text):
+        return
+    for event in _yaml().parse(text):
+        if isinstance(event, AliasEvent):
+            line = event.start_mark.line + 1 if event.start_mark else 1
+            msg = (
+                f"YAML alias '*{event.anchor}' is not supported; "
+                "write the value out or use a fragment"
+            )
+            raise CatalogError(msg, Loc(shown, line))
+
+
+def load_mapping(path: Path, shown: str) -> CommentedMap:
+    """Load one catalog file; every failure is a CatalogError naming file and line."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise CatalogError(f"cannot read catalog: {e.strerror}", Loc(shown, 1)) from e
+    if len(data) > MAX_CATALOG_BYTES:
+        msg = f"catalog is {len(data)} bytes; the limit is {MAX_CATALOG_BYTES} bytes"
+        raise CatalogError(msg, Loc(shown, 1))
+    text = _decode(data, shown)
+    if not text.strip():
+        raise CatalogError("catalog is empty", Loc(shown, 1))
+    return parse_mapping(text, shown)
+
+
+def parse_mapping(text: str, shown: str) -> CommentedMap:
+    """The document in `text` (named `shown` in errors)."""
+    try:
+        _refuse_aliases(text, shown)
+        doc = _yaml().load(text)
+    except MarkedYAMLError as e:
+        context = (e.context or "").strip()
+        # An unclosed quote or bracket is reported where it was opened, not where the
+        # parser gave up (which can be many lines later).
+        opened = context.startswith(("while scanning a quoted", "while parsing a flow"))
+        mark = (e.context_mark if opened else None) or e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        problem = (e.problem or context or "invalid YAML").strip()
+        if opened:
+            problem = f"{problem} {context}"
+        if "duplicate key" in problem or "found duplicate key" in str(e):
+            problem = f"duplicate key {_dup_key(str(e))}".rstrip()
+        raise CatalogError(f"YAML error: {problem}", Loc(shown, line)) from e
+    except YAMLError as e:
+        raise CatalogError(f"YAML error: {e}", Loc(shown, 1)) from e
+    if not isinstance(doc, CommentedMap):
+        kind = type(doc).__name__ if doc is not None else "nothing"
+        raise CatalogError(f"the top level must be a mapping, found {kind}", Loc(shown, 1))
+    return doc
+
+
+def _dup_key(text: str) -> str:
+    marker = 'found duplicate key "'
+    start = text.find(marker)
+    if start < 0:
+        return ""
+    start += len(marker)
+    return "'" + text[start : text.find('"', start)] + "'"
+
+
+def line_of(root: Any, path: Sequence[str | int], *, key: bool = True) -> int:
+    """The 1-based line of the node at `path` (its key's line for mapping entries)."""
+    node: Any = root
+    line = 1
+    for part in path:
+        if isinstance(node, CommentedMap) and part in node:
+            pos = node.lc.key(part) if key else node.lc.value(part)
+            line = pos[0] + 1
+            node = node[part]
+        elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
+            line = node.lc.item(part)[0] + 1
+            node = node[part]
+        else:
+            break
+    return line

@@ -1,0 +1,48 @@
+"""A config's benchmark cells in one server mode, in sweep order."""
+
+from __future__ import annotations
+
+from generator.catalog.model import Catalog, Config, Pair
+from generator.expand.estimate import point_minutes
+from generator.expand.model import Cell, Server
+
+
+def ratio_text(ratio: float) -> str:
+    return f"{ratio:g}"
+
+
+def cell_id(config: Config, pair: Pair, concurrency: int, ratio: float) -> str:
+    return f"{config.prefix}-{pair.isl}-{pair.osl}-{concurrency}-{ratio_text(ratio)}"
+
+
+def config_cells(catalog: Catalog, config: Config, servers: dict[Pair, Server]) -> tuple[Cell, ...]:
+    """The config's pairs in suite order, each from low to high concurrency; `servers`
+    holds the config's server for each pair in the mode at hand."""
+    ratio = catalog.suite(config.suite).random_range_ratio
+    sampling = config.sampling
+    out = []
+    for pair, concurrencies in config.grid:
+        for conc in sorted(concurrencies):
+            prompts = conc * sampling.prompts_per_concurrency
+            warmups = conc * sampling.warmups_per_concurrency
+            out.append(
+                Cell(
+                    id=cell_id(config, pair, conc, ratio),
+                    config=config,
+                    pair=pair,
+                    concurrency=conc,
+                    random_range_ratio=ratio,
+                    num_prompts=prompts,
+                    num_warmups=warmups,
+                    server=servers[pair],
+                    minutes=point_minutes(
+                        catalog.estimates.point,
+                        isl=pair.isl,
+                        osl=pair.osl,
+                        concurrency=conc,
+                        requests=prompts + warmups,
+                        gpus=config.parallel.gpus,
+                    ),
+                )
+            )
+    return tuple(out)

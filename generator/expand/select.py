@@ -1,0 +1,167 @@
+"""Selections: what a cron group, a preset or a suite selects, in which server mode, and
+how its cells become jobs. Everything here assembles what `expand` computed."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from generator.catalog.model import PER_CELL, Catalog, Config
+from generator.errors import SelectionError, did_you_mean
+from generator.expand.cost import shape
+from generator.expand.model import Cell, Expanded, Job, Run, Selection
+
+
+def default_mode(catalog: Catalog, config: Config) -> str:
+    return catalog.suite(config.suite).server_modes[0]
+
+
+def assemble(
+    catalog: Catalog,
+    cells: Mapping[tuple[str, str], tuple[Cell, ...]],
+    jobs: Mapping[tuple[str, str, str], tuple[Job, ...]],
+    configs: Iterable[Config],
+    mode: str | None,
+    packing: str,
+) -> Run:
+    """The run of `configs` in `mode` (None: each config's suite's first mode) from the
+    cells and jobs computed per config."""
+    all_cells: list[Cell] = []
+    packed: list[Job] = []
+    per_cell: list[Job] = []
+    for c in configs:
+        m = mode or default_mode(catalog, c)
+        all_cells += cells[(c.prefix, m)]
+        packed += jobs[(c.prefix, m, packing)]
+        per_cell += jobs[(c.prefix, m, PER_CELL)]
+    runners = {r.label: r for r in catalog.runners}
+    return Run(
+        mode=mode,
+        cells=tuple(all_cells),
+        jobs=tuple(packed),
+        per_cell_jobs=tuple(per_cell),
+        packed=shape(runners, packed),
+        per_cell=shape(runners, per_cell),
+    )
+
+
+def check_mode(
+    catalog: Catalog, suites: Iterable[str], mode: str | None, image: str | None
+) -> None:
+    """Refuse a server mode one of the suites cannot run, or an image the mode refuses."""
+    for name in sorted(set(suites)):
+        suite = catalog.suite(name)
+        chosen = mode or suite.server_modes[0]
+        if chosen not in suite.server_modes:
+            raise SelectionError(
+                f"suite {suite.name} has no server mode '{chosen}' "
+                f"(it has: {', '.join(suite.server_modes)})"
+            )
+        pattern = catalog.mode(chosen).image_pattern
+        if pattern and image is not None and not fnmatch.fnmatchcase(image, pattern):
+            raise SelectionError(
+                f"server mode '{chosen}' runs only on {pattern} images, not '{image}'"
+            )
+
+
+def image_for(catalog: Catalog, mode: str | None, image: str | None) -> str:
+    """The image a job runs in: the override, else the default; empty when the mode
+    needs an image of its own (the dispatch must then name one)."""
+    if image is not None:
+        return image
+    if mode is not None and catalog.mode(mode).image_pattern:
+        return ""
+    return catalog.default_image
+
+
+@dataclass(frozen=True, kw_only=True)
+class Query:
+    """What `sglang-ci cells/jobs/plan` selected."""
+
+    kind: str  # "all", "suite", "schedule", "preset"
+    name: str
+    configs: tuple[Config, ...]
+    run: Run
+
+
+def _suite_name(catalog: Catalog, suite: str | None) -> str | None:
+    if suite is None:
+        return None
+    for s in catalog.suites:
+        if suite in (s.name, s.key):
+            return s.name
+    known = [s.name for s in catalog.suites]
+    raise SelectionError(f"unknown suite '{suite}'{did_you_mean(suite, known)}")
+
+
+def find_schedule(expanded: Expanded, *, name: str | None, cron: str | None) -> Selection:
+    for s in expanded.schedules:
+        if name is not None and s.name == name:
+            return s
+        if cron is not None and s.cron == cron:
+            return s
+    if name is not None:
+        known = [s.name for s in expanded.schedules]
+        raise SelectionError(f"unknown cron group '{name}'{did_you_mean(name, known)}")
+    known = [str(s.cron) for s in expanded.schedules]
+    raise SelectionError(f"unknown cron '{cron}'{did_you_mean(str(cron), known)}")
+
+
+def find_preset(expanded: Expanded, name: str, suite: str | None = None) -> Selection:
+    found = [
+        p
+        for p in expanded.presets
+        if (suite is None or p.suite == suite) and name in (p.name, *p.aliases)
+    ]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        suites = ", ".join(str(p.suite) for p in found)
+        raise SelectionError(f"preset '{name}' exists in several suites ({suites}); pass --suite")
+    known = [
+        n
+        for p in expanded.presets
+        if suite is None or p.suite == suite
+        for n in (p.name, *p.aliases)
+    ]
+    raise SelectionError(f"unknown preset '{name}'{did_you_mean(name, known)}")
+
+
+def query(
+    expanded: Expanded,
+    *,
+    suite: str | None = None,
+    group: str | None = None,
+    cron: str | None = None,
+    preset: str | None = None,
+    mode: str | None = None,
+    image: str | None = None,
+) -> Query:
+    """At most one of group/cron/preset; --suite narrows any of them; --mode picks the
+    server mode (default: the cron group's, else each suite's first)."""
+    catalog = expanded.catalog
+    suite_name = _suite_name(catalog, suite)
+    sel: Selection | None = None
+    if group is not None or cron is not None:
+        sel = find_schedule(expanded, name=group, cron=cron)
+    elif preset is not None:
+        sel = find_preset(expanded, preset, suite_name)
+    if sel is not None:
+        kind, name, configs, packing = sel.kind, sel.name, sel.configs, sel.packing
+        chosen = mode if mode is not None else next(iter(sel.runs))
+    else:
+        kind, name, configs, packing = "all", "all", catalog.configs, "per-server"
+        chosen = mode
+    if suite_name is not None:
+        configs = tuple(c for c in configs if c.suite == suite_name)
+        if kind == "all":
+            kind, name = "suite", suite_name
+    if not configs:
+        raise SelectionError(f"the selection {kind} '{name}' has no config")
+    check_mode(catalog, (c.suite for c in configs), chosen, image)
+    if sel is not None and suite_name is None and chosen in sel.runs:
+        run = sel.runs[chosen]
+    else:
+        run = assemble(catalog, expanded.cells, expanded.jobs, configs, chosen, packing)
+    return Query(kind=kind, name=name, configs=configs, run=run)

@@ -1,0 +1,183 @@
+"""The JSON contract between the generator and the launcher: one matrix entry per job or
+case, as TypedDicts, and the checks the launcher applies before it starts anything."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Literal, TypedDict, cast
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+EVALUATOR_KINDS = ("lm-eval", "sglang-few-shot-gsm8k")
+
+
+class PointEntry(TypedDict):
+    """One benchmark point of a job: a (ISL/OSL, concurrency) cell of its config."""
+
+    id: str
+    isl: int
+    osl: int
+    concurrency: int
+    random_range_ratio: float
+    num_prompts: int
+    num_warmups: int
+    estimate_minutes: int
+
+
+class JobEntry(TypedDict):
+    """One benchmark job: one server, swept over its points."""
+
+    id: str
+    suite: str
+    config: str
+    display: str
+    dashboard_model: str
+    model_path: str
+    runner: str
+    image: str
+    server_mode: str
+    server_args: list[str]
+    env: dict[str, str]
+    timeout_minutes: int
+    startup_minutes: int
+    estimate_minutes: int
+    points: list[PointEntry]
+
+
+class EvaluatorEntry(TypedDict, total=False):
+    """How a case is scored; `kind` says which of the other keys are set."""
+
+    kind: Literal["lm-eval", "sglang-few-shot-gsm8k"]
+    # lm-eval
+    task: str
+    model: str
+    num_fewshot: int
+    metric: str
+    num_concurrent: int
+    # sglang-few-shot-gsm8k
+    num_shots: int
+    num_questions: int
+    parallel: int
+
+
+class CaseEntry(TypedDict):
+    """One accuracy case on one image."""
+
+    id: str
+    case: str
+    name: str
+    suite: str
+    benchmark: str | None
+    model_path: str
+    server_args: list[str]
+    env: dict[str, str]
+    runner: str
+    image: str
+    levels: list[str]
+    threshold: float
+    timeout_minutes: int
+    evaluator: EvaluatorEntry
+
+
+ServerEntry = JobEntry | CaseEntry
+
+
+class InputError(Exception):
+    """A job or case file that does not follow the contract (the launcher exits 2)."""
+
+
+def load_object(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read JSON from {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: the top level must be a JSON object")
+    return data
+
+
+def _str(obj: dict[str, Any], key: str, where: str, *, ident: bool = False) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}: '{key}' must be a non-empty string")
+    if ident and not ID_RE.fullmatch(value):
+        raise InputError(f"{where}: '{key}' {value!r} must match {ID_RE.pattern}")
+    return value
+
+
+def _number(obj: dict[str, Any], key: str, where: str, *, integer: bool) -> float:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{where}: '{key}' must be a number")
+    if integer and not isinstance(value, int):
+        raise InputError(f"{where}: '{key}' must be an integer")
+    if not math.isfinite(value):
+        raise InputError(f"{where}: '{key}' must be finite")
+    return float(value)
+
+
+def _server_fields(obj: dict[str, Any], where: str) -> None:
+    _str(obj, "id", where, ident=True)
+    _str(obj, "model_path", where)
+    args = obj.get("server_args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise InputError(f"{where}: 'server_args' must be a list of strings")
+    if any("\0" in a for a in args):
+        raise InputError(f"{where}: 'server_args' tokens must not contain NUL")
+    env = obj.get("env")
+    if not isinstance(env, dict):
+        raise InputError(f"{where}: 'env' must be an object")
+    for key, value in env.items():
+        if not ENV_KEY_RE.fullmatch(key):
+            raise InputError(f"{where}: env key {key!r} is not a valid variable name")
+        if not isinstance(value, str) or "\0" in value:
+            raise InputError(f"{where}: env value of {key} must be a string without NUL")
+
+
+def check_job(data: dict[str, Any], where: str) -> JobEntry:
+    """`data` as a JobEntry, or InputError naming what is wrong."""
+    _server_fields(data, where)
+    points = data.get("points")
+    if not isinstance(points, list) or not points:
+        raise InputError(f"{where}: 'points' must be a non-empty list")
+    seen: set[str] = set()
+    for index, point in enumerate(points):
+        at = f"{where}: points[{index}]"
+        if not isinstance(point, dict):
+            raise InputError(f"{at} must be an object")
+        point_id = _str(point, "id", at, ident=True)
+        if point_id in seen:
+            raise InputError(f"{at}: duplicate point id {point_id!r}")
+        seen.add(point_id)
+        for key in ("isl", "osl", "concurrency", "num_prompts", "num_warmups"):
+            if _number(point, key, at, integer=True) < (1 if key != "num_warmups" else 0):
+                raise InputError(f"{at}: '{key}' is out of range")
+        _number(point, "random_range_ratio", at, integer=False)
+    return cast(JobEntry, data)
+
+
+def check_case(data: dict[str, Any], where: str) -> CaseEntry:
+    """`data` as a CaseEntry, or InputError naming what is wrong."""
+    _server_fields(data, where)
+    _number(data, "threshold", where, integer=False)
+    evaluator = data.get("evaluator")
+    if not isinstance(evaluator, dict):
+        raise InputError(f"{where}: 'evaluator' must be an object")
+    kind = evaluator.get("kind")
+    at = f"{where}: evaluator"
+    if kind == "lm-eval":
+        for key in ("task", "metric", "model"):
+            _str(evaluator, key, at)
+        for key in ("num_fewshot", "num_concurrent"):
+            _number(evaluator, key, at, integer=True)
+        if "," in str(data["model_path"]):
+            raise InputError(f"{where}: lm-eval model_args cannot carry a ',' in model_path")
+    elif kind == "sglang-few-shot-gsm8k":
+        for key in ("num_shots", "num_questions", "parallel"):
+            _number(evaluator, key, at, integer=True)
+    else:
+        raise InputError(f"{at}: 'kind' must be one of {', '.join(EVALUATOR_KINDS)}")
+    return cast(CaseEntry, data)

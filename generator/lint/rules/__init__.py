@@ -1,0 +1,19 @@
+"""Lint rules, one module per concern; `generator.lint` runs them and applies waivers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from generator.lint.rules import align, env, identity, layout, spec, timing
+from generator.lint.rules.base import RETIRED, RULES, Context, Hit
+
+CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
+    layout.check,
+    spec.check,
+    align.check,
+    env.check,
+    identity.check,
+    timing.check,
+)
+
+__all__ = ["CHECKS", "RETIRED", "RULES", "Hit"]

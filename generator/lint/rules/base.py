@@ -1,0 +1,161 @@
+"""What every lint rule shares: the rule table, a hit, and the resolved servers to look at."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from generator.catalog.flags import canonical
+from generator.catalog.model import Case, Catalog, Config, Pair, Runner
+from generator.errors import Loc
+from generator.expand.model import Expanded, Server
+
+ERROR = "error"
+WARNING = "warning"
+
+# Rule id -> (name, severity). Ids are stable: a retired rule's id is never reused.
+RULES: dict[str, tuple[str, str]] = {
+    "L001": ("waiver-unknown-rule", ERROR),
+    "L002": ("waiver-unused", WARNING),
+    "L101": ("dp-attention-divisible", ERROR),
+    "L102": ("ep-divides-tp", ERROR),
+    "L103": ("layout-matches-flags", ERROR),
+    "L201": ("gpus-fit-runner", ERROR),
+    "L301": ("spec-draft-model", WARNING),
+    "L302": ("spec-draft-tokens", ERROR),
+    "L303": ("spec-params-together", ERROR),
+    "L304": ("cuda-graph-covers-concurrency", WARNING),
+    "L305": ("spec-field-matches-flags", ERROR),
+    "L401": ("accuracy-matches-benchmark", ERROR),
+    "L402": ("accuracy-unset-allowed", ERROR),
+    "L501": ("env-forbidden", ERROR),
+    "L502": ("env-renamed", ERROR),
+    "L503": ("env-retired", WARNING),
+    "L504": ("env-name-shell", ERROR),
+    "L505": ("env-value-single-line", ERROR),
+    "L603": ("unique-display-name", ERROR),
+    "L604": ("unique-dashboard-model", ERROR),
+    "L605": ("model-path-spelling", ERROR),
+    "L606": ("unused-fragment", WARNING),
+    "L707": ("run-ends-before-next", WARNING),
+}
+
+# Retired ids and where their check lives now (each refusal lives in one place).
+RETIRED: dict[str, str] = {
+    "L100": "a server that cannot be resolved is refused by the expand stage (exit 2)",
+    "L601": "a repeated prefix is refused when the catalog is loaded (exit 2)",
+    "L602": "a repeated case id is refused when the catalog is loaded (exit 2)",
+    "L701": "matrix job counts are checked on render's output (exit 2)",
+    "L702": "matrix sizes are checked on render's output (exit 2)",
+    "L703": "dispatch inputs are checked on render's output (exit 2)",
+    "L704": "expression lengths are checked on render's output (exit 2)",
+    "L705": "cron strings are checked when the catalog is loaded (exit 2)",
+    "L706": "a cron group or preset that selects nothing is refused by expand (exit 2)",
+}
+
+Owner = Config | Case
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hit:
+    """One rule firing; `owner` is the config or case whose waivers may excuse it."""
+
+    rule: str
+    loc: Loc
+    message: str
+    owner: Owner | None = None
+
+
+def hit(rule: str, owner: Owner, message: str, loc: Loc | None = None) -> Hit:
+    """A finding on `owner`, at its line unless `loc` says where."""
+    return Hit(rule=rule, loc=loc or owner.loc, owner=owner, message=message)
+
+
+def flag_map(args: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """A resolved argv as canonical flag name -> values (the last one wins, as in argparse)."""
+    out: dict[str, tuple[str, ...]] = {}
+    name: str | None = None
+    values: list[str] = []
+    for token in [*args, "--"]:
+        if token.startswith("--"):
+            if name is not None:
+                out[canonical(name)] = tuple(values)
+            name, values = (token if token != "--" else None), []
+        elif name is not None:
+            values.append(token)
+    return out
+
+
+def int_flag(flags: dict[str, tuple[str, ...]], name: str, default: int = 1) -> int:
+    values = flags.get(name)
+    if not values:
+        return default
+    try:
+        return int(values[0])
+    except ValueError:
+        return default
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resolved:
+    """A server the catalog starts, with who owns it and where to point a finding."""
+
+    owner: Owner
+    server: Server
+    name: str  # "config 'x'" or "case 'y'", for messages
+    pair: Pair | None = None
+
+    @property
+    def where(self) -> str:
+        """The name with the server mode and pair, for findings that depend on them."""
+        return f"{self.name} ({self.server.mode}, {self.pair})" if self.pair else self.name
+
+    @functools.cached_property
+    def flags(self) -> dict[str, tuple[str, ...]]:
+        return flag_map(self.server.args)
+
+    def hit(self, rule: str, message: str) -> Hit:
+        return hit(rule, self.owner, message)
+
+
+def servers(expanded: Expanded) -> Iterator[Resolved]:
+    """Every server: each config in each pair and server mode of its suite, then each case."""
+    catalog = expanded.catalog
+    for config in catalog.configs:
+        for mode in catalog.suite(config.suite).server_modes:
+            seen: set[Pair] = set()
+            for cell in expanded.cells[(config.prefix, mode)]:
+                if cell.pair not in seen:
+                    seen.add(cell.pair)
+                    yield Resolved(
+                        owner=config,
+                        server=cell.server,
+                        pair=cell.pair,
+                        name=f"config '{config.prefix}'",
+                    )
+    done: set[str] = set()
+    for run in expanded.case_runs:
+        if run.case.id not in done:
+            done.add(run.case.id)
+            yield Resolved(owner=run.case, server=run.server, name=f"case '{run.case.id}'")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Context:
+    """What the rules look at: the expanded catalog and its servers, listed once."""
+
+    expanded: Expanded
+    servers: tuple[Resolved, ...]
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.expanded.catalog
+
+    @functools.cached_property
+    def runners(self) -> dict[str, Runner]:
+        return {r.label: r for r in self.catalog.runners}
+
+
+def context(expanded: Expanded) -> Context:
+    return Context(expanded=expanded, servers=tuple(servers(expanded)))

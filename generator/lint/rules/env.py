@@ -1,0 +1,103 @@
+"""Environment hygiene: forbidden, renamed and retired names; shell-safe names and values."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from generator.catalog.model import EnvVar
+from generator.lint.rules.base import Context, Hit, Owner
+
+# SPEC.md: removed from the DeepSeek MTP/DP cases by the ATOM pull request.
+FORBIDDEN = (
+    "CUDA_VISIBLE_DEVICES",
+    "TP_SIZE",
+    "MTP",
+    "SPECULATIVE_NUM_DRAFT_TOKENS",
+    "ATOM_DUAL_STREAM_MOE_TOKEN_THRESHOLD",
+)
+# SPEC.md: ATOM_USE_FP4_NON_SHUFFLE_TRITON_GEMM replaced ATOM_USE_FP4_TRITON_GEMM.
+RENAMED = {"ATOM_USE_FP4_TRITON_GEMM": "ATOM_USE_FP4_NON_SHUFFLE_TRITON_GEMM"}
+# The SGLang nightly seed keeps it only "to mirror the reported launch"; retired on main.
+RETIRED = ("SGLANG_ENABLE_SPEC_V2",)
+SHELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_var(var: EnvVar, owner: Owner | None) -> Iterator[Hit]:
+    """L501-L505 for one variable.
+
+    L501 env-forbidden (SPEC.md: the names the ATOM pull request removed; the launcher and
+    SGLang own GPU placement and speculative settings). L502 env-renamed (error naming the
+    new name: the old one is ignored). L503 env-retired (warning: still accepted, no effect
+    on current SGLang main). L504/L505: the launchers refuse a name that is not a shell
+    identifier (scripts/lib/launcher.py `ENV_KEY_RE`) and a value with NUL, and print the
+    server's environment one `K=V` per line (a newline or carriage return in a value would
+    forge a line); catching them here fails at commit time instead of on a GPU runner.
+    """
+    name, loc = var.name, var.loc
+    if name in FORBIDDEN:
+        yield Hit(
+            rule="L501",
+            loc=loc,
+            owner=owner,
+            message=(
+                f"{name} must not be set (the launcher and SGLang own it; SPEC.md lists it as "
+                f"removed): delete it"
+            ),
+        )
+    if name in RENAMED:
+        yield Hit(
+            rule="L502",
+            loc=loc,
+            owner=owner,
+            message=(f"{name} was renamed: write {RENAMED[name]} instead"),
+        )
+    if name in RETIRED:
+        yield Hit(
+            rule="L503",
+            loc=loc,
+            owner=owner,
+            message=(
+                f"{name} is retired in SGLang and has no effect on current images; drop it once "
+                f"no image in use needs it"
+            ),
+        )
+    if not SHELL_NAME.match(name):
+        yield Hit(
+            rule="L504",
+            loc=loc,
+            owner=owner,
+            message=(
+                f"env name '{name}' is not a shell identifier ([A-Za-z_][A-Za-z0-9_]*): rename it"
+            ),
+        )
+    if any(ch in var.value for ch in "\n\r\0"):
+        yield Hit(
+            rule="L505",
+            loc=loc,
+            owner=owner,
+            message=(f"{name}'s value spans lines or holds a NUL byte; write one line"),
+        )
+
+
+def _all(variables: Iterable[EnvVar], owner: Owner | None) -> Iterator[Hit]:
+    for var in variables:
+        yield from check_var(var, owner)
+
+
+def check(ctx: Context) -> Iterator[Hit]:
+    catalog = ctx.catalog
+    used: set[str] = set()
+    for config in catalog.configs:
+        used.update(config.fragments)
+        yield from _all(config.env, config)
+        for _, extras in config.per_pair:
+            yield from _all(extras.env, config)
+    for case in catalog.cases:
+        used.update(case.fragments)
+        yield from _all(case.env, case)
+    for mode in catalog.server_modes:
+        yield from _all((*mode.env, *mode.spec_env), None)
+    for name, variables, _ in catalog.env_fragments:
+        if name not in used:
+            yield from _all(variables, None)

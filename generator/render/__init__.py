@@ -1,0 +1,50 @@
+"""Stage 4, render: the expanded catalogs to every generated file, in memory.
+
+`render(expanded)` returns {path relative to the repository root: text}: the workflows,
+one matrix per cron group, preset and server mode, and accuracy level, actionlint's
+runner labels, and the docs. GitHub's limits are checked here, on that output.
+"""
+
+from __future__ import annotations
+
+from generator.catalog.model import LEVELS
+from generator.errors import Loc
+from generator.expand.model import Expanded
+from generator.jsonio import dumps
+from generator.render import limits
+from generator.render.docs import coverage, recipes
+from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
+from generator.render.templates import Templates
+from generator.render.workflows import WORKFLOWS, workflows
+
+__all__ = ["render"]
+
+
+def render(expanded: Expanded) -> dict[str, str]:
+    """Every generated file, path relative to the repository root -> content."""
+    catalog = expanded.catalog
+    t = Templates()
+    out: dict[str, str] = {}
+    for s in expanded.schedules:
+        matrix = run_matrix(expanded, s.default_run)
+        limits.check_matrix(f"cron group '{s.name}'", s.loc, matrix)
+        out[benchmark_path("schedule", s.name)] = dumps(matrix)
+    for p in expanded.presets:
+        key = catalog.suite(str(p.suite)).key
+        for mode, run in p.runs.items():
+            matrix = run_matrix(expanded, run)
+            limits.check_matrix(f"preset '{p.name}' ({p.suite}, {mode})", p.loc, matrix)
+            out[benchmark_path("preset", p.name, key, str(mode))] = dumps(matrix)
+    for level in LEVELS:
+        matrix = level_matrix(expanded, level)
+        limits.check_matrix(f"accuracy level '{level}'", Loc(catalog.accuracy_file, 1), matrix)
+        out[accuracy_path(level)] = dumps(matrix)
+    flows = workflows(expanded, t)
+    bench = f"{WORKFLOWS}/benchmark.yml"
+    limits.check_dispatch_inputs(bench, flows[bench], catalog.suites[-1].loc)
+    for path, text in flows.items():
+        limits.check_expressions(path, text)
+    out.update(flows)
+    out.update(coverage(expanded, t))
+    out.update(recipes(expanded, t))
+    return dict(sorted(out.items()))

@@ -1,0 +1,62 @@
+"""The generated docs: the coverage tables and the recipe pages (launch commands per model
+family, as `sglang-ci explain` prints them)."""
+
+from __future__ import annotations
+
+from generator.catalog.model import PER_SERVER, matches
+from generator.expand.entries import case_entry, job_entry
+from generator.expand.model import Expanded
+from generator.expand.select import default_mode
+from generator.explain import case_text, job_text
+from generator.render.templates import Templates
+from generator.summary import markdown, summary
+
+
+def coverage(expanded: Expanded, t: Templates) -> dict[str, str]:
+    return {"docs/coverage.md": t("coverage.md.j2", tables=markdown(summary(expanded)))}
+
+
+def _pairs(job_id: str, prefix: str) -> str:
+    rest = job_id[len(prefix) :].lstrip("-")
+    return f" ({rest.replace('-', ', ')})" if rest else ""
+
+
+def recipes(expanded: Expanded, t: Templates) -> dict[str, str]:
+    """One page per `recipes:` entry: the jobs of the configs its selectors match, then the
+    accuracy cases the same selectors match (by the cases' own fields)."""
+    catalog = expanded.catalog
+    out = {}
+    for title, selectors in catalog.recipes:
+        entries = []
+        for config in catalog.configs:
+            if not matches(config, selectors):
+                continue
+            mode = default_mode(catalog, config)
+            for job in expanded.jobs[(config.prefix, mode, PER_SERVER)]:
+                entry = job_entry(catalog, job, catalog.default_image)
+                entry["points"] = []
+                entries.append(
+                    {
+                        "title": config.display + _pairs(job.id, config.prefix),
+                        "kind": "Benchmark job",
+                        "id": job.id,
+                        "runner": entry["runner"],
+                        "mode": entry["server_mode"],
+                        "commands": job_text(entry, f"benchmark job {job.id}: {config.display}"),
+                    }
+                )
+        for run in expanded.case_runs:
+            if matches(run.case, selectors):
+                entry_c = case_entry(catalog, run)
+                entries.append(
+                    {
+                        "title": run.name + " (GSM8K)",
+                        "kind": "Accuracy case",
+                        "id": run.id,
+                        "runner": entry_c["runner"],
+                        "mode": None,
+                        "commands": case_text(entry_c),
+                    }
+                )
+        out[f"docs/recipes/{title}.md"] = t("recipe.md.j2", title=title, entries=entries)
+    return out

@@ -1,0 +1,39 @@
+"""The committed matrices: one per cron group, one per preset and server mode, one per
+accuracy level. Each holds the launcher's entries (`generator.launch.contract`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.expand.entries import case_entry, job_entry
+from generator.expand.model import Expanded, Run
+from generator.expand.select import image_for
+
+MATRICES = ".github/matrices"
+
+
+def benchmark_path(kind: str, name: str, suite_key: str = "", mode: str = "") -> str:
+    if kind == "schedule":
+        return f"{MATRICES}/benchmark/schedule/{name}.json"
+    return f"{MATRICES}/benchmark/preset/{suite_key}/{mode}/{name}.json"
+
+
+def run_matrix(expanded: Expanded, run: Run) -> dict[str, Any]:
+    image = image_for(expanded.catalog, run.mode, None)
+    return {"include": [job_entry(expanded.catalog, j, image) for j in run.jobs]}
+
+
+def level_entries(expanded: Expanded, level: str) -> list[dict[str, Any]]:
+    return [
+        dict(case_entry(expanded.catalog, run))
+        for run in expanded.case_runs
+        if level in run.case.levels
+    ]
+
+
+def level_matrix(expanded: Expanded, level: str) -> dict[str, Any]:
+    return {"include": level_entries(expanded, level)}
+
+
+def accuracy_path(level: str) -> str:
+    return f"{MATRICES}/accuracy/{level}.json"
