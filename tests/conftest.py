@@ -7,23 +7,38 @@ import pytest
 from click.testing import CliRunner, Result
 
 from generator.cli import main
-from generator.load import load_catalog
-from generator.model import Catalog
-from tests.helpers import ROOT
+from generator.expand.model import Expanded
+from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 
 Invoke = Callable[..., Result]
 
 
 @pytest.fixture(scope="session")
-def catalog() -> Catalog:
-    return load_catalog(ROOT)
+def fixture() -> Expanded:
+    """The frozen fixture catalogs, expanded."""
+    return expanded_at(FIXTURE)
+
+
+@pytest.fixture(scope="session")
+def shipped() -> Expanded:
+    """The live catalogs under catalogs/, expanded (for properties, never counts)."""
+    return expanded_at(ROOT)
+
+
+@pytest.fixture(scope="session")
+def rendered_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture catalogs with their generated files, rendered once (copy it to edit)."""
+    root = copy_catalogs(tmp_path_factory.mktemp("rendered"))
+    result = CliRunner().invoke(main, ["--root", str(root), "render"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return root
 
 
 @pytest.fixture
 def cli() -> Invoke:
-    """Run `sglang-ci ARGS` in-process against a root (the repository by default)."""
+    """Run `sglang-ci ARGS` in-process against a root (the fixture by default)."""
 
-    def invoke(*args: str, root: Path = ROOT) -> Result:
+    def invoke(*args: str, root: Path = FIXTURE) -> Result:
         runner = CliRunner()
         return runner.invoke(main, ["--root", str(root), *args], catch_exceptions=False)
 

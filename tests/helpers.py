@@ -1,22 +1,30 @@
-"""Shared test helpers: a copy of the repository's catalogs and templates to edit."""
+"""Shared test helpers: the frozen fixture catalogs, copies of catalogs to edit."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from generator.catalog import load
+from generator.expand import expand
+from generator.expand.model import Expanded
+
 ROOT = Path(__file__).resolve().parents[1]
+# A frozen copy of the shipped catalogs: the exact counts of the spec are pinned on it, so
+# that editing catalogs/ never breaks a test that pins a number.
+FIXTURE = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
 GENERATED = (".github", "docs")
 
 
-def copy_repo(dest: Path, *, generated: bool = True) -> Path:
-    """Catalogs (and, when asked, the committed generated files) copied under `dest`."""
-    shutil.copytree(ROOT / "catalogs", dest / "catalogs")
-    if generated:
-        shutil.copytree(ROOT / ".github", dest / ".github")
-        shutil.copytree(ROOT / "docs", dest / "docs")
+def copy_catalogs(dest: Path, source: Path = FIXTURE) -> Path:
+    """The catalogs of `source` (the fixture by default) copied under `dest`."""
+    shutil.copytree(source / "catalogs", dest / "catalogs")
     return dest
+
+
+def expanded_at(root: Path) -> Expanded:
+    return expand(load(root))
 
 
 def edit(path: Path, old: str, new: str, count: int = 1) -> int:

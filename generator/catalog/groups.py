@@ -52,6 +52,7 @@ def build_schedules(b: BenchmarkBuilder, known: dict[str, set[str]]) -> tuple[Sc
                 select=b.r.selectors(raw["select"], [*path, "select"], known),
                 packing=str(raw.get("packing", PER_SERVER)),
                 loc=b.r.loc(path),
+                select_loc=b.r.loc([*path, "select"]),
             )
         )
     return tuple(out)
@@ -78,6 +79,7 @@ def build_presets(
                 per_config=True,
                 select=own,
                 loc=c.loc,
+                select_loc=c.loc,
             )
         )
     for suite_name, entries in b.r.doc["presets"].items():
@@ -101,6 +103,7 @@ def build_presets(
                     select=b.r.selectors(raw["select"], [*path, "select"], known),
                     packing=str(raw.get("packing", PER_SERVER)),
                     loc=b.r.loc(path),
+                    select_loc=b.r.loc([*path, "select"]),
                 )
             )
     return tuple(out)

@@ -224,6 +224,7 @@ class Schedule:
     select: tuple[Selector, ...]
     packing: str = PER_SERVER
     loc: Loc
+    select_loc: Loc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,6 +236,7 @@ class Preset:
     per_config: bool
     packing: str = PER_SERVER
     loc: Loc
+    select_loc: Loc
 
 
 @dataclass(frozen=True, kw_only=True)

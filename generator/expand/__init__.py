@@ -144,7 +144,7 @@ def _schedule(
     configs: tuple[Config, ...],
 ) -> Selection:
     if not configs:
-        raise CatalogError(f"cron group '{s.name}' selects no config", s.loc)
+        raise CatalogError(f"cron group '{s.name}' selects no config", s.select_loc)
     try:
         check_mode(catalog, (c.suite for c in configs), s.server_mode, None)
     except SelectionError as e:
@@ -174,7 +174,7 @@ def _preset(
     configs: tuple[Config, ...],
 ) -> Selection:
     if not configs:
-        raise CatalogError(f"preset '{p.name}' selects no config", p.loc)
+        raise CatalogError(f"preset '{p.name}' selects no config", p.select_loc)
     modes = catalog.suite(p.suite).server_modes
     return Selection(
         kind="preset",

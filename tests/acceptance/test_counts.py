@@ -62,6 +62,9 @@ def test_each_cron_group_has_the_spec_counts(
         ("fp8-all", 2, 9),
         ("non-mtp", 6, 40),
         ("mtp", 4, 31),
+        ("ds-fp4-non-mtp", 4, 31),
+        ("ds-fp4-mtp", 4, 31),
+        ("ds-fp8-non-mtp", 2, 9),
     ],
 )
 def test_each_group_preset_has_the_spec_counts(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Invoke
-from tests.helpers import ROOT, copy_repo, edit, snapshot
+from tests.helpers import ROOT, copy_catalogs, edit, snapshot
 
 FIX_LINE = (
     "error: {n} generated file(s) differ from the catalogs; run `make workflows` and "
@@ -13,23 +15,34 @@ FIX_LINE = (
 )
 
 
-def test_the_committed_files_match_the_catalogs(cli: Invoke) -> None:
-    result = cli("check")
-    assert result.exit_code == 0, result.output
-    assert result.stdout == "check: 62 generated files match the catalogs\n"
-
-
-def test_render_of_the_committed_catalogs_changes_nothing(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
-    before = snapshot(root)
+@pytest.fixture
+def rendered(cli: Invoke, tmp_path: Path) -> Path:
+    """A copy of the fixture catalogs with every generated file rendered beside them."""
+    root = copy_catalogs(tmp_path)
     result = cli("render", root=root)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("rendered 68 files; 68 changed\n")
+    return root
+
+
+def test_the_committed_files_match_the_catalogs(cli: Invoke) -> None:
+    result = cli("check", root=ROOT)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("check: ")
+    assert result.stdout.endswith(" generated files match the catalogs\n")
+
+
+def test_a_second_render_changes_nothing(cli: Invoke, rendered: Path) -> None:
+    before = snapshot(rendered)
+    result = cli("render", root=rendered)
     assert result.exit_code == 0
-    assert result.stdout == "rendered 62 files; 0 changed\n"
-    assert snapshot(root) == before
+    assert result.stdout == "rendered 68 files; 0 changed\n"
+    assert snapshot(rendered) == before
+    assert cli("check", root=rendered).stdout == "check: 68 generated files match the catalogs\n"
 
 
-def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, rendered: Path) -> None:
+    root = rendered
     edit(
         root / "catalogs/benchmark.yaml",
         "      8192x1: [256, 512, 1024]\n",
@@ -46,8 +59,8 @@ def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, tmp_p
     assert cli("check", root=root).exit_code == 0
 
 
-def test_editing_a_generated_workflow_fails_the_check(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_editing_a_generated_workflow_fails_the_check(cli: Invoke, rendered: Path) -> None:
+    root = rendered
     edit(root / ".github/workflows/benchmark.yml", "timeout-minutes: 5", "timeout-minutes: 50")
     result = cli("check", root=root)
     assert result.exit_code == 1
@@ -55,8 +68,9 @@ def test_editing_a_generated_workflow_fails_the_check(cli: Invoke, tmp_path: Pat
     assert result.stderr == FIX_LINE.format(n=1)
 
 
-def test_a_stale_or_missing_generated_file_fails_the_check(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_a_stale_or_missing_generated_file_fails_the_check(cli: Invoke, rendered: Path) -> None:
+    root = rendered
+    coverage = (root / "docs/coverage.md").read_bytes()
     (root / ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json").write_text("{}\n")
     (root / "docs/coverage.md").unlink()
     result = cli("check", root=root)
@@ -67,11 +81,11 @@ def test_a_stale_or_missing_generated_file_fails_the_check(cli: Invoke, tmp_path
     )
     assert cli("render", root=root).exit_code == 0
     assert not (root / ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json").exists()
-    assert (root / "docs/coverage.md").read_bytes() == (ROOT / "docs/coverage.md").read_bytes()
+    assert (root / "docs/coverage.md").read_bytes() == coverage
 
 
-def test_a_removed_config_shows_up_as_drift(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_a_removed_config_shows_up_as_drift(cli: Invoke, rendered: Path) -> None:
+    root = rendered
     text = (root / "catalogs/benchmark.yaml").read_text()
     start = text.index("  - prefix: qwen3-5-397b-a17b-fp8-tp8\n")
     end = text.index("  # -----", start)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,15 @@ import pytest
 import yaml
 
 from tests.conftest import Invoke
-from tests.helpers import ROOT, copy_repo, snapshot
+from tests.helpers import ROOT, snapshot
 
 CASES = sorted((ROOT / "tests/example-files/negative").glob("*.yaml"))
+
+
+@pytest.fixture
+def root(rendered_fixture: Path, tmp_path: Path) -> Path:
+    """A copy of the fixture catalogs and their generated files."""
+    return Path(shutil.copytree(rendered_fixture, tmp_path / "repo"))
 
 
 def apply(root: Path, case: dict[str, Any]) -> int:
@@ -46,15 +53,14 @@ def assert_refused(cli: Invoke, root: Path, file: str, line: int | None, expect:
     assert re.match(where, lines[0]), lines[0]
     assert expect in lines[0]
     assert "Traceback" not in result.stderr
-    assert snapshot(root) == before
+    assert before and snapshot(root) == before
 
 
 @pytest.mark.parametrize("case_file", CASES, ids=[c.stem for c in CASES])
 def test_invalid_catalog_is_refused_with_one_line_and_nothing_written(
-    cli: Invoke, tmp_path: Path, case_file: Path
+    cli: Invoke, root: Path, case_file: Path
 ) -> None:
     case = yaml.safe_load(case_file.read_text())
-    root = copy_repo(tmp_path)
     line = apply(root, case)
     assert_refused(cli, root, case["file"], line, case["expect"])
 
@@ -63,8 +69,7 @@ def test_the_corpus_covers_at_least_thirty_cases() -> None:
     assert len(CASES) >= 30
 
 
-def test_a_billion_laughs_bomb_is_refused_fast(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_a_billion_laughs_bomb_is_refused_fast(cli: Invoke, root: Path) -> None:
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for i in range(1, 10):
         prev = chr(ord("a") + i - 1)
@@ -75,8 +80,7 @@ def test_a_billion_laughs_bomb_is_refused_fast(cli: Invoke, tmp_path: Path) -> N
     assert time.monotonic() - start < 5
 
 
-def test_a_50_mb_catalog_is_refused_without_parsing(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_a_50_mb_catalog_is_refused_without_parsing(cli: Invoke, root: Path) -> None:
     path = root / "catalogs/accuracy.yaml"
     path.write_text(path.read_text() + ("# padding padding padding padding\n" * 1_500_000))
     start = time.monotonic()
@@ -84,7 +88,6 @@ def test_a_50_mb_catalog_is_refused_without_parsing(cli: Invoke, tmp_path: Path)
     assert time.monotonic() - start < 5
 
 
-def test_a_missing_catalog_is_refused(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+def test_a_missing_catalog_is_refused(cli: Invoke, root: Path) -> None:
     (root / "catalogs/accuracy.yaml").unlink()
     assert_refused(cli, root, "accuracy", 1, "cannot read catalog")

@@ -227,6 +227,7 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
             aliases=(),
             per_config=True,
             loc=c.loc,
+            select_loc=c.loc,
             select=(Selector(fields=(("prefix", (c.prefix,)),)),),
         )
         for c in configs
@@ -237,6 +238,7 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
             aliases=(),
             per_config=False,
             loc=top,
+            select_loc=top,
             select=(Selector(fields=()),),
         )
         for s in suites
