@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import Invoke
-from tests.helpers import ROOT, copy_repo, edit
+from tests.helpers import FIXTURE, copy_catalogs, edit
 
 GROUPS = {
     # name: (runs a week, cells, packed launches)
@@ -20,7 +21,7 @@ GROUPS = {
 }
 
 
-def run_json(cli: Invoke, *args: str, root: Path = ROOT) -> Any:
+def run_json(cli: Invoke, *args: str, root: Path = FIXTURE) -> Any:
     result = cli(*args, root=root)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
@@ -51,9 +52,12 @@ def test_week_totals_are_the_groups_times_their_runs(cli: Invoke) -> None:
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))
-def test_a_group_plan_lists_the_jobs_of_its_committed_matrix(cli: Invoke, group: str) -> None:
+def test_a_group_plan_lists_the_jobs_of_its_rendered_matrix(
+    cli: Invoke, rendered_fixture: Path, group: str
+) -> None:
     plan = run_json(cli, "plan", "--group", group, "--json")
-    committed = json.loads((ROOT / f".github/matrices/benchmark/schedule/{group}.json").read_text())
+    path = rendered_fixture / f".github/matrices/benchmark/schedule/{group}.json"
+    committed = json.loads(path.read_text())
     jobs = committed["include"]
     assert [(j["id"], len(j["points"]), j["estimate_minutes"]) for j in jobs] == [
         (j["id"], j["points"], j["estimate_minutes"]) for j in plan["jobs"]
@@ -77,7 +81,7 @@ def test_a_group_plan_lists_the_jobs_of_its_committed_matrix(cli: Invoke, group:
 
 def test_wall_time_spreads_jobs_over_the_runner_pool(cli: Invoke, tmp_path: Path) -> None:
     two = run_json(cli, "plan", "--group", "oob-all", "--json")
-    root = copy_repo(tmp_path)
+    root = copy_catalogs(tmp_path)
     edit(
         root / "catalogs/benchmark.yaml",
         "atom-mi355-8gpu-aac-runner: {gpus: 8, count: 2}",
@@ -94,9 +98,9 @@ def test_wall_time_spreads_jobs_over_the_runner_pool(cli: Invoke, tmp_path: Path
 
 
 def test_a_tighter_bound_splits_the_committed_shape_and_check_sees_the_drift(
-    cli: Invoke, tmp_path: Path
+    cli: Invoke, rendered_fixture: Path, tmp_path: Path
 ) -> None:
-    root = copy_repo(tmp_path)
+    root = Path(shutil.copytree(rendered_fixture, tmp_path / "repo"))
     edit(root / "catalogs/benchmark.yaml", "  max_job_minutes: 300\n", "  max_job_minutes: 70\n")
     result = cli("check", root=root)
     assert result.exit_code == 1
@@ -115,7 +119,7 @@ def test_a_tighter_bound_splits_the_committed_shape_and_check_sees_the_drift(
 
 
 def test_a_per_cell_group_keeps_the_legacy_shape(cli: Invoke, tmp_path: Path) -> None:
-    root = copy_repo(tmp_path)
+    root = copy_catalogs(tmp_path)
     edit(
         root / "catalogs/benchmark.yaml",
         '    cron: "0 14 * * 5"\n',
@@ -156,9 +160,9 @@ def test_plan_refuses_a_week_with_a_selection_and_an_unknown_group(cli: Invoke) 
     assert result.stderr == "error: unknown cron group 'mesh' (did you mean 'mesh-all'?)\n"
 
 
-def test_coverage_and_labels_carry_the_plan(cli: Invoke) -> None:
+def test_coverage_and_labels_carry_the_plan(cli: Invoke, rendered_fixture: Path) -> None:
     week = run_json(cli, "plan", "--week", "--json")
-    coverage = (ROOT / "docs/coverage.md").read_text()
+    coverage = (rendered_fixture / "docs/coverage.md").read_text()
     row = (
         f"| **week** | | 431 | 53 | {week['gpu_hours_per_week']} | "
         f"{week['wall_hours_per_week']} | 431 | {week['per_cell_gpu_hours_per_week']} | "
@@ -167,26 +171,30 @@ def test_coverage_and_labels_carry_the_plan(cli: Invoke) -> None:
     assert row in coverage.splitlines()
     preset = run_json(cli, "plan", "--preset", "all-deepseek", "--json")
     label = f"all-deepseek (10 configs, 100 cells, ~{preset['packed']['gpu_hours']:.0f} GPU-h)"
-    workflow = (ROOT / ".github/workflows/benchmark.yml").read_text()
+    workflow = (rendered_fixture / ".github/workflows/benchmark.yml").read_text()
     assert f'          - "{label}"' in workflow.splitlines()
 
 
 def test_a_one_cell_job_shares_its_id_with_the_cell_and_kind_chooses(
     cli: Invoke, tmp_path: Path
 ) -> None:
-    root = copy_repo(tmp_path)
+    root = copy_catalogs(tmp_path)
     edit(
         root / "catalogs/benchmark.yaml",
         "  - prefix: deepseek-r1-fp8-tp4\n",
         "  - prefix: deepseek-r1-fp8-tp4\n    packing: per-cell\n",
     )
     cell = "deepseek-r1-fp8-tp4-1024-1024-4-0.8"
-    result = cli("explain", cell, root=root)
-    assert (result.exit_code, result.stderr) == (
-        2,
-        f"error: id '{cell}' is a cell and a job; pass --kind to choose\n",
-    )
+    both = cli("explain", cell, root=root)
+    assert both.exit_code == 0
+    lines = both.stdout.splitlines()
+    assert lines[0] == f"# '{cell}' names a job and a cell; --kind chooses one"
+    titles = [line for line in lines if line.startswith(("# benchmark job ", "# cell "))]
+    assert titles == [
+        f"# benchmark job {cell}: DeepSeek-R1-0528 FP8 TP4",
+        f"# cell {cell}: DeepSeek-R1-0528 FP8 TP4 (a point of job {cell})",
+    ]
     job = cli("explain", cell, "--kind", "job", root=root)
-    assert job.stdout.splitlines()[0] == f"# job {cell}: DeepSeek-R1-0528 FP8 TP4"
+    assert job.stdout.splitlines()[0] == f"# benchmark job {cell}: DeepSeek-R1-0528 FP8 TP4"
     one = cli("explain", cell, "--kind", "cell", root=root)
     assert one.stdout.splitlines()[0].startswith(f"# cell {cell}")

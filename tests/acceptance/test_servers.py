@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from generator import commands
-from generator.flags import canonical
-from generator.model import Catalog
+from generator.catalog.flags import canonical
+from generator.expand.entries import case_entry, cell_entry
+from generator.expand.model import Expanded
+from generator.expand.select import query
 from tests.conftest import Invoke
 
 QUICK_REDUCE = "AITER_QUICK_REDUCE_QUANTIZATION"
@@ -21,8 +22,14 @@ def flags_of(args: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def all_cells(catalog: Catalog) -> list[dict[str, Any]]:
-    return commands.cells(catalog)
+def all_cells(fixture: Expanded) -> list[dict[str, Any]]:
+    image = fixture.catalog.default_image
+    return [cell_entry(c, image) for c in query(fixture).run.cells]
+
+
+@pytest.fixture(scope="module")
+def all_cases(fixture: Expanded) -> list[dict[str, Any]]:
+    return [dict(case_entry(fixture.catalog, r)) for r in fixture.case_runs]
 
 
 def test_no_cell_sets_a_flag_twice(all_cells: list[dict[str, Any]]) -> None:
@@ -61,18 +68,19 @@ def test_every_deepseek_oob_cell_sets_quick_reduce_int4(all_cells: list[dict[str
     assert {c["env"][QUICK_REDUCE] for c in oob} == {"INT4"}
 
 
-def test_no_accuracy_case_sets_quick_reduce(catalog: Catalog) -> None:
-    for case in commands.cases(catalog):
+def test_no_accuracy_case_sets_quick_reduce(all_cases: list[dict[str, Any]]) -> None:
+    for case in all_cases:
         assert QUICK_REDUCE not in case["env"], case["id"]
 
 
 def test_deepseek_accuracy_twins_start_the_benchmark_server_but_for_quick_reduce(
-    catalog: Catalog,
+    cli: Invoke, all_cases: list[dict[str, Any]]
 ) -> None:
-    twins = [c for c in commands.cases(catalog) if c["benchmark"] and "deepseek" in c["id"]]
+    twins = [c for c in all_cases if c["benchmark"] and "deepseek" in c["id"]]
     assert len(twins) == 8
     for case in twins:
-        job = commands.jobs(catalog, preset=case["benchmark"], suite="SGLang-OOB")["include"][0]
+        jobs = cli("jobs", "--preset", case["benchmark"], "--suite", "SGLang-OOB").stdout
+        job = json.loads(jobs)["include"][0]
         assert case["server_args"] == job["server_args"]
         assert case["model_path"] == job["model_path"]
         expected = {k: v for k, v in job["env"].items() if k != QUICK_REDUCE}
@@ -80,7 +88,7 @@ def test_deepseek_accuracy_twins_start_the_benchmark_server_but_for_quick_reduce
 
 
 def test_mtp_and_dp_cases_carry_none_of_the_removed_variables(
-    all_cells: list[dict[str, Any]], catalog: Catalog
+    all_cells: list[dict[str, Any]], all_cases: list[dict[str, Any]]
 ) -> None:
     removed = {
         "CUDA_VISIBLE_DEVICES",
@@ -89,7 +97,7 @@ def test_mtp_and_dp_cases_carry_none_of_the_removed_variables(
         "SPECULATIVE_NUM_DRAFT_TOKENS",
         "ATOM_DUAL_STREAM_MOE_TOKEN_THRESHOLD",
     }
-    for entry in [*all_cells, *commands.cases(catalog)]:
+    for entry in [*all_cells, *all_cases]:
         assert removed.isdisjoint(entry["env"]), entry["id"]
 
 
@@ -169,41 +177,6 @@ def test_oob_suite_has_no_mori_mode(cli: Invoke) -> None:
     result = cli("cells", "--suite", "oob", "--mode", "sglang-mori")
     assert result.exit_code == 2
     assert "suite SGLang-OOB has no server mode 'sglang-mori'" in result.stderr
-
-
-def test_explain_prints_the_exact_server_command(cli: Invoke, catalog: Catalog) -> None:
-    import shlex
-
-    cell = commands.cells(catalog, preset="deepseek-r1-fp4-tp8-mtp3")[0]
-    result = cli("explain", cell["id"])
-    assert result.exit_code == 0
-    server = next(line for line in result.stdout.splitlines() if "sglang.launch_server" in line)
-    tokens = shlex.split(server.removesuffix(" &"))
-    assert tokens[:9] == [
-        "python3",
-        "-m",
-        "sglang.launch_server",
-        "--model-path",
-        cell["model_path"],
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "30000",
-    ]
-    assert tokens[9:] == cell["server_args"]
-    exports = [line for line in result.stdout.splitlines() if line.startswith("export ")]
-    assert [shlex.split(line)[1] for line in exports] == [
-        f"{k}={v}" for k, v in cell["env"].items()
-    ]
-
-
-def test_explain_of_an_unknown_id_suggests_a_near_one(cli: Invoke) -> None:
-    result = cli("explain", "deepseek-r1-fp8-tp4x")
-    assert result.exit_code == 2
-    assert result.stderr == (
-        "error: no cell, job or case has id 'deepseek-r1-fp8-tp4x' "
-        "(did you mean 'deepseek-r1-fp8-tp4'?)\n"
-    )
 
 
 def test_usage_errors_exit_2(cli: Invoke) -> None:

@@ -121,19 +121,22 @@ def test_actions_are_pinned_to_full_shas_and_runs_hold_no_expressions(path: Path
             assert "${{" not in step.get("run", ""), step
 
 
-def select_script(workflow: str) -> tuple[str, dict[str, str]]:
-    data = load(ROOT / ".github/workflows" / workflow)
+def select_script(root: Path, workflow: str) -> tuple[str, dict[str, str]]:
+    data = load(root / ".github/workflows" / workflow)
     step = next(s for s in data["jobs"]["select"]["steps"] if s.get("id") == "select")
     return step["run"], step["env"]
 
 
-def run_select(workflow: str, env: dict[str, str], tmp_path: Path) -> tuple[int, Any, str]:
-    script, _ = select_script(workflow)
+def run_select(
+    root: Path, workflow: str, env: dict[str, str], tmp_path: Path
+) -> tuple[int, Any, str]:
+    """The select step's own bash, run in `root` (the rendered fixture) as GitHub runs it."""
+    script, _ = select_script(root, workflow)
     out = tmp_path / "github_output"
     out.write_text("")
     proc = subprocess.run(
         ["bash", "-c", script],
-        cwd=ROOT,
+        cwd=root,
         capture_output=True,
         text=True,
         env={**os.environ, **env, "GITHUB_OUTPUT": str(out)},
@@ -155,27 +158,36 @@ needs_jq = pytest.mark.skipif(
     ("cron", "cells"),
     [("0 14 * * 1,3", 60), ("0 14 * * 2,4", 60), ("0 14 * * 5", 71), ("0 14 * * 6", 120)],
 )
-def test_each_cron_maps_to_the_matrix_with_its_cells(tmp_path: Path, cron: str, cells: int) -> None:
+def test_each_cron_maps_to_the_matrix_with_its_cells(
+    rendered_fixture: Path, tmp_path: Path, cron: str, cells: int
+) -> None:
     code, matrix, log = run_select(
-        "benchmark.yml", {"EVENT": "schedule", "SCHEDULE": cron, "IMAGE": ""}, tmp_path
+        rendered_fixture,
+        "benchmark.yml",
+        {"EVENT": "schedule", "SCHEDULE": cron, "IMAGE": ""},
+        tmp_path,
     )
     assert code == 0, log
     assert sum(len(job["points"]) for job in matrix["include"]) == cells
-    crons = [s["cron"] for s in load(ROOT / ".github/workflows/benchmark.yml")[True]["schedule"]]
+    workflow = load(rendered_fixture / ".github/workflows/benchmark.yml")
+    crons = [s["cron"] for s in workflow[True]["schedule"]]
     assert cron in crons
 
 
 @needs_jq
-def test_an_unknown_cron_fails_loudly(tmp_path: Path) -> None:
+def test_an_unknown_cron_fails_loudly(rendered_fixture: Path, tmp_path: Path) -> None:
     code, matrix, log = run_select(
-        "benchmark.yml", {"EVENT": "schedule", "SCHEDULE": "0 3 * * 1", "IMAGE": ""}, tmp_path
+        rendered_fixture,
+        "benchmark.yml",
+        {"EVENT": "schedule", "SCHEDULE": "0 3 * * 1", "IMAGE": ""},
+        tmp_path,
     )
     assert (code, matrix) == (1, None)
     assert "::error::no cron group is declared for schedule '0 3 * * 1'" in log
 
 
-def dispatch_options() -> list[tuple[str, str, str]]:
-    inputs = load(ROOT / ".github/workflows/benchmark.yml")[True]["workflow_dispatch"]["inputs"]
+def dispatch_options(root: Path) -> list[tuple[str, str, str]]:
+    inputs = load(root / ".github/workflows/benchmark.yml")[True]["workflow_dispatch"]["inputs"]
     out = []
     for suite, key in (("SGLang-OOB", "oob_preset"), ("SGLang-Mesh", "mesh_preset")):
         modes = ["sglang-atom"] if suite == "SGLang-OOB" else inputs["server_mode"]["options"]
@@ -184,9 +196,11 @@ def dispatch_options() -> list[tuple[str, str, str]]:
 
 
 @needs_jq
-def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(tmp_path: Path) -> None:
-    options = dispatch_options()
-    assert len(options) == 17 + 15 * 2
+def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
+    rendered_fixture: Path, tmp_path: Path
+) -> None:
+    options = dispatch_options(rendered_fixture)
+    assert len(options) == 17 + 18 * 2
     for suite, label, mode in options:
         image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x" if mode == "sglang-mori" else ""
         env = {
@@ -197,7 +211,7 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(tmp_pat
             "MODE": mode,
             "IMAGE": image,
         }
-        code, matrix, log = run_select("benchmark.yml", env, tmp_path)
+        code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
         assert code == 0, (label, log)
         counts = re.search(r"\((\d+) configs?, (\d+) cells?, ~(\d+(?:\.\d)?) GPU-h\)$", label)
         assert counts, label
@@ -214,7 +228,7 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(tmp_pat
 
 
 @needs_jq
-def test_mori_without_an_lmsys_image_is_refused(tmp_path: Path) -> None:
+def test_mori_without_an_lmsys_image_is_refused(rendered_fixture: Path, tmp_path: Path) -> None:
     env = {
         "EVENT": "workflow_dispatch",
         "SUITE": "SGLang-Mesh",
@@ -223,19 +237,23 @@ def test_mori_without_an_lmsys_image_is_refused(tmp_path: Path) -> None:
         "MODE": "sglang-mori",
         "IMAGE": "rocm/atom-dev:sglang-latest",
     }
-    code, matrix, log = run_select("benchmark.yml", env, tmp_path)
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
     assert (code, matrix) == (1, None)
     assert "server mode sglang-mori runs only on lmsysorg/sglang-rocm* images" in log
 
 
 @needs_jq
-def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(tmp_path: Path) -> None:
+def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
+    rendered_fixture: Path, tmp_path: Path
+) -> None:
     code, matrix, log = run_select(
+        rendered_fixture,
         "accuracy-nightly.yml", {"LEVEL": "nightly", "CASES": ""}, tmp_path
     )
     assert code == 0, log
     assert len(matrix["include"]) == 17
     code, matrix, log = run_select(
+        rendered_fixture,
         "accuracy-nightly.yml",
         {"LEVEL": "nightly", "CASES": "deepseek-r1-fp8-tp4, deepseek-r1-mxfp4-tp4-mtp"},
         tmp_path,
@@ -247,7 +265,10 @@ def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(tmp_pat
         "deepseek-r1-mxfp4-tp4-mtp-rocm720",
     ]
     code, matrix, log = run_select(
-        "accuracy-nightly.yml", {"LEVEL": "pr", "CASES": "deepseek-r1-fp8-tp9"}, tmp_path
+        rendered_fixture,
+        "accuracy-nightly.yml",
+        {"LEVEL": "pr", "CASES": "deepseek-r1-fp8-tp9"},
+        tmp_path,
     )
     assert (code, matrix) == (1, None)
     assert "no case in level pr has id: deepseek-r1-fp8-tp9" in log
@@ -264,8 +285,8 @@ def test_pr_accuracy_runs_only_for_non_draft_pull_requests_from_this_repository(
     assert data[True] == {
         "pull_request": {"types": ["opened", "synchronize", "reopened", "ready_for_review"]}
     }
-    assert data["jobs"]["drift"]["runs-on"] == "ubuntu-latest"
-    assert any(s.get("run") == "make check" for s in data["jobs"]["drift"]["steps"])
+    assert data["jobs"]["tests"]["runs-on"] == "ubuntu-latest"
+    assert any(s.get("run") == "make test" for s in data["jobs"]["tests"]["steps"])
     assert data["jobs"]["select"]["if"] == (
         "${{ github.event.pull_request.draft == false && "
         "github.event.pull_request.head.repo.full_name == github.repository }}"
@@ -273,8 +294,8 @@ def test_pr_accuracy_runs_only_for_non_draft_pull_requests_from_this_repository(
     assert data["jobs"]["accuracy"]["needs"] == "select"
 
 
-def test_actionlint_config_declares_the_catalog_runner_labels() -> None:
-    data = load(ROOT / ".github/actionlint.yaml")
+def test_actionlint_config_declares_the_catalog_runner_labels(rendered_fixture: Path) -> None:
+    data = load(rendered_fixture / ".github/actionlint.yaml")
     assert data["self-hosted-runner"]["labels"] == [
         "atom-mi355-8gpu-aac-runner",
         "linux-atom-mi35x-4",
