@@ -30,8 +30,8 @@ lint: $(STAMP)
 
 ## Code quality: ruff and mypy --strict.
 lint-code: $(STAMP)
-	$(BIN)/ruff check generator tests bench
-	$(BIN)/ruff format --check generator tests bench
+	$(BIN)/ruff check generator tests bench scripts
+	$(BIN)/ruff format --check generator tests bench scripts
 	$(BIN)/mypy
 
 ## Every test and check.

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator.launch.commands import Where
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
 STANDIN = REPO / "tests" / "standin"
@@ -75,6 +77,11 @@ class Harness:
         return self.results / "logs"
 
     @property
+    def where(self) -> Where:
+        """What the launcher fills `commands.Where` with under base_env()."""
+        return Where(python=sys.executable, port=str(self.port), logs=str(self.logs))
+
+    @property
     def record_file(self) -> Path:
         return self.root / "server-record.jsonl"
 
@@ -104,8 +111,8 @@ class Harness:
             "PYTHON": sys.executable,
             "SGLANG_PORT": str(self.port),
             "READY_POLL_S": "0.05",
-            "READY_TIMEOUT_S": "30",
-            "SERVER_STOP_GRACE_S": "5",
+            "READY_TIMEOUT_S": "10",
+            "SERVER_STOP_GRACE_S": "2",
             "RESULTS_DIR": str(self.results),
             "GITHUB_STEP_SUMMARY": str(self.summary_file),
             "SGLANG_STANDIN_RECORD": str(self.record_file),
@@ -180,16 +187,8 @@ class Harness:
         return ["--model-path", model_path, "--host", "127.0.0.1", "--port", str(self.port)]
 
     def expected_server_env(self, job_env: Mapping[str, str]) -> dict[str, str]:
-        """Inherited environment plus the job env, and nothing else but `_`, which bash
-        sets for every program it runs to that program's path (here: setsid)."""
-        setsid = subprocess.run(
-            ["bash", "-c", "command -v setsid"],
-            env=self.base_env(),
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        return {**self.base_env(), **job_env, "_": setsid}
+        """The launcher's complete environment with the job env on top, nothing else."""
+        return {**self.base_env(), **job_env}
 
 
 def printed_command(env: Mapping[str, str], argv: list[str]) -> list[str]:

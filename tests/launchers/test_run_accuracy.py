@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import signal
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .support import Harness, printed_command
+from generator.launch import commands
+from generator.launch.contract import check_case
+
+from .support import Harness, printed_command, running
 
 SCRIPT = "run_accuracy.sh"
 LM_EVAL = {
@@ -44,35 +50,46 @@ def accuracy_case(case_id: str, evaluator: dict[str, Any], **extra: Any) -> dict
     return case
 
 
-def timings(result: dict[str, Any]) -> tuple[Any, Any]:
-    return result.pop("eval_wall_time_s"), result.pop("server_start_s")
+def identity(case: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "case_id": case["id"],
+        "name": case["name"],
+        "suite": "atom",
+        "model_path": "deepseek-ai/DeepSeek-R1-0528",
+        "runner": "linux-atom-mi35x-4",
+        "image": case.get("image"),
+        "evaluator": case["evaluator"]["kind"],
+    }
 
 
-@pytest.mark.parametrize(
-    ("score", "exit_code", "status"),
-    [("0.9099", 1, "failed"), ("0.91", 0, "passed"), ("0.95", 0, "passed")],
-)
-def test_lm_eval_score_is_gated_on_the_threshold(
-    harness: Harness, score: str, exit_code: int, status: str
+def pop_timings(result: dict[str, Any]) -> None:
+    wall, server_start = result.pop("eval_wall_time_s"), result.pop("server_start_s")
+    assert isinstance(wall, float) and wall > 0
+    assert isinstance(server_start, float) and server_start > 0
+
+
+@pytest.mark.parametrize(("score", "exit_code"), [("0.9099", 1), ("0.91", 0)])
+def test_lm_eval_runs_the_explained_command_and_its_score_is_gated_on_the_threshold(
+    harness: Harness, score: str, exit_code: int
 ) -> None:
-    case = accuracy_case("lmeval-gate", LM_EVAL)
+    case = accuracy_case("lmeval", LM_EVAL)
     run = harness.run(
         SCRIPT, harness.write_json("case.json", case), {"SGLANG_STANDIN_LMEVAL_SCORE": score}
     )
 
     assert run.returncode == exit_code, run.stdout + run.stderr
-    result = harness.result("lmeval-gate")
-    wall, server_start = timings(result)
-    assert isinstance(wall, float) and wall > 0
-    assert isinstance(server_start, float) and server_start > 0
+    entry = check_case(case, "case")
+    [client] = harness.client_records()
+    assert ["lm_eval", *client["argv"]] == commands.eval_argv(entry, harness.where)
+    work_dir = Path(commands.eval_dir(entry, harness.where))
+    assert client["cwd"] == str(work_dir)
+    [results_file] = list(work_dir.rglob("results_*.json"))
+    assert results_file.parent == work_dir / "deepseek-ai__DeepSeek-R1-0528"
+    result = harness.result("lmeval")
+    pop_timings(result)
+    status = "passed" if exit_code == 0 else "failed"
     assert result == {
-        "case_id": "lmeval-gate",
-        "name": "Name lmeval-gate",
-        "suite": "atom",
-        "model_path": "deepseek-ai/DeepSeek-R1-0528",
-        "runner": "linux-atom-mi35x-4",
-        "image": None,
-        "evaluator": "lm-eval",
+        **identity(case),
         "task": "gsm8k",
         "metric": "exact_match,flexible-extract",
         "score": float(score),
@@ -84,131 +101,60 @@ def test_lm_eval_score_is_gated_on_the_threshold(
         "latency_s": None,
         "output_throughput": None,
     }
+    verdict = "✅ passed" if exit_code == 0 else "❌ below threshold"
+    assert harness.summary_file.read_text(encoding="utf-8") == (
+        "### Accuracy: Name lmeval (`lmeval`)\n"
+        "\n"
+        "| Evaluator | Metric | Score | Threshold | Result | Invalid | Latency (s) |\n"
+        "|---|---|---:|---:|---|---:|---:|\n"
+        f"| lm-eval | `exact_match,flexible-extract` | {float(score):.4f} | 0.9100 | {verdict}"
+        " | - | - |\n"
+        "\n"
+    )
 
 
 @pytest.mark.parametrize(
-    ("accuracy", "exit_code", "status"),
-    [("0.909", 1, "failed"), ("0.91", 0, "passed"), ("0.95", 0, "passed")],
+    ("accuracy", "exit_code", "score"),
+    # The tool prints `Accuracy: {acc:.3f}`: 0.9099 is reported, and gated, as 0.910.
+    [("0.909", 1, 0.909), ("0.9099", 0, 0.91)],
 )
-def test_few_shot_gsm8k_accuracy_is_gated_on_the_threshold(
-    harness: Harness, accuracy: str, exit_code: int, status: str
+def test_few_shot_gsm8k_runs_in_its_own_directory_and_its_printed_score_is_gated(
+    harness: Harness, accuracy: str, exit_code: int, score: float
 ) -> None:
-    case = accuracy_case("fewshot-gate", FEW_SHOT, image="rocm/sgl-dev:custom")
-    run = harness.run(
-        SCRIPT, harness.write_json("case.json", case), {"SGLANG_STANDIN_GSM8K_ACCURACY": accuracy}
-    )
+    case = accuracy_case("fewshot", FEW_SHOT, image="rocm/sgl-dev:custom")
+    knob = {"SGLANG_STANDIN_GSM8K_ACCURACY": accuracy}
+    run = harness.run(SCRIPT, harness.write_json("case.json", case), knob)
 
     assert run.returncode == exit_code, run.stdout + run.stderr
-    result = harness.result("fewshot-gate")
-    wall, server_start = timings(result)
-    assert isinstance(wall, float) and wall > 0
-    assert isinstance(server_start, float) and server_start > 0
+    entry = check_case(case, "case")
+    [record] = harness.server_records()
+    argv = commands.server_argv(entry, harness.where)
+    assert [harness.where.python, "-m", "sglang.launch_server", *record["argv"]] == argv
+    assert record["env"] == harness.expected_server_env({**knob, **case["env"]})
+    assert "\n".join(printed_command(case["env"], argv)) in run.stdout
+    assert list(harness.root.rglob("pwned")) == []
+    [client] = harness.client_records()
+    argv = commands.eval_argv(entry, harness.where)
+    assert [harness.where.python, "-m", "sglang.test.few_shot_gsm8k", *client["argv"]] == argv
+    work_dir = Path(commands.eval_dir(entry, harness.where))
+    assert client["cwd"] == str(work_dir)
+    assert (work_dir / "tmp_output_gsm8k.txt").is_file()
+    result = harness.result("fewshot")
+    pop_timings(result)
     latency, throughput = result.pop("latency_s"), result.pop("output_throughput")
     assert isinstance(latency, float) and latency >= 0
     assert isinstance(throughput, float) and throughput >= 0
     assert result == {
-        "case_id": "fewshot-gate",
-        "name": "Name fewshot-gate",
-        "suite": "atom",
-        "model_path": "deepseek-ai/DeepSeek-R1-0528",
-        "runner": "linux-atom-mi35x-4",
-        "image": "rocm/sgl-dev:custom",
-        "evaluator": "sglang-few-shot-gsm8k",
+        **identity(case),
         "task": "gsm8k",
         "metric": "accuracy",
-        "score": float(accuracy),
+        "score": score,
         "threshold": 0.91,
         "passed": exit_code == 0,
-        "status": status,
+        "status": "passed" if exit_code == 0 else "failed",
         "error": None,
         "invalid_rate": 0.0,
     }
-
-
-def test_few_shot_score_is_the_three_decimal_value_the_tool_prints(harness: Harness) -> None:
-    # sglang.test.few_shot_gsm8k prints `Accuracy: {acc:.3f}`; 0.9099 is reported as 0.910.
-    case = accuracy_case("fewshot-rounding", FEW_SHOT)
-    run = harness.run(
-        SCRIPT, harness.write_json("case.json", case), {"SGLANG_STANDIN_GSM8K_ACCURACY": "0.9099"}
-    )
-
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert harness.result("fewshot-rounding")["score"] == 0.91
-
-
-def test_lm_eval_is_called_with_the_real_cli_and_the_server_completions_url(
-    harness: Harness,
-) -> None:
-    case = accuracy_case("lmeval-cli", LM_EVAL)
-    run = harness.run(SCRIPT, harness.write_json("case.json", case))
-
-    assert run.returncode == 0, run.stdout + run.stderr
-    [client] = harness.client_records()
-    [output_dir] = sorted(harness.logs.glob("lmeval-cli.lm_eval.*"))
-    assert client["tool"] == "lm_eval"
-    assert client["argv"] == [
-        "--model",
-        "local-completions",
-        "--model_args",
-        f"base_url=http://127.0.0.1:{harness.port}/v1/completions,"
-        "model=deepseek-ai/DeepSeek-R1-0528,num_concurrent=64,max_retries=3,"
-        "tokenized_requests=False",
-        "--tasks",
-        "gsm8k",
-        "--num_fewshot",
-        "3",
-        "--output_path",
-        str(output_dir),
-    ]
-    [results_file] = list(output_dir.rglob("results_*.json"))
-    assert results_file.parent == output_dir / "deepseek-ai__DeepSeek-R1-0528"
-
-
-def test_few_shot_gsm8k_runs_in_its_own_directory_with_the_real_flags(harness: Harness) -> None:
-    case = accuracy_case("fewshot-cli", FEW_SHOT)
-    run = harness.run(SCRIPT, harness.write_json("case.json", case))
-
-    assert run.returncode == 0, run.stdout + run.stderr
-    [client] = harness.client_records()
-    [work_dir] = sorted(harness.logs.glob("fewshot-cli.few_shot.*"))
-    assert isinstance(client.pop("pid"), int)
-    assert client == {
-        "tool": "sglang.test.few_shot_gsm8k",
-        "argv": [
-            "--num-shots",
-            "5",
-            "--num-questions",
-            "1319",
-            "--parallel",
-            "1319",
-            "--host",
-            "http://127.0.0.1",
-            "--port",
-            str(harness.port),
-        ],
-        "cwd": str(work_dir),
-    }
-    assert (work_dir / "tmp_output_gsm8k.txt").is_file()
-    assert not (harness.root / "tmp_output_gsm8k.txt").exists()
-
-
-def test_the_accuracy_server_receives_exactly_the_case_server_args_and_env(
-    harness: Harness,
-) -> None:
-    case = accuracy_case("fidelity", FEW_SHOT)
-    run = harness.run(SCRIPT, harness.write_json("case.json", case))
-
-    assert run.returncode == 0, run.stdout + run.stderr
-    [record] = harness.server_records()
-    argv = harness.server_prefix(case["model_path"]) + case["server_args"]
-    assert record["argv"] == argv
-    assert record["env"] == harness.expected_server_env(case["env"])
-    python = harness.base_env()["PYTHON"]
-    expected = printed_command(case["env"], [python, "-m", "sglang.launch_server", *argv])
-    lines = run.stdout.splitlines()
-    start = lines.index(expected[0])
-    assert lines[start : start + len(expected)] == expected
-    assert list(harness.root.rglob("pwned")) == []
 
 
 @pytest.mark.parametrize("evaluator", [LM_EVAL, FEW_SHOT], ids=["lm-eval", "few-shot"])
@@ -225,27 +171,7 @@ def test_an_evaluator_crash_is_an_infrastructure_failure(
     assert (result["status"], result["passed"], result["score"]) == ("error", False, None)
     assert result["error"].startswith("evaluator exited with status 1:\n")
     assert "RuntimeError: standin: simulated evaluator crash" in result["error"]
-
-
-@pytest.mark.parametrize("evaluator", [LM_EVAL, FEW_SHOT], ids=["lm-eval", "few-shot"])
-def test_a_server_that_never_becomes_ready_fails_the_case_with_exit_2(
-    harness: Harness, evaluator: dict[str, Any]
-) -> None:
-    case = accuracy_case("stuck", evaluator)
-    run = harness.run(
-        SCRIPT,
-        harness.write_json("case.json", case),
-        {"SGLANG_STANDIN_FAIL": "never-ready", "READY_TIMEOUT_S": "2"},
-    )
-
-    assert run.returncode == 2
-    result = harness.result("stuck")
-    assert (result["status"], result["score"], result["server_start_s"]) == ("error", None, None)
-    assert result["error"] == (
-        "server did not become ready: server not ready after READY_TIMEOUT_S=2s "
-        "(last stage: /health)"
-    )
-    assert harness.client_records() == []
+    assert "| ⚠️ error |" in harness.summary_file.read_text(encoding="utf-8")
 
 
 def test_a_server_that_exits_at_start_fails_the_case_with_exit_2(harness: Harness) -> None:
@@ -256,27 +182,36 @@ def test_a_server_that_exits_at_start_fails_the_case_with_exit_2(harness: Harnes
 
     assert run.returncode == 2
     assert "standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)" in run.stdout
-    assert harness.result("exit")["error"] == (
+    result = harness.result("exit")
+    assert (result["status"], result["score"], result["server_start_s"]) == ("error", None, None)
+    assert result["error"] == (
         "server did not become ready: server process exited with status 1 before becoming ready"
     )
+    assert harness.client_records() == []
 
 
-def test_the_step_summary_gets_the_score_threshold_and_verdict(harness: Harness) -> None:
-    case = accuracy_case("summary", LM_EVAL)
-    run = harness.run(
-        SCRIPT, harness.write_json("case.json", case), {"SGLANG_STANDIN_LMEVAL_SCORE": "0.9099"}
+def test_sigint_during_the_evaluator_exits_130_and_leaves_no_process_behind(
+    harness: Harness,
+) -> None:
+    case = accuracy_case("cancel", LM_EVAL)
+    proc = harness.start(
+        SCRIPT, harness.write_json("case.json", case), {"SGLANG_STANDIN_EVAL_SLEEP_S": "30"}
     )
+    try:
+        pids = harness.wait_for_pids(3)  # server, its scheduler, lm_eval
+        assert running(pids) == pids
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        proc.communicate(timeout=20)
+        elapsed = time.monotonic() - started
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
-    assert run.returncode == 1
-    assert harness.summary_file.read_text(encoding="utf-8") == (
-        "### Accuracy: Name summary (`summary`)\n"
-        "\n"
-        "| Evaluator | Metric | Score | Threshold | Result | Invalid | Latency (s) |\n"
-        "|---|---|---:|---:|---|---:|---:|\n"
-        "| lm-eval | `exact_match,flexible-extract` | 0.9099 | 0.9100 | ❌ below threshold"
-        " | - | - |\n"
-        "\n"
-    )
+    assert (proc.returncode, elapsed < 2) == (128 + signal.SIGINT, True)
+    assert running(harness.pids()) == []
+    assert not (harness.results / "cancel.json").exists()
 
 
 def test_a_relative_results_dir_is_resolved_against_the_launch_directory(
@@ -288,9 +223,10 @@ def test_a_relative_results_dir_is_resolved_against_the_launch_directory(
     assert run.returncode == 0, run.stdout + run.stderr
     result = json.loads((harness.root / "out/results/relative.json").read_text("utf-8"))
     assert (result["status"], result["score"]) == ("passed", 0.95)
-    assert (harness.root / "out/results/logs/relative.server.log").is_file()
-    [output_dir] = sorted((harness.root / "out/results/logs").glob("relative.lm_eval.*"))
+    logs = harness.root / "out/results/logs"
+    assert (logs / "relative.server.log").is_file()
     [client] = harness.client_records()
-    assert client["argv"][client["argv"].index("--output_path") + 1] == str(output_dir)
-    [results_file] = list(output_dir.rglob("results_*.json"))
-    assert results_file.parent == output_dir / "deepseek-ai__DeepSeek-R1-0528"
+    work_dir = logs / "relative.lm-eval"
+    assert client["argv"][client["argv"].index("--output_path") + 1] == str(work_dir)
+    [results_file] = list(work_dir.rglob("results_*.json"))
+    assert results_file.parent == work_dir / "deepseek-ai__DeepSeek-R1-0528"

@@ -7,7 +7,8 @@ aggregated results where lm-eval writes them:
 <output_path>/<sanitized model name>/results_<ISO time with ':' as '-'>.json.
 
 results[<task>]["exact_match,flexible-extract"] is $SGLANG_STANDIN_LMEVAL_SCORE
-(default 0.95). $SGLANG_STANDIN_EVAL_CRASH=1 makes it crash.
+(default 0.95). $SGLANG_STANDIN_EVAL_CRASH=1 makes it crash;
+$SGLANG_STANDIN_EVAL_SLEEP_S=<s> makes it sleep first, so a run can be cancelled.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ def write_results(output_path: str, model_args: str, results: dict[str, Any]) ->
 
 def main() -> int:
     note_client("lm_eval")
+    time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S", "0")))
     args = build_parser().parse_args()
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         raise RuntimeError("standin: simulated evaluator crash")

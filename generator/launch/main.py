@@ -1,0 +1,65 @@
+"""Entry point of both launchers (scripts/launch.py): `benchmark JOB_JSON_FILE` or
+`accuracy CASE_JSON_FILE`.
+
+Exit status: 0 success; 1 a failed point or a score below threshold; 2 bad input (checked
+before anything starts) or an infrastructure failure; 128 + signal when cancelled.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from generator.launch.accuracy import run_accuracy
+from generator.launch.benchmark import run_benchmark
+from generator.launch.contract import InputError, check_case, check_job, load_object
+from generator.launch.knobs import Knobs, read_knobs
+from generator.launch.process import Cancelled, Supervisor
+
+PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
+USAGE = "usage: run_benchmark.sh JOB_JSON_FILE | run_accuracy.sh CASE_JSON_FILE"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
+    if len(args) != 2 or args[0] not in PROGRAMS:
+        print(USAGE, file=sys.stderr)
+        return 2
+    mode, path = args
+    program = PROGRAMS[mode]
+    run: Callable[[Supervisor], int]
+    try:
+        knobs = read_knobs(os.environ, Path.cwd())
+        data = load_object(Path(path))
+        if mode == "benchmark":
+            run = functools.partial(run_benchmark, check_job(data, path), knobs)
+        else:
+            run = functools.partial(run_accuracy, check_case(data, path), knobs)
+        _make_dirs(knobs)
+    except InputError as exc:
+        print(f"{program}: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with Supervisor(knobs.stop_grace_s) as supervisor:
+            return run(supervisor)
+    except Cancelled as exc:
+        return 128 + exc.signum
+    except Exception as exc:
+        traceback.print_exc()
+        print(f"{program}: unexpected error: {exc!r}", file=sys.stderr)
+        return 2
+
+
+def _make_dirs(knobs: Knobs) -> None:
+    for name, folder in (("RESULTS_DIR", knobs.results_dir), ("LOG_DIR", knobs.log_dir)):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{name}: cannot create {folder}: {exc}") from exc

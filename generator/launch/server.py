@@ -1,0 +1,142 @@
+"""One SGLang server: started as `commands.server_argv` with the entry's env added to the
+launcher's own, polled until ready, restarted, flushed between points and stopped."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shlex
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+from generator.launch import commands
+from generator.launch.console import echo_tail, log
+from generator.launch.contract import ServerEntry
+from generator.launch.knobs import Knobs
+from generator.launch.process import Child, Supervisor, describe_exit
+
+LOG_TAIL_LINES = 200
+PORT_PROBE_TIMEOUT_S = 2.0
+READY_PROBE_TIMEOUT_S = 5.0
+FLUSH_TIMEOUT_S = 120.0
+# Loopback only: never through a proxy from http_proxy and friends.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class NotReady(Exception):
+    """The server did not become ready; the message says why."""
+
+
+def http_status(url: str, *, method: str, timeout_s: float) -> int | None:
+    """The HTTP status `url` answers with, or None when nothing answers over HTTP."""
+    data = b"" if method == "POST" else None
+    request = urllib.request.Request(url, data=data, method=method)
+    try:
+        with _OPENER.open(request, timeout=timeout_s) as response:
+            status: int = response.status
+            return status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except (OSError, http.client.HTTPException, ValueError):
+        return None
+
+
+class Server:
+    def __init__(self, entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> None:
+        self._knobs = knobs
+        self._supervisor = supervisor
+        where = knobs.where
+        self.argv = commands.server_argv(entry, where)
+        self.env_added = dict(entry["env"])
+        self.base_url = commands.base_url(where)
+        self.log_path = Path(commands.server_log(entry, where))
+        self.starts = 0
+        self.start_s: float | None = None  # launch to readiness, for the current process
+        self._child: Child | None = None
+        self.log_path.write_bytes(b"")
+
+    def print_command(self) -> None:
+        """The env additions as K=V lines, then the command, all shell-quoted."""
+        log("server environment additions and command:")
+        for key, value in self.env_added.items():
+            print(f"{key}={shlex.quote(value)}")
+        print(shlex.join(self.argv), flush=True)
+
+    def alive(self) -> bool:
+        return self._child is not None and self._child.alive()
+
+    def launch(self) -> None:
+        """Start the server and wait until it is ready, or stop it and raise NotReady."""
+        self.start_s = None
+        probe = self.base_url + commands.READY_PATHS[0]
+        if http_status(probe, method="GET", timeout_s=PORT_PROBE_TIMEOUT_S) is not None:
+            reason = f"port {self._knobs.port} already answers HTTP before the server was started"
+            log(reason)
+            raise NotReady(reason)
+        started = time.monotonic()
+        self.starts += 1
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with self.log_path.open("a", encoding="utf-8") as out:
+            out.write(f"===== server start #{self.starts} at {stamp} =====\n")
+        try:
+            self._child = self._supervisor.start(
+                "sglang server",
+                self.argv,
+                output=self.log_path,
+                env={**os.environ, **self.env_added},
+            )
+            log(f"server start #{self.starts}: pid {self._child.pid}, log {self.log_path}")
+            self._wait_ready(self._child, started)
+        except (NotReady, OSError, ValueError) as exc:
+            reason = str(exc) if isinstance(exc, NotReady) else f"cannot start the server: {exc}"
+            log(f"server failed to become ready: {reason}")
+            echo_tail(self.log_path, LOG_TAIL_LINES, banner="server log")
+            self.stop()
+            raise NotReady(reason) from None
+        self.start_s = round(time.monotonic() - started, 3)
+        log(f"server ready after {self.start_s:.3f}s")
+
+    def _wait_ready(self, child: Child, started: float) -> None:
+        deadline = started + self._knobs.ready_timeout_s
+        stage = 0
+        while True:
+            returncode = child.proc.poll()
+            if returncode is not None:
+                status = describe_exit(returncode)
+                raise NotReady(f"server process exited with {status} before becoming ready")
+            while stage < len(commands.READY_PATHS) and self._ready_at(stage):
+                stage += 1
+            if stage == len(commands.READY_PATHS):
+                return
+            if time.monotonic() >= deadline:
+                raise NotReady(
+                    f"server not ready after READY_TIMEOUT_S={self._knobs.ready_timeout_s:g}s"
+                    f" (last stage: {commands.READY_PATHS[stage]})"
+                )
+            time.sleep(self._knobs.ready_poll_s)
+
+    def _ready_at(self, stage: int) -> bool:
+        url = self.base_url + commands.READY_PATHS[stage]
+        return http_status(url, method="GET", timeout_s=READY_PROBE_TIMEOUT_S) == 200
+
+    def flush(self) -> None:
+        """POST the flush path; a failure is only a warning."""
+        url = self.base_url + commands.FLUSH_PATH
+        status = http_status(url, method="POST", timeout_s=FLUSH_TIMEOUT_S)
+        if status is None or not 200 <= status < 300:
+            log(f"warning: POST {commands.FLUSH_PATH} failed ({status}); continuing")
+
+    def reap(self) -> None:
+        """Log the exit of a server that stopped on its own and stop what it left behind."""
+        child = self._child
+        if child is not None and not child.alive():
+            log(f"server pid {child.pid} exited with {describe_exit(child.proc.wait())}")
+            self.stop()
+
+    def stop(self) -> None:
+        if self._child is not None:
+            self._supervisor.stop(self._child)
+            self._child = None

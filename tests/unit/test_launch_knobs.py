@@ -1,0 +1,47 @@
+"""generator.launch.knobs: defaults, relative paths and one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.launch.contract import InputError
+from generator.launch.knobs import read_knobs
+
+CWD = Path("/work/job")
+
+
+def test_defaults_apply_when_a_knob_is_unset_or_empty() -> None:
+    knobs = read_knobs({"PYTHON": "", "SGLANG_PORT": ""}, CWD)
+    assert (knobs.python, knobs.port, knobs.max_restarts) == ("python3", 30000, 1)
+    assert (knobs.ready_timeout_s, knobs.ready_poll_s, knobs.stop_grace_s) == (3600, 5, 30)
+    assert (knobs.results_dir, knobs.log_dir) == (CWD / "results", CWD / "results/logs")
+    assert knobs.step_summary is None
+    assert knobs.where.port == "30000"
+
+
+def test_relative_directories_are_resolved_against_the_launch_directory() -> None:
+    knobs = read_knobs({"RESULTS_DIR": "out", "LOG_DIR": "logs", "READY_POLL_S": "0.05"}, CWD)
+    assert (knobs.results_dir, knobs.log_dir, knobs.ready_poll_s) == (
+        CWD / "out",
+        CWD / "logs",
+        0.05,
+    )
+    assert knobs.where.logs == "/work/job/logs"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SGLANG_PORT", "65536"),
+        ("SGLANG_PORT", " 30000"),
+        ("READY_TIMEOUT_S", "nan"),
+        ("READY_POLL_S", "-1"),
+        ("SERVER_STOP_GRACE_S", "1e3"),
+        ("MAX_SERVER_RESTARTS", "1.5"),
+    ],
+)
+def test_an_invalid_knob_is_an_input_error_that_names_it(name: str, value: str) -> None:
+    with pytest.raises(InputError, match=rf"^{name} must be .*, got '{value}'$"):
+        read_knobs({name: value}, CWD)
