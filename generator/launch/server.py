@@ -9,7 +9,6 @@ import shlex
 import time
 import urllib.error
 import urllib.request
-from datetime import UTC, datetime
 from pathlib import Path
 
 from generator.launch import commands
@@ -78,7 +77,7 @@ class Server:
             raise NotReady(reason)
         started = time.monotonic()
         self.starts += 1
-        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         with self.log_path.open("a", encoding="utf-8") as out:
             out.write(f"===== server start #{self.starts} at {stamp} =====\n")
         try:

@@ -209,7 +209,7 @@ def test_sigint_during_the_evaluator_exits_130_and_leaves_no_process_behind(
             proc.kill()
             proc.communicate()
 
-    assert (proc.returncode, elapsed < 2) == (128 + signal.SIGINT, True)
+    assert (proc.returncode, elapsed < 5) == (128 + signal.SIGINT, True)
     assert running(harness.pids()) == []
     assert not (harness.results / "cancel.json").exists()
 

@@ -286,7 +286,7 @@ def test_sigterm_mid_sweep_exits_143_and_leaves_no_process_behind(harness: Harne
             proc.communicate()
 
     assert proc.returncode == 128 + signal.SIGTERM
-    assert elapsed < 2
+    assert elapsed < 5
     assert "received SIGTERM: stopping" in stdout
     assert running(harness.pids()) == []
     [server] = harness.server_records()
