@@ -49,7 +49,8 @@ def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
         returncode = supervisor.run("evaluator", argv, output=eval_log, cwd=work_dir)
     except (OSError, ValueError) as exc:
         server.stop()
-        return _finish(case, knobs, error=f"cannot start the evaluator: {exc}")
+        reason = f"cannot start the evaluator: {exc}"
+        return _finish(case, knobs, error=reason, server_start_s=server.start_s)
     wall_s = round(time.monotonic() - started, 3)
     echo_tail(eval_log, EVAL_TAIL_LINES)
     log(f"evaluator exited with {describe_exit(returncode)} after {wall_s:.3f}s")
