@@ -9,9 +9,9 @@ STAMP := $(VENV)/.installed
 
 # The editable install is byte-compiled as pip compiles a regular one: Python never writes
 # the bytecode itself where PYTHONDONTWRITEBYTECODE is set, and would compile every run.
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
 	$(BIN)/python -m compileall -q generator
 	touch $(STAMP)

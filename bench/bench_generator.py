@@ -1,8 +1,8 @@
 """The generator's own speed: `make bench` (not part of `make test`).
 
 Times, as medians of several runs in fresh processes (what a user waits for):
-- the floor: `python3 -c 'import jinja2, jsonschema, ruamel.yaml, click'`;
-- `sglang-ci render` and `sglang-ci check` of the shipped catalogs;
+- the floor, for reference: `python3 -c 'import jinja2, jsonschema, ruamel.yaml, click'`;
+- `sglang-ci render` and `sglang-ci check` of the shipped catalogs (target: under 0.5 s);
 - `render` of synthetic catalogs of 100, 1,000 and 10,000 configs made here,
   and the growth ratio from 1,000 to 10,000 configs.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
-FLOOR_FACTOR = 2.0
+MAX_SHIPPED_SECONDS = 0.5
 MAX_GROWTH = 12.0
 MAX_10K_SECONDS = 30.0
 
@@ -98,8 +98,7 @@ def main() -> int:
     cli = [sys.executable, "-m", "generator"]
     rows = []
     floor = timed([sys.executable, "-c", "import jinja2, jsonschema, ruamel.yaml, click"])
-    rows.append(row("import floor", floor, "", None))
-    limit = FLOOR_FACTOR * floor
+    rows.append(row("import floor (jinja2, jsonschema, ruamel.yaml, click)", floor, "", None))
     with tempfile.TemporaryDirectory() as tmp:
         seed = Path(tmp) / "seed"
         shutil.copytree(ROOT / "catalogs", seed / "catalogs")
@@ -109,10 +108,10 @@ def main() -> int:
         for what, seconds in (("render", render), ("check", check)):
             rows.append(
                 row(
-                    f"{what}, shipped catalogs ({seconds / floor:.1f}x the floor)",
+                    f"{what}, shipped catalogs",
                     seconds,
-                    f"< {limit * 1000:,.0f} ms ({FLOOR_FACTOR:g}x the floor)",
-                    seconds < limit,
+                    f"< {MAX_SHIPPED_SECONDS * 1000:,.0f} ms",
+                    seconds < MAX_SHIPPED_SECONDS,
                 )
             )
         sizes: dict[int, float] = {}

@@ -1,74 +1,103 @@
-"""What the launchers hand to `sglang.launch_server` is what `sglang-ci explain` prints."""
+"""What the launcher runs is what `sglang-ci explain` prints, token for token: the server,
+every client and the evaluator, recorded by the stand-ins."""
 
 from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from generator import commands
-from generator.load import load_catalog
-from tests.helpers import ROOT
+from tests.conftest import Invoke
 from tests.launchers.support import Harness
 
-MATRICES = ROOT / ".github/matrices"
-COMMITTED = [
-    MATRICES / "benchmark/schedule/oob-all.json",
-    MATRICES / "benchmark/preset/mesh/sglang-atom/ds-all.json",
-]
+# The stand-in clients record the module they stand for and their own arguments.
+MODULES = ("sglang.bench_serving", "sglang.test.few_shot_gsm8k")
 
 
-def committed_jobs() -> list[dict[str, Any]]:
-    return [job for path in COMMITTED for job in json.loads(path.read_text())["include"]]
-
-
-def explained(entry_id: str, kind: str) -> tuple[list[str], dict[str, str]]:
-    """The server argv (after launch_server) and env that `explain` prints for an id."""
-    text = commands.explain(load_catalog(ROOT), entry_id, kind=kind)
-    env = dict(
-        shlex.split(line)[1].split("=", 1)
-        for line in text.splitlines()
-        if line.startswith("export ")
+def explained(cli: Invoke, harness: Harness, *args: str) -> tuple[list[list[str]], dict[str, str]]:
+    """The command lines and the server env explain prints, with its variables set to the
+    harness's values (the only parts explain leaves to the machine)."""
+    result = cli("explain", *args)
+    assert result.exit_code == 0, result.stderr
+    text = (
+        result.stdout.replace('"${PYTHON}"', shlex.quote(harness.where.python))
+        .replace('"${SGLANG_PORT}"', harness.where.port)
+        .replace('"${LOG_DIR}"', shlex.quote(harness.where.logs))
     )
-    server = next(line for line in text.splitlines() if "sglang.launch_server" in line)
-    return shlex.split(server.removesuffix(" &"))[3:], env
+    argvs, env = [], {}
+    for line in text.splitlines():
+        tokens = shlex.split(line, comments=True)
+        if tokens[:1] == ["export"]:
+            key, _, value = tokens[1].partition("=")
+            env[key] = value
+        tokens = tokens[1:] if tokens[:1] == ["exec"] else tokens
+        if tokens[:1] in ([harness.where.python], ["lm_eval"]):
+            cut = next((i for i, t in enumerate(tokens) if t in (">", ">>")), len(tokens))
+            argvs.append(tokens[:cut])
+    return argvs, env
 
 
-def with_port(argv: list[str], port: int) -> list[str]:
-    i = argv.index("--port")
-    return [*argv[: i + 1], str(port), *argv[i + 2 :]]
+def recorded(harness: Harness) -> list[list[str]]:
+    """Every command the stand-ins saw, in order: the server first, then the clients."""
+    [server] = harness.server_records()
+    out = [[harness.where.python, "-m", "sglang.launch_server", *server["argv"]]]
+    for client in harness.client_records():
+        tool = client["tool"]
+        head = [harness.where.python, "-m", tool] if tool in MODULES else [tool]
+        out.append([*head, *client["argv"]])
+    return out
 
 
-@pytest.mark.parametrize("job", committed_jobs(), ids=lambda j: j["id"])
-def test_each_committed_benchmark_job_starts_the_explained_server(
-    harness: Harness, job: dict[str, Any]
+def job_of(cli: Invoke, *args: str) -> dict[str, Any]:
+    result = cli("jobs", *args)
+    assert result.exit_code == 0, result.stderr
+    job: dict[str, Any] = json.loads(result.stdout)["include"][0]
+    return job
+
+
+@pytest.mark.parametrize(
+    ("selection", "explain_args"),
+    [
+        (("--preset", "all-qwen"), ("--kind", "job")),
+        (
+            (
+                "--preset",
+                "ds-fp8-dpa8-ep8",
+                "--mode",
+                "sglang-mori",
+                "--image",
+                "lmsysorg/sglang-rocm:x",
+            ),
+            ("--kind", "job", "--mode", "sglang-mori", "--image", "lmsysorg/sglang-rocm:x"),
+        ),
+    ],
+    ids=["oob-preset", "mesh-preset-mori"],
+)
+def test_a_benchmark_job_runs_exactly_what_explain_prints(
+    cli: Invoke, harness: Harness, selection: tuple[str, ...], explain_args: tuple[str, ...]
 ) -> None:
-    job = {**job, "points": job["points"][:1]}
+    job = job_of(cli, *selection)
     run = harness.run("run_benchmark.sh", harness.write_json("job.json", job))
     assert run.returncode == 0, run.stdout + run.stderr
-    [record] = harness.server_records()
-    argv, env = explained(job["id"], "job")
-    assert record["argv"] == with_port(argv, harness.port)
-    assert record["env"] == harness.expected_server_env(env)
-    if job["id"].startswith("deepseek-r1-fp8-mesh-dpa") and job["id"].endswith("8192x1"):
-        assert record["argv"].count("--chunked-prefill-size") == 1
+    argvs, env = explained(cli, harness, job["id"], *explain_args)
+    assert recorded(harness) == argvs
+    assert len(argvs) == 1 + len(job["points"])
+    [server] = harness.server_records()
+    assert server["env"] == harness.expected_server_env(env)
 
 
-CASES = commands.cases(load_catalog(ROOT), level="nightly")
-
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
-def test_each_accuracy_case_starts_the_explained_server(
-    harness: Harness, tmp_path: Path, case: dict[str, Any]
+@pytest.mark.parametrize("case_id", ["deepseek-r1-fp4-tp4", "deepseek-r1-mxfp4-tp4-mtp-rocm720"])
+def test_an_accuracy_case_runs_exactly_what_explain_prints(
+    cli: Invoke, harness: Harness, case_id: str
 ) -> None:
+    result = cli("cases")
+    case = next(c for c in json.loads(result.stdout) if c["id"] == case_id)
     run = harness.run("run_accuracy.sh", harness.write_json("case.json", case))
     assert run.returncode == 0, run.stdout + run.stderr
-    [record] = harness.server_records()
-    argv, env = explained(case["id"], "case")
-    assert record["argv"] == with_port(argv, harness.port)
-    assert record["env"] == harness.expected_server_env(env)
-    if case["model_path"].startswith("deepseek"):
-        assert "AITER_QUICK_REDUCE_QUANTIZATION" not in record["env"]
+    argvs, env = explained(cli, harness, case_id, "--kind", "case")
+    assert recorded(harness) == argvs
+    assert len(argvs) == 2
+    [server] = harness.server_records()
+    assert server["env"] == harness.expected_server_env(env)

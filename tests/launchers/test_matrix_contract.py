@@ -1,44 +1,38 @@
-"""Every committed matrix entry is an input the launchers accept."""
+"""Every matrix entry the generator writes is an input the launcher accepts."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from types import ModuleType
+from pathlib import Path
 
 import pytest
 
-from .support import REPO, SCRIPTS
-
-MATRICES = REPO / ".github" / "matrices"
-
-
-def launcher_helper() -> ModuleType:
-    path = SCRIPTS / "lib" / "launcher.py"
-    spec = importlib.util.spec_from_file_location("launcher_helper", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from generator.launch.contract import InputError, check_case, check_job
+from tests.helpers import ROOT
 
 
-@pytest.mark.parametrize(
-    ("folder", "kind", "count"), [("benchmark", "job", 4 + 17 + 15 * 2), ("accuracy", "case", 2)]
-)
-def test_every_committed_matrix_entry_passes_the_launcher_validation(
-    folder: str, kind: str, count: int
-) -> None:
-    # 4 cron groups; 17 OOB presets; 15 Mesh presets in each of 2 server modes.
-    files = sorted((MATRICES / folder).rglob("*.json"))
-    assert len(files) == count
-    helper = launcher_helper()
-    check = helper.check_job if kind == "job" else helper.check_case
+def entry_errors(root: Path, folder: str) -> tuple[int, list[str]]:
+    files = sorted((root / ".github/matrices" / folder).rglob("*.json"))
+    check = check_job if folder == "benchmark" else check_case
     errors: list[str] = []
     for path in files:
-        matrix = json.loads(path.read_text(encoding="utf-8"))
-        for entry in matrix["include"]:
+        for entry in json.loads(path.read_text(encoding="utf-8"))["include"]:
             try:
                 check(entry, f"{path.name}:{entry.get('id')}")
-            except helper.InputError as exc:
+            except InputError as exc:
                 errors.append(str(exc))
-    assert errors == []
+    return len(files), errors
+
+
+@pytest.mark.parametrize("folder", ["benchmark", "accuracy"])
+def test_every_committed_matrix_entry_passes_the_launcher_checks(folder: str) -> None:
+    files, errors = entry_errors(ROOT, folder)
+    assert files > 0 and errors == []
+
+
+def test_the_fixture_renders_one_matrix_per_group_preset_mode_and_level(
+    rendered_fixture: Path,
+) -> None:
+    # 4 cron groups; 17 OOB presets; 18 Mesh presets in each of 2 server modes; 2 levels.
+    assert entry_errors(rendered_fixture, "benchmark") == (4 + 17 + 18 * 2, [])
+    assert entry_errors(rendered_fixture, "accuracy") == (2, [])

@@ -30,7 +30,7 @@ def check_var(var: EnvVar, owner: Owner | None) -> Iterator[Hit]:
     SGLang own GPU placement and speculative settings). L502 env-renamed (error naming the
     new name: the old one is ignored). L503 env-retired (warning: still accepted, no effect
     on current SGLang main). L504/L505: the launchers refuse a name that is not a shell
-    identifier (scripts/lib/launcher.py `ENV_KEY_RE`) and a value with NUL, and print the
+    identifier (generator/launch/contract.py `ENV_KEY_RE`) and a value with NUL, and print the
     server's environment one `K=V` per line (a newline or carriage return in a value would
     forge a line); catching them here fails at commit time instead of on a GPU runner.
     """
