@@ -9,6 +9,7 @@ fire times is checked against that.
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import datetime, timedelta
 
@@ -103,7 +104,7 @@ def cron_problem(expr: str) -> str | None:
         return f"cron '{expr}': {e}"
     if not fires:
         return f"cron '{expr}' never fires"
-    gaps = [(b - a).total_seconds() / 60 for a, b in zip(fires, fires[1:], strict=False)]
+    gaps = [(b - a).total_seconds() / 60 for a, b in itertools.pairwise(fires)]
     if gaps and min(gaps) < SHORTEST_MINUTES:
         return (
             f"cron '{expr}' fires {min(gaps):g} minute(s) apart; GitHub runs a schedule "

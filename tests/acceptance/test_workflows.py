@@ -247,8 +247,7 @@ def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
     rendered_fixture: Path, tmp_path: Path
 ) -> None:
     code, matrix, log = run_select(
-        rendered_fixture,
-        "accuracy-nightly.yml", {"LEVEL": "nightly", "CASES": ""}, tmp_path
+        rendered_fixture, "accuracy-nightly.yml", {"LEVEL": "nightly", "CASES": ""}, tmp_path
     )
     assert code == 0, log
     assert len(matrix["include"]) == 17

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import Invoke
 from tests.launchers.support import Harness
 
+MORI = ("--mode", "sglang-mori", "--image", "lmsysorg/sglang-rocm:x")
 # The stand-in clients record the module they stand for and their own arguments.
 MODULES = ("sglang.bench_serving", "sglang.test.few_shot_gsm8k")
 

@@ -35,13 +35,19 @@ def test_crons_github_runs_are_accepted(expr: str) -> None:
             "cron '0,58 0,23 * * *' fires 2 minute(s) apart; GitHub runs a schedule at most "
             "every 5 minutes",
         ),
-        ("@daily", "cron '@daily': macros like @daily are not supported by GitHub; write five fields"),
+        (
+            "@daily",
+            "cron '@daily': macros like @daily are not supported by GitHub; write five fields",
+        ),
         (
             "0 14 * * * *",
             "cron '0 14 * * * *' has 6 fields; GitHub needs 5 (minute hour day month weekday)",
         ),
         ("0 14 * * 7", "cron '0 14 * * 7': day of week '7' is outside 0-6"),
-        ("0 14 * * 1L", "cron '0 14 * * 1L': day of week '1L' is not a number or a name GitHub knows"),
+        (
+            "0 14 * * 1L",
+            "cron '0 14 * * 1L': day of week '1L' is not a number or a name GitHub knows",
+        ),
         ("0 14 ? * 1", "cron '0 14 ? * 1': day of month '?' is not a number, range, step or *"),
         ("0 14 * * 5-1", "cron '0 14 * * 5-1': day of week range '5-1' goes down"),
         ("0 */0 * * *", "cron '0 */0 * * *': hour step 0 is not allowed"),

@@ -154,9 +154,7 @@ def many_configs(root: Path, n: int) -> None:
     edit(root / "catalogs/benchmark.yaml", "configs:\n", "configs:\n" + block)
 
 
-def test_a_300_config_catalog_explains_though_it_cannot_render(
-    cli: Invoke, tmp_path: Path
-) -> None:
+def test_a_300_config_catalog_explains_though_it_cannot_render(cli: Invoke, tmp_path: Path) -> None:
     root = copy_catalogs(tmp_path)
     many_configs(root, 300)
     expanded = expanded_at(root)
