@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from generator.catalog import load
-from generator.errors import CheckFailed, SglangCIError
+from generator.errors import CheckFailed, SelectionError, SglangCIError, did_you_mean
 from generator.expand import expand
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
@@ -116,7 +116,7 @@ def _listing(what: str) -> Callable[..., None]:
     @selection_options
     @image_option
     @click.pass_context
-    def command(ctx: click.Context, image: str | None, **selectors: str | None) -> None:
+    def command(ctx: click.Context, /, image: str | None, **selectors: str | None) -> None:
         _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
 
         def work(c: Context) -> None:
@@ -152,8 +152,6 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
         expanded = c.expanded()
         known = [s.name for s in expanded.catalog.accuracy_suites]
         if suite is not None and suite not in known:
-            from generator.errors import SelectionError, did_you_mean
-
             raise SelectionError(f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}")
         emit(
             [
@@ -206,7 +204,7 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.option("--week", is_flag=True, help="Every cron group over a week (the default).")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of a table.")
 @click.pass_context
-def plan_cmd(ctx: click.Context, week: bool, as_json: bool, **selectors: str | None) -> None:
+def plan_cmd(ctx: click.Context, /, week: bool, as_json: bool, **selectors: str | None) -> None:
     """Jobs, server launches, cells, GPU-hours and wall time: packed and one job per cell."""
     _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
     chosen = any(v is not None for v in selectors.values())

@@ -3,6 +3,8 @@ family, as `sglang-ci explain` prints them)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.catalog.model import PER_SERVER, matches
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.model import Expanded
@@ -27,7 +29,7 @@ def recipes(expanded: Expanded, t: Templates) -> dict[str, str]:
     catalog = expanded.catalog
     out = {}
     for title, selectors in catalog.recipes:
-        entries = []
+        entries: list[dict[str, Any]] = []
         for config in catalog.configs:
             if not matches(config, selectors):
                 continue
