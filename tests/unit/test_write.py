@@ -1,5 +1,5 @@
-"""`generator.write.write_all`: all new files or all old ones, stale files removed, hand-written
-files left alone."""
+"""`generator.render.write.write_all`: all new files or all old ones, stale files removed,
+hand-written files left alone."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.check import drift
-from generator.load import load_catalog
-from generator.render import render_all
-from generator.write import write_all
+from generator.catalog import load
+from generator.expand import expand
+from generator.render import render as render_all
+from generator.render.drift import drift
+from generator.render.write import write_all
 from tests.catalog_gen import CatalogSpec, small_spec
 from tests.helpers import snapshot
 
@@ -47,7 +48,7 @@ def new_spec() -> CatalogSpec:
 
 
 def render(spec: CatalogSpec, root: Path) -> dict[str, str]:
-    return render_all(load_catalog(spec.write(root)))
+    return render_all(expand(load(spec.write(root))))
 
 
 @pytest.fixture
