@@ -124,6 +124,7 @@ def minimal_accuracy(model: str = "qwen-fp8") -> dict[str, Any]:
                     "model": "local-completions",
                     "num_fewshot": 3,
                     "metric": "exact_match,flexible-extract",
+                    "num_concurrent": 8,
                 },
             }
         },

@@ -5,12 +5,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from generator.cli import main
 from generator.expand.model import Expanded
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 
 Invoke = Callable[..., Result]
+
+# Property tests draw the same examples on every run (and keep no example database), so a
+# failure is reproducible and the suite's time is fixed; `--hypothesis-profile` overrides.
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+settings.load_profile("repeatable")
 
 
 @pytest.fixture(scope="session")

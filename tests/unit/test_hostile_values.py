@@ -7,7 +7,6 @@ file, and `explain` prints them shell-quoted.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -15,12 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.catalog import load
 from generator.errors import CatalogError
-from generator.load import load_catalog
-from generator.model import Catalog
-from generator.render import render_all
+from generator.expand.model import Expanded
+from generator.render import render
 from tests.catalog_gen import RUNNER, CatalogSpec, base_benchmark, minimal_accuracy
 from tests.conftest import Invoke
+from tests.helpers import expanded_at
 
 DISPLAY = "DeepSeek-R1 ☃ «TP8»"
 DASHBOARD = "R1 'dash' $(touch /tmp/pwned)"
@@ -116,7 +116,7 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def outputs(root: Path) -> dict[str, str]:
-    return render_all(load_catalog(root))
+    return render(expanded_at(root))
 
 
 def run_json(cli: Invoke, root: Path, *args: str) -> Any:
@@ -215,8 +215,8 @@ def test_no_run_script_of_a_rendered_workflow_holds_an_expression(
             assert "${{" not in script, f"{rel}: {script}"
 
 
-def test_the_shipped_workflows_hold_no_expression_in_a_run_script(catalog: Catalog) -> None:
-    for rel, text in workflows(render_all(catalog)).items():
+def test_the_live_workflows_hold_no_expression_in_a_run_script(shipped: Expanded) -> None:
+    for rel, text in workflows(render(shipped)).items():
         for script in run_scripts(text):
             assert "${{" not in script, f"{rel}: {script}"
 
@@ -232,16 +232,22 @@ def test_no_hostile_value_is_written_into_a_workflow_file(outputs: dict[str, str
         assert json.dumps(value, ensure_ascii=False) in matrices, value
 
 
-def explain_lines(cli: Invoke, root: Path, entry: str) -> list[list[str]]:
-    """`explain` output, each line not a comment split as the shell would."""
+def explain_lines(cli: Invoke, root: Path, entry: str) -> list[tuple[str, list[str]]]:
+    """`explain` output: each line that is not a comment, as written and split as a POSIX
+    shell would."""
     result = cli("explain", entry, root=root)
     assert result.exit_code == 0, result.stderr
-    return [shlex.split(line) for line in result.stdout.splitlines() if not line.startswith("#")]
+    return [
+        (line, shlex.split(line))
+        for line in result.stdout.splitlines()
+        if not line.lstrip().startswith("#")
+    ]
 
 
 def server_line(model_path: str, args: list[str]) -> list[str]:
     return [
-        "python3",
+        "exec",
+        "${PYTHON}",
         "-m",
         "sglang.launch_server",
         "--model-path",
@@ -249,10 +255,25 @@ def server_line(model_path: str, args: list[str]) -> list[str]:
         "--host",
         "127.0.0.1",
         "--port",
-        "30000",
+        "${SGLANG_PORT}",
         *args,
-        "&",
     ]
+
+
+def assert_quoted(
+    lines: list[tuple[str, list[str]]], env: dict[str, str], server: list[str], module: str
+) -> list[list[str]]:
+    """The env is exported and the server started token for token; no other line holds a
+    hostile value. Returns the lines that run `module` (the client or the evaluator)."""
+    tokens = [split for _, split in lines]
+    assert [s for s in tokens if s[:1] == ["export"]] == [
+        ["export", f"{k}={v}"] for k, v in env.items()
+    ]
+    assert [s for s in tokens if "sglang.launch_server" in s] == [server]
+    for text, split in lines:
+        if split[:1] != ["export"] and split != server:
+            assert not [v for v in HOSTILE if v in text], text
+    return [s for s in tokens if module in s]
 
 
 @pytest.mark.parametrize("pair", ["1024x1024", "8192x1024"])
@@ -260,57 +281,59 @@ def test_explain_shell_quotes_every_token_of_a_cell(cli: Invoke, root: Path, pai
     args, env = EXPECTED[pair]
     isl, osl = pair.split("x")
     lines = explain_lines(cli, root, f"hostile-{isl}-{osl}-8-0.8")
-    assert lines[: len(env)] == [["export", f"{k}={v}"] for k, v in env.items()]
-    assert lines[len(env)] == server_line("org/DeepSeek-FP8", args)
-    assert len(lines) == len(env) + 2
-    assert lines[-1][:3] == ["python3", "-m", "sglang.bench_serving"]
+    [client] = assert_quoted(
+        lines, env, server_line("org/DeepSeek-FP8", args), "sglang.bench_serving"
+    )
+    assert client[:3] == ["${PYTHON}", "-m", "sglang.bench_serving"]
+    assert client[client.index("--max-concurrency") + 1] == "8"
 
 
 def test_explain_shell_quotes_every_token_of_a_job(cli: Invoke, root: Path) -> None:
     args, env = EXPECTED["8192x1024"]
     lines = explain_lines(cli, root, "hostile-8192x1024")
-    assert lines[: len(env)] == [["export", f"{k}={v}"] for k, v in env.items()]
-    assert lines[len(env)] == server_line("org/DeepSeek-FP8", args)
-    assert len(lines) == len(env) + 3
+    clients = assert_quoted(
+        lines, env, server_line("org/DeepSeek-FP8", args), "sglang.bench_serving"
+    )
+    assert [c[c.index("--max-concurrency") + 1] for c in clients] == ["4", "8"]
 
 
 def test_explain_shell_quotes_every_token_of_a_case(cli: Invoke, root: Path) -> None:
     lines = explain_lines(cli, root, "acc-case")
-    assert lines[:3] == [
-        ["export", "SGLANG_USE_AITER=1"],
-        ["export", "SGLANG_DEFAULT_SERVER_ARGS="],
-        ["export", f"CASE_ENV={CASE_ENV['CASE_ENV']}"],
-    ]
+    env = {"SGLANG_USE_AITER": "1", "SGLANG_DEFAULT_SERVER_ARGS": "", **CASE_ENV}
     args = ["--tensor-parallel-size", "2", "--trust-remote-code", *argv(dict(CASE_ARGS))]
-    assert lines[3] == server_line("org/DeepSeek-FP8", args)
+    [evaluator] = assert_quoted(lines, env, server_line("org/DeepSeek-FP8", args), "lm_eval")
+    assert evaluator[:3] == ["lm_eval", "--model", "local-completions"]
 
 
 def test_explain_titles_show_the_unicode_display_name(cli: Invoke, root: Path) -> None:
     result = cli("explain", "hostile-1024x1024", root=root)
-    assert result.stdout.splitlines()[0] == f"# job hostile-1024x1024: {DISPLAY}"
+    assert result.stdout.splitlines()[0] == f"# benchmark job hostile-1024x1024: {DISPLAY}"
 
 
-# Known bugs: names and titles that reach a comment, a workflow key or a run script.
+# Names and titles that would reach a comment, a workflow key or a run script are refused.
 
 
-def edited_outputs(tmp_path: Path, edit: dict[str, Any]) -> dict[str, str]:
-    spec = hostile_spec()
-    spec.benchmark.update(edit)
-    return render_all(load_catalog(spec.write(tmp_path)))
-
-
-def refused(tmp_path: Path, spec: Any, expect: str) -> None:
-    """The loader refuses the value with one line naming file and line."""
+def refused(tmp_path: Path, spec: CatalogSpec, needle: str, message: str) -> None:
+    """The loader refuses the value with one line naming the file and the line of `needle`."""
+    root = spec.write(tmp_path)
+    path = root / "catalogs" / "benchmark.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.strip().startswith(needle))
     with pytest.raises(CatalogError) as info:
-        load_catalog(spec.write(tmp_path))
-    assert re.match(r"^\S*catalogs/benchmark\.yaml:\d+: ", str(info.value)), str(info.value)
-    assert expect in str(info.value)
+        load(root)
+    assert str(info.value) == f"{path}:{line}: {message}"
 
 
 def test_a_display_name_with_a_newline_is_refused(tmp_path: Path) -> None:
     spec = hostile_spec()
     spec.benchmark["configs"][0]["display"] = "R1\ntouch /tmp/pwned"
-    refused(tmp_path, spec, 'configs[0].display: "R1\\ntouch /tmp/pwned" must be a single line')
+    refused(
+        tmp_path,
+        spec,
+        "display: 'R1",
+        'configs[0].display: "R1\\ntouch /tmp/pwned" must be a single line '
+        "(no newline, carriage return or NUL)",
+    )
 
 
 def test_a_suite_name_with_an_expression_is_refused(tmp_path: Path) -> None:
@@ -319,7 +342,12 @@ def test_a_suite_name_with_an_expression_is_refused(tmp_path: Path) -> None:
     spec.benchmark["suites"] = {name: spec.benchmark["suites"]["SGLang-OOB"]}
     spec.benchmark["configs"][0]["suite"] = name
     spec.benchmark["presets"] = {name: []}
-    refused(tmp_path, spec, f'"{name}" is not a label')
+    refused(
+        tmp_path,
+        spec,
+        f"{name}:",
+        f"suites.{name}: \"{name}\" is not a label (letters, digits, '.', '_', '-')",
+    )
 
 
 def test_a_schedule_title_with_a_newline_is_refused(tmp_path: Path) -> None:
@@ -327,11 +355,23 @@ def test_a_schedule_title_with_a_newline_is_refused(tmp_path: Path) -> None:
     spec.benchmark["schedules"] = [
         {"name": "nightly", "title": "Nightly\n  push:", "cron": "0 14 * * 1", "select": {}}
     ]
-    refused(tmp_path, spec, 'schedules[0].title: "Nightly\\n  push:" must be a single line')
+    refused(
+        tmp_path,
+        spec,
+        'title: "Nightly',
+        'schedules[0].title: "Nightly\\n  push:" must be a single line '
+        "(no newline, carriage return or NUL)",
+    )
 
 
 def test_an_image_pattern_with_shell_syntax_is_refused(tmp_path: Path) -> None:
     spec = hostile_spec()
     pattern = "x* ]] || touch /tmp/pwned; [[ a"
     spec.benchmark["server_modes"]["mori"]["image_pattern"] = pattern
-    refused(tmp_path, spec, f'"{pattern}" is not an image pattern')
+    refused(
+        tmp_path,
+        spec,
+        "image_pattern: x*",
+        f'server_modes.mori.image_pattern: "{pattern}" is not an image pattern like '
+        "lmsysorg/sglang-rocm*",
+    )

@@ -1,47 +1,39 @@
-"""`generator.lint`: each rule fails on a small edit of the shipped catalogs and passes on them."""
+"""`generator.lint`: each rule fails on a small edit of the fixture catalogs and passes on them."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from generator import lint as lint_module
+from generator.catalog.model import Catalog, EnvVar
 from generator.errors import Loc
+from generator.expand import expand
+from generator.expand.model import Expanded
 from generator.lint import Finding, errors, format_json, format_text, lint
-from generator.load import load_catalog
-from generator.model import Catalog, EnvVar, Selector
-from generator.rules import limits
+from generator.lint.rules import RETIRED, RULES
+from tests.conftest import Invoke
+from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
 
-ROOT = Path(__file__).parents[2]
 BENCH = "catalogs/benchmark.yaml"
 ACC = "catalogs/accuracy.yaml"
-EDITS = Path(__file__).parents[1] / "example-files" / "lint"
 
 
-def copy_catalogs(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
-    """The shipped catalogs under tmp_path/catalogs/, each (file, old, new) edit applied."""
-    (tmp_path / "catalogs").mkdir()
-    for name in (BENCH, ACC):
-        shutil.copy(ROOT / name, tmp_path / name)
+def edited(tmp_path: Path, *edits: tuple[str, str, str]) -> Expanded:
+    """The fixture catalogs under tmp_path/catalogs/, each (file, old, new) edit applied to
+    every occurrence of `old`, expanded."""
+    root = copy_catalogs(tmp_path)
     for name, old, new in edits:
-        path = tmp_path / name
-        text = path.read_text(encoding="utf-8")
-        assert old in text, f"{old!r} is not in {name}"
-        path.write_text(text.replace(old, new), encoding="utf-8")
-    return tmp_path
-
-
-def edited(tmp_path: Path, *edits: tuple[str, str, str]) -> Catalog:
-    return load_catalog(copy_catalogs(tmp_path, list(edits)))
+        edit(root / name, old, new, count=-1)
+    return expanded_at(root)
 
 
 def line_of(name: str, needle: str, root: Path | None = None) -> int:
-    """1-based number of the first line of a catalog file that is needle (or, for a needle
-    ending in a space-free prefix, that starts with it once stripped)."""
+    """1-based number of the first line of a catalog file that is `needle` once stripped,
+    else of the first line that holds it."""
     lines = ((root or Path.cwd()) / name).read_text(encoding="utf-8").splitlines()
     exact = [n for n, text in enumerate(lines, 1) if text.strip() == needle.strip()]
     return exact[0] if exact else next(n for n, t in enumerate(lines, 1) if needle in t)
@@ -51,6 +43,27 @@ def by_rule(findings: list[Finding], rule: str) -> list[Finding]:
     return [f for f in findings if f.rule == rule]
 
 
+def relinted(catalog: Catalog) -> list[Finding]:
+    """Lint of a catalog changed in memory (expanded again, as the CLI would)."""
+    return lint(expand(catalog))
+
+
+def with_case(catalog: Catalog, case_id: str, **changes: Any) -> Catalog:
+    """The catalog with one accuracy case's fields changed (as an edit of its lines would)."""
+    cases = tuple(
+        dataclasses.replace(c, **changes) if c.id == case_id else c for c in catalog.cases
+    )
+    return dataclasses.replace(catalog, cases=cases)
+
+
+def with_config(catalog: Catalog, prefix: str, **changes: Any) -> Catalog:
+    """The catalog with one config's fields changed (as an edit of its lines would)."""
+    configs = tuple(
+        dataclasses.replace(c, **changes) if c.prefix == prefix else c for c in catalog.configs
+    )
+    return dataclasses.replace(catalog, configs=configs)
+
+
 @pytest.fixture(autouse=True)
 def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Findings name files relative to the working directory: `catalogs/benchmark.yaml`."""
@@ -58,48 +71,53 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def shipped(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    root = copy_catalogs(tmp_path_factory.mktemp("shipped"), [])
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(root)
-        return load_catalog(root)
+def found(fixture: Expanded) -> list[Finding]:
+    return lint(fixture)
 
 
-@pytest.fixture(scope="module")
-def shipped_findings(shipped: Catalog) -> list[Finding]:
-    return lint(shipped)
+# ------------------------------------------------------------------ the fixture catalogs
 
 
-# ------------------------------------------------------------------ shipped catalogs
+def test_the_fixture_catalogs_have_no_unwaived_error(found: list[Finding]) -> None:
+    assert errors(found) == []
 
 
-def test_the_shipped_catalogs_have_no_unwaived_error(shipped_findings: list[Finding]) -> None:
-    assert errors(shipped_findings) == []
-
-
-def test_the_shipped_catalogs_warn_only_about_the_retired_env_and_cuda_graph_sizes(
-    shipped_findings: list[Finding],
+def test_the_fixture_catalogs_warn_only_about_the_retired_env_and_cuda_graph_sizes(
+    fixture: Expanded, found: list[Finding]
 ) -> None:
-    got = sorted((f.rule, f.loc.file, f.loc.line) for f in shipped_findings)
-    bench = (ROOT / BENCH).read_text(encoding="utf-8").splitlines()
-    spec_v2 = [n for n, t in enumerate(bench, 1) if "SGLANG_ENABLE_SPEC_V2" in t]
-    mtp_dpa8 = line_of(BENCH, "- prefix: deepseek-r1-fp4-mesh-dpa8-ep8-mtp", ROOT)
+    bench, acc = fixture.catalog.benchmark_file, fixture.catalog.accuracy_file
+    got = sorted((f.rule, f.loc.file, f.loc.line) for f in found)
+    lines = (FIXTURE / BENCH).read_text(encoding="utf-8").splitlines()
+    spec_v2 = [n for n, t in enumerate(lines, 1) if "SGLANG_ENABLE_SPEC_V2" in t]
+    mtp_dpa8 = line_of(BENCH, "- prefix: deepseek-r1-fp4-mesh-dpa8-ep8-mtp", FIXTURE)
     assert got == sorted(
         [
-            ("L503", ACC, line_of(ACC, 'SGLANG_ENABLE_SPEC_V2: "1"', ROOT)),
-            *(("L503", BENCH, n) for n in spec_v2),
-            ("L304", BENCH, line_of(BENCH, "- prefix: deepseek-r1-fp8-mesh-dpa8-ep8", ROOT)),
-            ("L304", BENCH, line_of(BENCH, "- prefix: deepseek-r1-fp4-mesh-dpa8-ep8", ROOT)),
-            ("L304", BENCH, mtp_dpa8),
-            ("L304", BENCH, mtp_dpa8),
+            ("L503", acc, line_of(ACC, 'SGLANG_ENABLE_SPEC_V2: "1"', FIXTURE)),
+            *(("L503", bench, n) for n in spec_v2),
+            ("L304", bench, line_of(BENCH, "- prefix: deepseek-r1-fp8-mesh-dpa8-ep8", FIXTURE)),
+            ("L304", bench, line_of(BENCH, "- prefix: deepseek-r1-fp4-mesh-dpa8-ep8", FIXTURE)),
+            ("L304", bench, mtp_dpa8),
+            ("L304", bench, mtp_dpa8),
         ]
     )
     assert len(spec_v2) == 2  # the mtp_common fragment and sglang-mori's spec_env
-    assert all(f.severity == "warning" for f in shipped_findings)
+    assert all(f.severity == "warning" for f in found)
 
 
-def test_findings_are_ordered_by_file_line_and_rule(shipped_findings: list[Finding]) -> None:
-    keys = [(f.loc.file, f.loc.line, f.rule) for f in shipped_findings]
+def test_findings_are_ordered_by_file_line_and_rule(found: list[Finding]) -> None:
+    keys = [(f.loc.file, f.loc.line, f.rule) for f in found]
+    assert keys == sorted(keys)
+
+
+# ------------------------------------------------------------------ the live catalogs
+
+
+def test_the_live_catalogs_have_no_unwaived_error_and_ordered_findings(
+    shipped: Expanded,
+) -> None:
+    findings = lint(shipped)
+    assert errors(findings) == []
+    keys = [(f.loc.file, f.loc.line, f.rule, f.message) for f in findings]
     assert keys == sorted(keys)
 
 
@@ -155,22 +173,14 @@ def test_structured_sizes_must_equal_the_flags(tmp_path: Path) -> None:
     ]
 
 
-def test_a_server_mode_conflict_is_reported_instead_of_raised(tmp_path: Path) -> None:
-    found = lint(edited(tmp_path, (BENCH, "    precedence: mode\n", "")))
-    assert by_rule(found, "L100")
-    assert "declare a precedence" in by_rule(found, "L100")[0].message
-
-
 # ------------------------------------------------------------------ rule 2: GPUs
 
 
-def test_a_case_needing_more_gpus_than_its_runner_has_fails(tmp_path: Path) -> None:
-    old = "benchmark: deepseek-r1-fp4-tp8\n    unset_env: [AITER_QUICK_REDUCE_QUANTIZATION]\n"
-    new = old + "    runner: linux-atom-mi35x-4"
-    found = lint(edited(tmp_path, (ACC, old + "    runner: linux-atom-mi35x-8", new)))
-    assert [(f.loc.line, f.message) for f in by_rule(found, "L201")] == [
+def test_a_case_needing_more_gpus_than_its_runner_has_fails(fixture: Expanded) -> None:
+    catalog = with_case(fixture.catalog, "deepseek-r1-fp4-tp8", runner="linux-atom-mi35x-4")
+    assert [(f.loc.line, f.message) for f in by_rule(relinted(catalog), "L201")] == [
         (
-            line_of(ACC, "- id: deepseek-r1-fp4-tp8"),
+            line_of(ACC, "- id: deepseek-r1-fp4-tp8", FIXTURE),
             "case 'deepseek-r1-fp4-tp8' needs 8 GPUs but runner 'linux-atom-mi35x-4' has 4; "
             "pick a runner with at least 8 GPUs or a smaller layout",
         )
@@ -196,10 +206,8 @@ def test_eagle3_without_a_draft_model_warns(tmp_path: Path) -> None:
     ]
 
 
-def test_a_deepseek_eagle_case_without_a_draft_model_passes(
-    shipped_findings: list[Finding],
-) -> None:
-    assert by_rule(shipped_findings, "L301") == []
+def test_a_deepseek_eagle_case_without_a_draft_model_passes(found: list[Finding]) -> None:
+    assert by_rule(found, "L301") == []
 
 
 def test_a_non_deepseek_model_without_a_draft_model_warns(tmp_path: Path) -> None:
@@ -234,10 +242,8 @@ def test_concurrency_per_dp_rank_within_the_cuda_graph_sizes_passes(tmp_path: Pa
     assert by_rule(found, "L304") == []
 
 
-def test_concurrency_per_dp_rank_above_the_cuda_graph_sizes_warns(
-    shipped_findings: list[Finding],
-) -> None:
-    mtp = [f.message for f in by_rule(shipped_findings, "L304") if "dpa8-ep8-mtp" in f.message]
+def test_concurrency_per_dp_rank_above_the_cuda_graph_sizes_warns(found: list[Finding]) -> None:
+    mtp = [f.message for f in by_rule(found, "L304") if "dpa8-ep8-mtp" in f.message]
     assert mtp == [
         "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-atom, 1x1024): concurrency 4096 "
         "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
@@ -250,12 +256,11 @@ def test_concurrency_per_dp_rank_above_the_cuda_graph_sizes_warns(
     ]
 
 
-def test_the_spec_field_must_agree_with_the_speculative_flags(tmp_path: Path) -> None:
-    old = "    spec: mtp3\n    # The launch"
-    found = lint(edited(tmp_path, (ACC, old, old.replace("mtp3", "mtp1"))))
-    assert [(f.loc.line, f.message) for f in by_rule(found, "L305")] == [
+def test_the_spec_field_must_agree_with_the_speculative_flags(fixture: Expanded) -> None:
+    catalog = with_case(fixture.catalog, "deepseek-r1-mxfp4-tp4-mtp", spec="mtp1")
+    assert [(f.loc.line, f.message) for f in by_rule(relinted(catalog), "L305")] == [
         (
-            line_of(ACC, SGLANG_CASE),
+            line_of(ACC, SGLANG_CASE, FIXTURE),
             "case 'deepseek-r1-mxfp4-tp4-mtp' has spec 'mtp1' but --speculative-num-steps 3; "
             "make the field and the flags agree",
         )
@@ -292,10 +297,10 @@ def test_a_listed_arg_difference_passes(tmp_path: Path) -> None:
     assert by_rule(lint(edited(tmp_path, EXTRA_ARG, allowed)), "L401") == []
 
 
-def test_unsetting_an_env_var_that_is_not_an_allowed_difference_fails(tmp_path: Path) -> None:
-    found = lint(
-        edited(tmp_path, (ACC, "  env: [AITER_QUICK_REDUCE_QUANTIZATION]\n", "  env: []\n"))
-    )
+def test_unsetting_an_env_var_that_is_not_an_allowed_difference_fails(
+    fixture: Expanded,
+) -> None:
+    found = relinted(dataclasses.replace(fixture.catalog, allowed_env_differences=()))
     l402 = by_rule(found, "L402")
     assert len(l402) == 8  # every linked case that unsets it
     assert l402[0].message == (
@@ -336,12 +341,14 @@ def test_a_renamed_env_var_names_its_new_name(tmp_path: Path) -> None:
     }
 
 
-def test_a_waived_retired_env_var_is_kept_with_its_reason(shipped: Catalog) -> None:
+def test_a_waived_retired_env_var_is_kept_with_its_reason(
+    fixture: Expanded, found: list[Finding]
+) -> None:
     reason = (
         "mirrors the SGLang nightly launch of test_deepseek_r1_mxfp4_tp4_mtp_mi35x.py, "
         "which still sets it"
     )
-    acc = [f for f in by_rule(lint(shipped), "L503") if f.loc.file == ACC]
+    acc = [f for f in by_rule(found, "L503") if f.loc.file == fixture.catalog.accuracy_file]
     assert [(f.waived, f.severity) for f in acc] == [(reason, "warning")]
     assert f"[waived: {reason}]" in format_text(acc)
 
@@ -361,9 +368,9 @@ def _with_env(catalog: Catalog, var: EnvVar) -> Catalog:
     return dataclasses.replace(catalog, configs=configs)
 
 
-def test_env_names_must_be_shell_identifiers(shipped: Catalog) -> None:
+def test_env_names_must_be_shell_identifiers(fixture: Expanded) -> None:
     var = EnvVar(name="BAD-NAME", value="1", loc=Loc(BENCH, 7))
-    found = by_rule(lint(_with_env(shipped, var)), "L504")
+    found = by_rule(relinted(_with_env(fixture.catalog, var)), "L504")
     assert [(f.loc, f.message) for f in found] == [
         (
             Loc(BENCH, 7),
@@ -372,60 +379,74 @@ def test_env_names_must_be_shell_identifiers(shipped: Catalog) -> None:
     ]
 
 
-def test_env_values_must_be_one_line(shipped: Catalog) -> None:
-    for value in ("a\nb", "a\rb", "a\0b"):
-        var = EnvVar(name="GOOD_NAME", value=value, loc=Loc(BENCH, 7))
-        assert [f.message for f in by_rule(lint(_with_env(shipped, var)), "L505")] == [
-            "GOOD_NAME's value spans lines or holds a NUL byte; write one line"
-        ]
+@pytest.mark.parametrize("value", ["a\nb", "a\rb", "a\0b"], ids=["LF", "CR", "NUL"])
+def test_env_values_must_be_one_line(fixture: Expanded, value: str) -> None:
+    var = EnvVar(name="GOOD_NAME", value=value, loc=Loc(BENCH, 7))
+    assert [
+        (f.loc, f.message) for f in by_rule(relinted(_with_env(fixture.catalog, var)), "L505")
+    ] == [(Loc(BENCH, 7), "GOOD_NAME's value spans lines or holds a NUL byte; write one line")]
 
 
-def test_a_clean_env_var_passes(shipped: Catalog) -> None:
+def test_a_clean_env_var_passes(fixture: Expanded, found: list[Finding]) -> None:
     var = EnvVar(name="GOOD_NAME", value="one line", loc=Loc(BENCH, 7))
-    assert [f for f in lint(_with_env(shipped, var)) if f.rule.startswith("L50")] == [
-        f for f in lint(shipped) if f.rule.startswith("L50")
+    assert [f for f in relinted(_with_env(fixture.catalog, var)) if f.rule.startswith("L50")] == [
+        f for f in found if f.rule.startswith("L50")
     ]
 
 
 # ------------------------------------------------------------------ rule 6: identity
 
 
-def test_repeated_prefixes_and_case_ids_fail(shipped: Catalog) -> None:
-    twin = dataclasses.replace(shipped.configs[0], loc=Loc(BENCH, 999))
-    case = dataclasses.replace(shipped.cases[0], loc=Loc(ACC, 999))
-    catalog = dataclasses.replace(
-        shipped, configs=(*shipped.configs, twin), cases=(*shipped.cases, case)
+def test_repeated_display_names_case_names_and_dashboard_models_fail(fixture: Expanded) -> None:
+    catalog = fixture.catalog
+    twin = dataclasses.replace(
+        catalog.configs[0], prefix="twin", preset="twin", loc=Loc(BENCH, 999)
     )
-    found = lint(catalog)
-    first = shipped.configs[0].loc.line
-    assert [f.message for f in by_rule(found, "L601")] == [
-        f"prefix 'deepseek-r1-fp8-tp4' is already used at line {first}; result files and "
-        "presets are named by it: rename one"
-    ]
-    assert [f.loc for f in by_rule(found, "L602")] == [Loc(ACC, 999)]
-    assert [f.loc for f in by_rule(found, "L603")] == [Loc(ACC, 999), Loc(BENCH, 999)]
-    assert [f.loc for f in by_rule(found, "L604")] == [Loc(BENCH, 999)]
-
-
-def test_a_repeated_display_name_fails(tmp_path: Path) -> None:
-    old = "display: DeepSeek-R1-0528 FP8 TP8\n"
-    found = lint(edited(tmp_path, (BENCH, old, "display: DeepSeek-R1-0528 FP8 TP4\n")))
-    assert [(f.loc.line, f.message) for f in by_rule(found, "L603")] == [
+    case = dataclasses.replace(catalog.cases[0], id="twin-case", loc=Loc(ACC, 999))
+    found = relinted(
+        dataclasses.replace(catalog, configs=(*catalog.configs, twin), cases=(*catalog.cases, case))
+    )
+    first, first_case = catalog.configs[0].loc.line, catalog.cases[0].loc.line
+    assert [(f.loc, f.message) for f in by_rule(found, "L603")] == [
         (
-            line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8"),
-            "display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line "
-            f"{line_of(BENCH, '- prefix: deepseek-r1-fp8-tp4')}; dropdowns and summaries "
-            "show it: rename one",
+            Loc(ACC, 999),
+            f"case name 'DeepSeek-R1-FP8 TP4' is already used at line {first_case}; rename one",
+        ),
+        (
+            Loc(BENCH, 999),
+            f"display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line {first}; "
+            "dropdowns and summaries show it: rename one",
+        ),
+    ]
+    assert [(f.loc, f.message) for f in by_rule(found, "L604")] == [
+        (
+            Loc(BENCH, 999),
+            f"dashboard model 'DeepSeek-R1-0528-tp4' is already used at line {first}; "
+            "two configs would share a dashboard series: rename one",
         )
     ]
 
 
-def test_a_repeated_dashboard_model_fails(tmp_path: Path) -> None:
-    old = "display: DeepSeek-R1-0528 FP8 TP8\n"
-    new = old + "    dashboard_model: DeepSeek-R1-0528-tp4\n"
-    found = lint(edited(tmp_path, (BENCH, old, new)))
-    assert [f.loc.line for f in by_rule(found, "L604")] == [
-        line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8")
+def test_a_repeated_display_name_fails(fixture: Expanded) -> None:
+    catalog = with_config(
+        fixture.catalog, "deepseek-r1-fp8-tp8", display="DeepSeek-R1-0528 FP8 TP4"
+    )
+    assert [(f.loc.line, f.message) for f in by_rule(relinted(catalog), "L603")] == [
+        (
+            line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8", FIXTURE),
+            "display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line "
+            f"{line_of(BENCH, '- prefix: deepseek-r1-fp8-tp4', FIXTURE)}; dropdowns and "
+            "summaries show it: rename one",
+        )
+    ]
+
+
+def test_a_repeated_dashboard_model_fails(fixture: Expanded) -> None:
+    catalog = with_config(
+        fixture.catalog, "deepseek-r1-fp8-tp8", dashboard_model="DeepSeek-R1-0528-tp4"
+    )
+    assert [f.loc.line for f in by_rule(relinted(catalog), "L604")] == [
+        line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8", FIXTURE)
     ]
 
 
@@ -461,97 +482,28 @@ def test_an_unused_fragment_warns(tmp_path: Path) -> None:
     ]
 
 
-def test_every_shipped_fragment_is_used(shipped_findings: list[Finding]) -> None:
-    assert by_rule(shipped_findings, "L606") == []
+def test_every_fixture_fragment_is_used(found: list[Finding]) -> None:
+    assert by_rule(found, "L606") == []
 
 
-# ------------------------------------------------------------------ rule 7: GitHub limits
+# ------------------------------------------------------------------ rule 7: run lengths
 
 
-def test_a_matrix_over_the_job_limit_fails(
-    shipped: Catalog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 10)
-    found = by_rule(lint(shipped), "L701")
-    assert [f.message for f in found] == [
-        f"{what} makes {n} jobs; a GitHub matrix holds at most 10: split it"
-        for what, n in [
-            ("accuracy level 'nightly'", 17),  # 15 cases, the sglang one on two images
-            ("cron group 'mesh-all'", 17),
-            ("cron group 'oob-all'", 12),
-            ("preset 'all-oob' (SGLang-OOB)", 12),
-            ("preset 'ds-all' (SGLang-Mesh)", 17),
-            ("preset 'ds-fp4-all' (SGLang-Mesh)", 14),
-        ]
-    ]
-
-
-def test_the_shipped_matrices_fit_github(shipped_findings: list[Finding]) -> None:
-    assert [f for f in shipped_findings if f.rule.startswith("L70")] == []
-
-
-def test_a_matrix_over_the_output_limit_fails(
-    shipped: Catalog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", 1000)
-    found = by_rule(lint(shipped), "L702")
-    assert found
-    assert all("bytes of matrix JSON; a job output holds at most 1000" in f.message for f in found)
-
-
-def test_too_many_dispatch_inputs_fail(shipped: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 5)
-    assert [f.message for f in by_rule(lint(shipped), "L703")] == [
-        "the benchmark workflow would have 6 dispatch inputs (2 suites); GitHub allows 5: "
-        "merge suites"
-    ]
-
-
-def test_a_long_expression_in_a_rendered_workflow_fails(tmp_path: Path) -> None:
-    catalog = edited(tmp_path)
-    workflows = tmp_path / ".github" / "workflows"
-    workflows.mkdir(parents=True)
-    long = "${{ " + "a" * 21_000 + " }}"
-    (workflows / "x.yml").write_text(
-        f"on: push\njobs: {{}}\nenv:\n  X: {long}\n  Y: ${{{{ 1 }}}}\n"
-    )
-    assert [(f.loc, f.message) for f in by_rule(lint(catalog), "L704")] == [
-        (
-            Loc(".github/workflows/x.yml", 4),
-            "an expression of 21007 characters; GitHub allows 21000: move the data into a "
-            "committed JSON file",
+def test_a_cron_group_outrunning_the_next_run_on_its_runners_warns(fixture: Expanded) -> None:
+    catalog = fixture.catalog
+    one = dataclasses.replace(catalog.runners[0], count=1)
+    per_cell = dataclasses.replace(catalog.schedules[0], packing="per-cell")
+    expanded = expand(
+        dataclasses.replace(
+            catalog,
+            runners=(one, *catalog.runners[1:]),
+            schedules=(per_cell, *catalog.schedules[1:]),
         )
-    ]
-
-
-def test_a_cron_github_refuses_fails(shipped: Catalog) -> None:
-    bad = dataclasses.replace(shipped.schedules[0], cron="@daily")
-    catalog = dataclasses.replace(shipped, schedules=(bad, *shipped.schedules[1:]))
-    assert [f.message for f in by_rule(lint(catalog), "L705")] == [
-        "cron '@daily': macros like @daily are not supported by GitHub; write five fields"
-    ]
-
-
-def test_a_cron_group_that_selects_nothing_fails(shipped: Catalog) -> None:
-    nothing = Selector(fields=(("suite", ("SGLang-Mesh",)), ("family", ("qwen",))))
-    bad = dataclasses.replace(shipped.schedules[0], select=(nothing,))
-    catalog = dataclasses.replace(shipped, schedules=(bad, *shipped.schedules[1:]))
-    found = lint(catalog)
-    assert [f.message for f in by_rule(found, "L706")] == [
-        "cron group 'oob-deepseek-non-mtp': the selection schedule 'oob-deepseek-non-mtp' has "
-        "no config"
-    ]
-
-
-def test_a_cron_group_outrunning_the_next_run_on_its_runners_warns(tmp_path: Path) -> None:
-    catalog = edited(
-        tmp_path,
-        (BENCH, "{gpus: 8, count: 2}", "{gpus: 8, count: 1}"),
-        (BENCH, '    cron: "0 14 * * 1,3"\n', '    cron: "0 14 * * 1,3"\n    packing: per-cell\n'),
     )
-    found = by_rule(lint(catalog), "L707")
-    line = line_of(BENCH, "- name: oob-deepseek-non-mtp")
+    found = by_rule(lint(expanded), "L707")
+    line = line_of(BENCH, "- name: oob-deepseek-non-mtp", FIXTURE)
     # 60 one-cell jobs, one after another on the one machine.
+    assert len(expanded.schedules[0].default_run.jobs) == 60
     assert [(f.loc.line, f.severity, f.message) for f in found] == [
         (
             line,
@@ -563,21 +515,79 @@ def test_a_cron_group_outrunning_the_next_run_on_its_runners_warns(tmp_path: Pat
     ]
 
 
-def test_a_daily_group_longer_than_a_day_outruns_itself(shipped: Catalog) -> None:
-    daily = dataclasses.replace(shipped.schedules[3], cron="0 14 * * *")
-    small = dataclasses.replace(shipped.runners[0], count=1)
+def test_a_daily_group_longer_than_a_day_outruns_itself(fixture: Expanded) -> None:
+    catalog = fixture.catalog
+    daily = dataclasses.replace(catalog.schedules[3], cron="0 14 * * *")
+    small = dataclasses.replace(catalog.runners[0], count=1)
     catalog = dataclasses.replace(
-        shipped, schedules=(daily,), runners=(small, *shipped.runners[1:])
+        catalog, schedules=(daily,), runners=(small, *catalog.runners[1:])
     )
-    assert [f.message for f in by_rule(lint(catalog), "L707")] == []
-    packed = dataclasses.replace(daily, packing="per-cell")
-    catalog = dataclasses.replace(catalog, schedules=(packed,))
-    [finding] = by_rule(lint(catalog), "L707")
-    assert "but its next run starts 24.0 h after it" in finding.message
+    assert by_rule(relinted(catalog), "L707") == []
+    per_cell = dataclasses.replace(daily, packing="per-cell")
+    [finding] = by_rule(relinted(dataclasses.replace(catalog, schedules=(per_cell,))), "L707")
+    assert finding.loc == daily.loc
+    assert finding.message.startswith("cron group 'oob-all' is estimated at ")
+    assert finding.message.endswith(
+        " h of wall time on its runners, but its next run starts 24.0 h after it "
+        "(`sglang-ci plan --group oob-all`)"
+    )
 
 
-def test_packed_shipped_groups_end_before_the_next_run(shipped_findings: list[Finding]) -> None:
-    assert by_rule(shipped_findings, "L707") == []
+def test_packed_fixture_groups_end_before_the_next_run(found: list[Finding]) -> None:
+    assert by_rule(found, "L707") == []
+
+
+# ------------------------------------------------------------------ retired rules
+# Their checks live in the loader, expand and render (RETIRED says where); the invalid-catalog
+# corpus and tests/unit/test_render_limits.py test those refusals, except L602's here.
+
+
+def test_a_waiver_for_a_retired_rule_says_where_its_check_lives(tmp_path: Path) -> None:
+    old = "    env: [deepseek_common, quick_reduce_int4]\n\n  - prefix: deepseek-r1-fp8-tp8\n"
+    new = old.replace("\n\n", '\n    waive: {L601: "a reason long enough"}\n\n')
+    found = lint(edited(tmp_path, (BENCH, old, new)))
+    assert [(f.rule, f.severity, f.loc.line, f.message) for f in by_rule(found, "L001")] == [
+        (
+            "L001",
+            "error",
+            line_of(BENCH, "- prefix: deepseek-r1-fp8-tp4"),
+            "waive names unknown rule 'L601' (did you mean 'L606'?) (L601 is retired: a "
+            "repeated prefix is refused when the catalog is loaded (exit 2)); docs/lint.md "
+            "lists the rule ids",
+        )
+    ]
+
+
+def test_the_retired_rules_are_out_of_the_rule_table() -> None:
+    assert sorted(RETIRED) == [
+        "L100",
+        "L601",
+        "L602",
+        "L701",
+        "L702",
+        "L703",
+        "L704",
+        "L705",
+        "L706",
+    ]
+    assert not set(RETIRED) & set(RULES)
+
+
+def test_a_repeated_case_id_is_refused_when_the_catalog_is_loaded(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    """L602's check, now in the loader: the second case with an id is refused."""
+    root = copy_catalogs(tmp_path)
+    edit(root / ACC, "  - id: qwen3-5-35b-a3b-tp2\n", "  - id: qwen3-5-35b-a3b-fp8-tp2\n")
+    first = line_of(ACC, "- id: qwen3-5-35b-a3b-fp8-tp2")
+    second = line_of(ACC, "name: Qwen3.5-35B-A3B TP2") - 1  # the renamed case's `- id:`
+    result = cli("render", root=root)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {ACC}:{second}: duplicate case id 'qwen3-5-35b-a3b-fp8-tp2' (first at line "
+        f"{first})\n"
+    )
+    assert snapshot(root) == {}
 
 
 # ------------------------------------------------------------------ waivers and output
@@ -591,11 +601,7 @@ def test_a_waiver_for_an_unknown_rule_fails_and_an_unused_one_warns(tmp_path: Pa
     found = lint(edited(tmp_path, (BENCH, old, new)))
     line = line_of(BENCH, "- prefix: deepseek-r1-fp8-tp4")
     assert [(f.rule, f.loc.line, f.message) for f in found if f.rule in ("L001", "L002")] == [
-        (
-            "L001",
-            line,
-            "waive names unknown rule 'L999'; `sglang-ci lint` lists the rule ids",
-        ),
+        ("L001", line, "waive names unknown rule 'L999'; docs/lint.md lists the rule ids"),
         (
             "L002",
             line,
@@ -607,7 +613,7 @@ def test_a_waiver_for_an_unknown_rule_fails_and_an_unused_one_warns(tmp_path: Pa
 def test_a_waived_error_does_not_count(tmp_path: Path) -> None:
     old = "  - prefix: deepseek-r1-fp4-tp8-dp8-ep8\n"
     waive = '    waive: {L101: "kept to show the layout fails", L102: "kept on purpose too"}\n'
-    catalog = edited(
+    expanded = edited(
         tmp_path,
         TP4_DP8_EP8,
         (BENCH, old, old + waive),
@@ -617,7 +623,7 @@ def test_a_waived_error_does_not_count(tmp_path: Path) -> None:
             "    benchmark: deepseek-r1-fp4-tp8-dp8-ep8\n" + waive,
         ),
     )
-    found = lint(catalog)
+    found = lint(expanded)
     assert errors(found) == []
     assert {f.waived for f in found if f.rule in ("L101", "L102")} == {
         "kept to show the layout fails",
@@ -626,7 +632,7 @@ def test_a_waived_error_does_not_count(tmp_path: Path) -> None:
     assert format_text(found).splitlines()[-1] == "lint passed: 0 errors, 6 warnings, 5 waived"
 
 
-def test_text_output_has_one_line_per_finding_and_a_summary(shipped: Catalog) -> None:
+def test_text_output_has_one_line_per_finding_and_a_summary(fixture: Expanded) -> None:
     finding = Finding(
         rule="L101",
         name="dp-attention-divisible",
@@ -634,20 +640,22 @@ def test_text_output_has_one_line_per_finding_and_a_summary(shipped: Catalog) ->
         loc=Loc(BENCH, 42),
         message="use TP8 DP8",
     )
-    text = format_text([finding], shipped)
-    lines = text.splitlines()
-    assert lines[0] == (
-        "catalogs/benchmark.yaml:42: error L101 dp-attention-divisible: use TP8 DP8"
-    )
-    assert lines[1] == (
+    catalog = fixture.catalog
+    lines = format_text([finding], catalog).splitlines()
+    assert lines == [
+        "catalogs/benchmark.yaml:42: error L101 dp-attention-divisible: use TP8 DP8",
         "cron '0 14 * * 1,3' (oob-deepseek-non-mtp): At 02:00 PM, only on Monday and Wednesday "
-        "(UTC)"
-    )
-    assert lines[-1] == "lint failed: 1 error, 0 warnings, 0 waived"
-    assert len(lines) == 1 + len(shipped.schedules) + 1 + 1
+        "(UTC)",
+        "cron '0 14 * * 2,4' (oob-deepseek-mtp-qwen): At 02:00 PM, only on Tuesday and Thursday "
+        "(UTC)",
+        "cron '0 14 * * 5' (mesh-all): At 02:00 PM, only on Friday (UTC)",
+        "cron '0 14 * * 6' (oob-all): At 02:00 PM, only on Saturday (UTC)",
+        "cron '0 16 * * *' (accuracy, nightly): At 04:00 PM (UTC)",
+        "lint failed: 1 error, 0 warnings, 0 waived",
+    ]
 
 
-def test_json_output_lists_every_field(shipped: Catalog) -> None:
+def test_json_output_lists_every_field() -> None:
     finding = Finding(
         rule="L503",
         name="env-retired",
@@ -666,4 +674,4 @@ def test_json_output_lists_every_field(shipped: Catalog) -> None:
             "waived": "because",
         }
     ]
-    assert lint_module.format_json([]) == "[]\n"
+    assert format_json([]) == "[]\n"

@@ -1,4 +1,4 @@
-"""Packing cells into jobs: invariants on every selection, splitting, and the legacy shape."""
+"""Packing cells into jobs: invariants on every selection, splitting, and the estimates."""
 
 from __future__ import annotations
 
@@ -9,35 +9,36 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.cron import runs_per_week
+from generator.catalog.model import Catalog, Config
 from generator.errors import CatalogError
-from generator.estimate import point_minutes, startup_minutes
-from generator.expand import cells_of
-from generator.load import load_catalog
-from generator.model import Catalog
-from generator.pack import Job, _greedy, pack, split
-from generator.select import selection
-from tests.helpers import ROOT
+from generator.expand import expand
+from generator.expand.estimate import point_minutes, startup_minutes
+from generator.expand.model import Expanded, Job, Run
+from generator.expand.pack import _greedy, pack, split
+from generator.expand.select import query
+from tests.helpers import FIXTURE, expanded_at
 
 
-def selections(catalog: Catalog) -> list[tuple[str, dict[str, str], str | None]]:
+def runs(expanded: Expanded) -> list[tuple[str, Run]]:
     """Every cron group and every preset, in each server mode its suite has."""
-    out: list[tuple[str, dict[str, str], str | None]] = [
-        (f"group {s.name}", {"group": s.name}, s.server_mode) for s in catalog.schedules
+    return [
+        (f"{s.kind} {s.name}" + (f" {mode}" if mode else ""), run)
+        for s in (*expanded.schedules, *expanded.presets)
+        for mode, run in s.runs.items()
     ]
-    for p in catalog.presets:
-        for mode in catalog.suite(p.suite).server_modes:
-            out.append((f"preset {p.name} {mode}", {"preset": p.name, "suite": p.suite}, mode))
-    return out
 
 
-def check_invariants(catalog: Catalog, jobs: list[Job], cells: list[str]) -> None:
+def config(catalog: Catalog, prefix: str) -> Config:
+    return next(c for c in catalog.configs if c.prefix == prefix)
+
+
+def check_invariants(catalog: Catalog, jobs: tuple[Job, ...], cells: list[str]) -> None:
     bound = catalog.estimates.max_job_minutes
     packed = [c.id for j in jobs for c in j.cells]
     assert sorted(packed) == sorted(cells)  # every cell in exactly one job
     assert len({j.id for j in jobs}) == len(jobs)
     for job in jobs:
-        assert {c.server.fingerprint() for c in job.cells} == {job.server.fingerprint()}
+        assert {c.server for c in job.cells} == {job.server}
         assert {c.config.prefix for c in job.cells} == {job.config.prefix}
         assert job.minutes <= bound + 1e-9
         # Sweep order: pairs in grid order, each from low to high concurrency.
@@ -46,20 +47,20 @@ def check_invariants(catalog: Catalog, jobs: list[Job], cells: list[str]) -> Non
         assert keys == sorted(keys)
 
 
-def test_every_selection_of_the_shipped_catalog_packs_with_the_invariants(
-    catalog: Catalog,
+def test_every_selection_of_the_fixture_catalog_packs_with_the_invariants(
+    fixture: Expanded,
 ) -> None:
-    for _, selectors, mode in selections(catalog):
-        sel = selection(catalog, **selectors)
-        cells = cells_of(catalog, sel.configs, mode)
-        check_invariants(catalog, pack(catalog, cells), [c.id for c in cells])
+    # 4 cron groups in their suites' first modes; 35 presets, the 18 Mesh ones in two modes.
+    assert len(runs(fixture)) == 57
+    for _, run in runs(fixture):
+        check_invariants(fixture.catalog, run.jobs, [c.id for c in run.cells])
+        check_invariants(fixture.catalog, run.per_cell_jobs, [c.id for c in run.cells])
 
 
-def test_job_ids_are_the_same_in_a_second_load(catalog: Catalog) -> None:
-    again = load_catalog(ROOT)
-    first = [j.id for j in pack(catalog, cells_of(catalog, catalog.configs))]
-    second = [j.id for j in pack(again, cells_of(again, again.configs))]
-    assert first == second
+def test_job_ids_are_the_same_in_a_second_load(fixture: Expanded) -> None:
+    again = expanded_at(FIXTURE)
+    first = [j.id for j in query(fixture).run.jobs]
+    assert [j.id for j in query(again).run.jobs] == first
     assert len(first) == 29  # 12 OOB + 17 Mesh jobs (per-pair extras make two of some)
 
 
@@ -69,69 +70,84 @@ def tighter(catalog: Catalog, bound: float) -> Catalog:
     )
 
 
-@pytest.mark.parametrize("bound", [65, 75, 90, 120])
+@pytest.mark.parametrize("bound", [65, 75, 90, 99])  # the longest job is 99.9 min
 def test_a_tighter_bound_splits_jobs_into_even_parts_within_it(
-    catalog: Catalog, bound: float
+    fixture: Expanded, bound: float
 ) -> None:
-    small = tighter(catalog, bound)
-    for _, selectors, mode in selections(small):
-        sel = selection(small, **selectors)
-        cells = cells_of(small, sel.configs, mode)
-        jobs = pack(small, cells)
-        check_invariants(small, jobs, [c.id for c in cells])
-        unsplit = {j.id: j for j in pack(catalog, cells)}
-        for base, whole in unsplit.items():
-            parts = [j for j in jobs if j.id == base or j.id.startswith(base + "-")]
+    small = expand(tighter(fixture.catalog, bound))
+    unsplit_runs = dict(runs(fixture))
+    split_jobs = 0
+    for what, run in runs(small):
+        check_invariants(small.catalog, run.jobs, [c.id for c in run.cells])
+        for base, whole in {j.id: j for j in unsplit_runs[what].jobs}.items():
+            parts = [j for j in run.jobs if j.id == base or j.id.startswith(base + "-")]
             parts = [j for j in parts if j.id == base or j.id[len(base) + 1 :][:1].isdigit()]
             if whole.minutes <= bound:
                 assert [j.id for j in parts] == [base]
                 continue
             k = len(parts)
+            split_jobs += 1
             assert [j.id for j in parts] == [f"{base}-{n}of{k}" for n in range(1, k + 1)]
+            assert [c for j in parts for c in j.cells] == list(whole.cells)
             room = bound - whole.startup_minutes
             assert k == len(_greedy([c.minutes for c in whole.cells], room))
+    assert split_jobs > 0
 
 
-def test_the_shipped_bound_splits_nothing_and_a_tight_one_splits_every_oob_job(
-    catalog: Catalog,
+def test_the_fixture_bound_splits_nothing_and_a_tight_one_splits_every_oob_job(
+    fixture: Expanded,
 ) -> None:
-    oob = selection(catalog, group="oob-all")
-    cells = cells_of(catalog, oob.configs)
-    assert len(pack(catalog, cells)) == 12
-    longest = max(j.minutes for j in pack(catalog, cells))
-    assert longest < catalog.estimates.max_job_minutes
-    jobs = pack(tighter(catalog, 70), cells)
-    assert len(jobs) == 24
-    assert {j.id.rsplit("-", 1)[1] for j in jobs} == {"1of2", "2of2"}
+    [oob] = [s for s in fixture.schedules if s.name == "oob-all"]
+    jobs = oob.default_run.jobs
+    assert len(jobs) == 12
+    assert max(j.minutes for j in jobs) < fixture.catalog.estimates.max_job_minutes
+    [tight] = [s for s in expand(tighter(fixture.catalog, 70)).schedules if s.name == "oob-all"]
+    assert len(tight.default_run.jobs) == 24
+    assert {j.id.rsplit("-", 1)[1] for j in tight.default_run.jobs} == {"1of2", "2of2"}
 
 
-def test_a_point_longer_than_the_bound_is_refused_at_its_config(catalog: Catalog) -> None:
-    cells = cells_of(catalog, catalog.configs[:1])
+def test_a_point_longer_than_the_bound_is_refused_at_its_config(fixture: Expanded) -> None:
+    first = fixture.catalog.configs[0]
+    cells = fixture.cells[(first.prefix, "sglang-atom")]
     with pytest.raises(CatalogError) as e:
-        pack(tighter(catalog, 40), cells)
-    assert e.value.loc == catalog.configs[0].loc
+        pack(tighter(fixture.catalog, 40), first, cells, per_cell=False)
+    assert e.value.loc == first.loc
     assert e.value.message == (
         "point deepseek-r1-fp8-tp4-8192-1024-64-0.8 is estimated at 11 min; "
         "with 35 min of start-up it exceeds max_job_minutes 40"
     )
 
 
-def test_per_cell_gives_each_cell_its_own_job_named_by_the_cell(catalog: Catalog) -> None:
-    mesh = selection(catalog, group="mesh-all")
-    cells = cells_of(catalog, mesh.configs)
-    jobs = pack(catalog, cells, per_cell=True)
-    assert [j.id for j in jobs] == [c.id for c in cells]
-    assert all(len(j.cells) == 1 for j in jobs)
+def test_per_cell_gives_each_cell_its_own_job_named_by_the_cell(fixture: Expanded) -> None:
+    [mesh] = [s for s in fixture.schedules if s.name == "mesh-all"]
+    run = mesh.default_run
+    assert len(run.cells) == 71
+    assert [j.id for j in run.per_cell_jobs] == [c.id for c in run.cells]
+    assert [j.cells for j in run.per_cell_jobs] == [(c,) for c in run.cells]
 
 
-def test_a_per_cell_config_is_per_cell_in_every_selection(catalog: Catalog) -> None:
+def test_a_per_cell_config_is_per_cell_in_every_selection(fixture: Expanded) -> None:
+    catalog = fixture.catalog
     first = dataclasses.replace(catalog.configs[0], packing="per-cell")
-    changed = dataclasses.replace(catalog, configs=(first, *catalog.configs[1:]))
-    jobs = pack(changed, cells_of(changed, changed.configs[:2]))
-    assert [len(j.cells) for j in jobs] == [1] * 10 + [10]
+    changed = expand(dataclasses.replace(catalog, configs=(first, *catalog.configs[1:])))
+    selecting = [(w, run) for w, run in runs(changed) if any(c.config is first for c in run.cells)]
+    assert [what for what, _ in selecting] == [
+        "schedule oob-deepseek-non-mtp",
+        "schedule oob-all",
+        "preset deepseek-r1-fp8-tp4 sglang-atom",
+        "preset all-deepseek sglang-atom",
+        "preset all-deepseek-non-mtp sglang-atom",
+        "preset all-oob sglang-atom",
+    ]
+    for _, run in selecting:
+        mine = [j for j in run.jobs if j.config is first]
+        assert [j.id for j in mine] == [c.id for c in run.cells if c.config is first]
+        assert len(mine) == 10
+    [oob] = [s for s in changed.schedules if s.name == "oob-all"]
+    assert [len(j.cells) for j in oob.default_run.jobs[:11]] == [1] * 10 + [10]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.floats(min_value=0.5, max_value=50, allow_nan=False), min_size=1, max_size=40),
     st.floats(min_value=50, max_value=400),
@@ -157,29 +173,31 @@ def test_split_evens_out_what_greedy_leaves_lopsided() -> None:
     assert split([10, 10, 10], 40) == [3]
 
 
-def test_the_point_estimate_follows_the_documented_model(catalog: Catalog) -> None:
+def test_the_point_estimate_follows_the_documented_model(fixture: Expanded) -> None:
     # deepseek-r1-fp8-tp4 at 1024x1024, concurrency 64: 640 prompts and 128 warm-ups.
     minutes = point_minutes(
-        catalog.estimates.point, isl=1024, osl=1024, concurrency=64, requests=768, gpus=4
+        fixture.catalog.estimates.point, isl=1024, osl=1024, concurrency=64, requests=768, gpus=4
     )
     waves = 12
     prefill = 1024 * 64 / (5000 * 4)
     decode = 1024 * (20 + 0.05 * 64) / 1000
     assert minutes == pytest.approx(1 + waves * (prefill + decode) / 60)
     assert math.ceil(minutes) == 7
-    cell = next(
+    [cell] = [
         c
-        for c in cells_of(catalog, catalog.configs[:1])
+        for c in fixture.cells[("deepseek-r1-fp8-tp4", "sglang-atom")]
         if c.id == "deepseek-r1-fp8-tp4-1024-1024-64-0.8"
-    )
+    ]
+    assert (cell.num_prompts, cell.num_warmups) == (640, 128)
     assert cell.minutes == minutes
 
 
 def test_startup_comes_from_the_config_then_the_model_then_the_size_rule(
-    catalog: Catalog,
+    fixture: Expanded,
 ) -> None:
+    catalog = fixture.catalog
     est = catalog.estimates
-    ds = catalog.config("deepseek-r1-fp8-tp4")
+    ds = config(catalog, "deepseek-r1-fp8-tp4")
     qwen = next(c for c in catalog.configs if c.model.family == "qwen")
     assert (ds.model.params_b, startup_minutes(est, ds)) == (671, 35)
     assert (qwen.model.params_b, startup_minutes(est, qwen)) == (397, 25)
@@ -191,23 +209,3 @@ def test_startup_comes_from_the_config_then_the_model_then_the_size_rule(
     assert startup_minutes(est, dataclasses.replace(qwen, model=own_model)) == 12
     both = dataclasses.replace(qwen, model=own_model, startup_minutes=50.0)
     assert startup_minutes(est, both) == 50
-
-
-@pytest.mark.parametrize(
-    ("cron", "runs"),
-    [
-        ("0 14 * * 1,3", 2),
-        ("0 14 * * 2,4", 2),
-        ("0 14 * * 5", 1),
-        ("0 14 * * 6", 1),
-        ("0 16 * * *", 7),
-        ("*/30 6-7 * * 1-5", 20),
-        # 336 months in the 28 years (1461 weeks) counted.
-        ("0 0 1 * *", 336 / 1461),
-        # Both day fields: the 1st of a month or a Monday; each month's 1st is a Monday
-        # 4 times in 28 years, so 48 days are both.
-        ("0 0 1 * 1", (336 + 1461 - 48) / 1461),
-    ],
-)
-def test_runs_per_week_counts_an_average_week(cron: str, runs: float) -> None:
-    assert runs_per_week(cron) == pytest.approx(runs)

@@ -1,0 +1,154 @@
+"""GitHub's limits on render's in-memory output (`generator.render.limits`): each refusal
+names the catalog line of what made the file, and `render` exits 2 before writing anything."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from generator.errors import LimitError, Loc
+from generator.expand.model import Expanded
+from generator.jsonio import compact_size
+from generator.render import limits, render
+from tests.conftest import Invoke
+from tests.helpers import copy_catalogs, snapshot
+
+Checked = list[tuple[str, Loc, int, int]]
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> Checked:
+    """Every matrix render checks: (what, catalog line, jobs, compact JSON bytes)."""
+    calls: Checked = []
+    check = limits.check_matrix
+
+    def spy(what: str, loc: Loc, matrix: dict[str, list[object]]) -> None:
+        calls.append((what, loc, len(matrix["include"]), compact_size(matrix)))
+        check(what, loc, matrix)
+
+    monkeypatch.setattr(limits, "check_matrix", spy)
+    return calls
+
+
+def refusal(expanded: Expanded) -> str:
+    with pytest.raises(LimitError) as info:
+        render(expanded)
+    return str(info.value)
+
+
+def test_every_matrix_is_checked_and_these_hold_more_than_10_jobs(
+    fixture: Expanded, checked: Checked
+) -> None:
+    outputs = render(fixture)
+    bench, acc = fixture.catalog.benchmark_file, fixture.catalog.accuracy_file
+    # 4 cron groups, 35 presets (the 18 Mesh ones in two modes), 2 accuracy levels.
+    assert len(checked) == len([p for p in outputs if p.startswith(".github/matrices/")]) == 59
+    assert [(what, str(loc), jobs) for what, loc, jobs, _ in checked if jobs > 10] == [
+        ("cron group 'mesh-all'", f"{bench}:500", 17),
+        ("cron group 'oob-all'", f"{bench}:504", 12),
+        ("preset 'all-oob' (SGLang-OOB, sglang-atom)", f"{bench}:517", 12),
+        ("preset 'ds-all' (SGLang-Mesh, sglang-atom)", f"{bench}:519", 17),
+        ("preset 'ds-all' (SGLang-Mesh, sglang-mori)", f"{bench}:519", 17),
+        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-atom)", f"{bench}:520", 14),
+        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-mori)", f"{bench}:520", 14),
+        ("accuracy level 'nightly'", f"{acc}:1", 17),  # 16 cases, the SGLang one on 2 images
+    ]
+
+
+def test_a_matrix_over_the_job_limit_is_refused_at_its_selection(
+    fixture: Expanded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 17)
+    render(fixture)  # the largest matrices hold 17 jobs
+    monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 16)
+    assert refusal(fixture) == (
+        f"{fixture.catalog.benchmark_file}:500: cron group 'mesh-all' makes 17 jobs; "
+        "a GitHub matrix holds at most 16: split it"
+    )
+
+
+def test_a_matrix_over_the_output_limit_is_refused_at_its_selection(
+    fixture: Expanded, checked: Checked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outputs = render(fixture)
+    largest = max(size for *_, size in checked)
+    first = json.loads(outputs[".github/matrices/benchmark/schedule/oob-deepseek-non-mtp.json"])
+    size = len(json.dumps(first, ensure_ascii=False, separators=(",", ":")).encode())
+    assert (size, largest) == (15787, 36565)
+    monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", largest)
+    render(fixture)
+    monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", size - 1)
+    assert refusal(fixture) == (
+        f"{fixture.catalog.benchmark_file}:490: cron group 'oob-deepseek-non-mtp' is 15787 "
+        "bytes of matrix JSON; a job output holds at most 15786: split it"
+    )
+
+
+def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
+    fixture: Expanded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workflow = yaml.safe_load(render(fixture)[".github/workflows/benchmark.yml"])
+    assert list(workflow[True]["workflow_dispatch"]["inputs"]) == [
+        "suite",
+        "oob_preset",
+        "mesh_preset",
+        "server_mode",
+        "image",
+        "publish_dashboard",
+    ]
+    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 6)
+    render(fixture)
+    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 5)
+    assert refusal(fixture) == (
+        f"{fixture.catalog.benchmark_file}:189: .github/workflows/benchmark.yml would have 6 "
+        "dispatch inputs; GitHub allows 5: merge suites"
+    )
+
+
+def test_a_long_expression_is_refused_at_its_workflow_line() -> None:
+    long = "${{ " + "a" * 21_000 + " }}"
+    text = f"on: push\njobs: {{}}\nenv:\n  X: {long}\n  Y: ${{{{ 1 }}}}\n"
+    with pytest.raises(LimitError) as info:
+        limits.check_expressions("x.yml", text)
+    assert str(info.value) == (
+        "x.yml:4: an expression of 21007 characters; GitHub allows 21000: move the data into "
+        "a committed JSON file"
+    )
+    limits.check_expressions("x.yml", text.replace("a" * 21_000, "a" * 20_993))
+
+
+def test_the_longest_rendered_expression_is_the_one_refused_under_a_lower_limit(
+    fixture: Expanded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outputs = render(fixture)
+    monkeypatch.setattr(limits, "MAX_EXPRESSION_CHARS", 116)
+    with pytest.raises(LimitError) as info:
+        render(fixture)
+    loc = info.value.loc
+    assert loc is not None
+    assert loc.file == ".github/workflows/pr.yml"
+    line = outputs[loc.file].splitlines()[loc.line - 1]
+    assert [len(e) for e in re.findall(r"\$\{\{.*?\}\}", line)] == [117]
+    assert info.value.message == (
+        "an expression of 117 characters; GitHub allows 116: move the data into a committed "
+        "JSON file"
+    )
+
+
+def test_render_refuses_a_limit_with_one_line_and_exit_2_and_writes_nothing(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_catalogs(tmp_path)
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 16)
+    result = cli("render", root=root)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: catalogs/benchmark.yaml:500: cron group 'mesh-all' makes 17 jobs; a GitHub "
+        "matrix holds at most 16: split it\n"
+    )
+    assert snapshot(root) == {}
