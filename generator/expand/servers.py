@@ -92,8 +92,20 @@ def resolve(
     )
 
 
+def _named(name: str, error: CatalogError) -> CatalogError:
+    """The same refusal, saying whose server it is."""
+    return CatalogError(f"{name}: {error.message}", error.loc)
+
+
 def config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str) -> Server:
     """A config's server for one pair (None: without per-pair extras) in one mode."""
+    try:
+        return _config_server(catalog, config, pair, mode)
+    except CatalogError as e:
+        raise _named(f"config '{config.prefix}'", e) from e
+
+
+def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str) -> Server:
     extras = config.extras_for(pair) if pair is not None else None
     return resolve(
         catalog,
@@ -111,13 +123,16 @@ def config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str
 
 def case_server(catalog: Catalog, case: Case) -> Server:
     """An accuracy case's server, in the catalog's first server mode."""
-    return resolve(
-        catalog,
-        model_path=case.model.path,
-        parallel=case.parallel,
-        spec=case.spec,
-        flags=case.args,
-        env=case.env,
-        runner=case.runner,
-        mode_name=catalog.server_modes[0].name,
-    )
+    try:
+        return resolve(
+            catalog,
+            model_path=case.model.path,
+            parallel=case.parallel,
+            spec=case.spec,
+            flags=case.args,
+            env=case.env,
+            runner=case.runner,
+            mode_name=catalog.server_modes[0].name,
+        )
+    except CatalogError as e:
+        raise _named(f"case '{case.id}'", e) from e

@@ -76,14 +76,17 @@ def waiver_findings(catalog: Catalog, used: set[tuple[int, str]]) -> list[Findin
     for owner in owners:
         for rule, _ in owner.waivers:
             if rule not in RULES:
-                retired = f" ({rule} is retired: {RETIRED[rule]})" if rule in RETIRED else ""
+                hint = did_you_mean(rule, RULES)
+                retired = ""
+                if rule in RETIRED:
+                    hint, retired = "", f" ({rule} is retired: {RETIRED[rule]})"
                 out.append(
                     _finding(
                         "L001",
                         owner.loc,
                         (
-                            f"waive names unknown rule '{rule}'{did_you_mean(rule, RULES)}"
-                            f"{retired}; docs/lint.md lists the rule ids"
+                            f"waive names unknown rule '{rule}'{hint}{retired}; "
+                            "docs/lint.md lists the rule ids"
                         ),
                     )
                 )

@@ -37,7 +37,9 @@ def render(expanded: Expanded) -> dict[str, str]:
             out[benchmark_path("preset", p.name, key, str(mode))] = dumps(matrix)
     for level in LEVELS:
         matrix = level_matrix(expanded, level)
-        limits.check_matrix(f"accuracy level '{level}'", Loc(catalog.accuracy_file, 1), matrix)
+        first = next((c.loc for c in catalog.cases if level in c.levels), None)
+        where = first or Loc(catalog.accuracy_file, 1)
+        limits.check_matrix(f"accuracy level '{level}'", where, matrix)
         out[accuracy_path(level)] = dumps(matrix)
     flows = workflows(expanded, t)
     bench = f"{WORKFLOWS}/benchmark.yml"

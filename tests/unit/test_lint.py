@@ -551,7 +551,7 @@ def test_a_waiver_for_a_retired_rule_says_where_its_check_lives(tmp_path: Path) 
             "L001",
             "error",
             line_of(BENCH, "- prefix: deepseek-r1-fp8-tp4"),
-            "waive names unknown rule 'L601' (did you mean 'L606'?) (L601 is retired: a "
+            "waive names unknown rule 'L601' (L601 is retired: a "
             "repeated prefix is refused when the catalog is loaded (exit 2)); docs/lint.md "
             "lists the rule ids",
         )

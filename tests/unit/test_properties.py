@@ -294,23 +294,12 @@ def test_two_presets_never_share_a_matrix_file(tmp_path: Path) -> None:
     assert len(matrices) == sum(len(p.runs) for p in expanded.presets)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the accuracy schema does not require an lm-eval evaluator's num_concurrent, but "
-        "generator/launch/commands.py:120 reads ev['num_concurrent']: explain exits 3 "
-        "(KeyError) and the launcher's check_case refuses the matrix entry"
-    ),
-)
-def test_an_lm_eval_case_without_num_concurrent_is_explained_or_refused_with_a_line(
+def test_an_lm_eval_case_without_num_concurrent_is_refused_with_a_line(
     cli: Invoke, in_tmp_path: Path
 ) -> None:
     spec = small_spec({"Suite-A": "a"}, [{"prefix": "c0", "suite": "Suite-A"}])
     del spec.accuracy["suites"]["gsm"]["evaluator"]["num_concurrent"]
     result = cli("explain", "acc-case", root=spec.write(in_tmp_path))
-    if result.exit_code == 2:
-        assert result.stderr.startswith("error: catalogs/accuracy.yaml:"), result.stderr
-        assert "num_concurrent" in result.stderr
-    else:
-        assert result.exit_code == 0, result.stderr
-        assert "num_concurrent=" in result.stdout
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: catalogs/accuracy.yaml:"), result.stderr
+    assert result.stderr.endswith(": suites.gsm.evaluator: 'num_concurrent' is required\n")

@@ -55,7 +55,7 @@ def test_every_matrix_is_checked_and_these_hold_more_than_10_jobs(
         ("preset 'ds-all' (SGLang-Mesh, sglang-mori)", f"{bench}:519", 17),
         ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-atom)", f"{bench}:520", 14),
         ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-mori)", f"{bench}:520", 14),
-        ("accuracy level 'nightly'", f"{acc}:1", 17),  # 16 cases, the SGLang one on 2 images
+        ("accuracy level 'nightly'", f"{acc}:62", 17),  # 16 cases, the SGLang one on 2 images
     ]
 
 
