@@ -1,0 +1,35 @@
+"""Container image references resolved to digests, once per run, against a registry
+(HTTP API v2): `resolve` pins one reference, `resolve_matrix` a run's matrix, and
+`summary_markdown` lists the result for the step summary. See docs/images.md."""
+
+from generator.images.matrix import describe, resolve_matrix, summary_markdown
+from generator.images.pattern import Nightly, TagPattern, version_key
+from generator.images.reference import ImageError, Reference, parse_reference
+from generator.images.registry import Registry, RegistryClient, RegistryError
+from generator.images.resolve import (
+    RESOLVE_ENV,
+    Resolution,
+    ResolutionPath,
+    registry_from_env,
+    resolve,
+)
+
+__all__ = [
+    "RESOLVE_ENV",
+    "ImageError",
+    "Nightly",
+    "Reference",
+    "Registry",
+    "RegistryClient",
+    "RegistryError",
+    "Resolution",
+    "ResolutionPath",
+    "TagPattern",
+    "describe",
+    "parse_reference",
+    "registry_from_env",
+    "resolve",
+    "resolve_matrix",
+    "summary_markdown",
+    "version_key",
+]

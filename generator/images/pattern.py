@@ -1,0 +1,99 @@
+"""Nightly tag patterns: a tag with `{version}` and `{date}` placeholders, matched against a
+repository's whole tags, and the order that picks the newest nightly."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+# What each placeholder stands for in a tag. `{version}` is tag text without `-`, so the
+# dashes of the pattern split a tag unambiguously; `{date}` is a calendar date as YYYYMMDD.
+PLACEHOLDERS = {"version": "[A-Za-z0-9_.]+", "date": "[0-9]{8}"}
+_SAMPLES = {"version": "v0", "date": "20000101"}
+_PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
+
+# Words that mark a pre-release inside a version, lowest first (`v0.5.9rc1` < `v0.5.9`).
+_PRE_RELEASE = {"dev": 0, "a": 1, "alpha": 1, "b": 2, "beta": 2, "c": 3, "rc": 3, "pre": 3}
+_PRE_RELEASE |= {"preview": 3}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Nightly:
+    """A tag that matches a pattern, with the values of its placeholders."""
+
+    tag: str
+    version: str
+    date: dt.date
+
+    @property
+    def key(self) -> tuple[dt.date, tuple[tuple[int, int, str], ...], str]:
+        """Newest date first, then the highest version (the tag breaks a final tie)."""
+        return (self.date, version_key(self.version), self.tag)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TagPattern:
+    """A tag pattern; `match` takes whole tags only."""
+
+    template: str
+    regex: re.Pattern[str]
+
+    def match(self, tag: str) -> Nightly | None:
+        found = self.regex.fullmatch(tag)
+        if found is None:
+            return None
+        try:
+            day = dt.datetime.strptime(found["date"], "%Y%m%d").date()
+        except ValueError:  # eight digits that are not a calendar date
+            return None
+        version = found["version"] if "version" in self.regex.groupindex else ""
+        return Nightly(tag=tag, version=version, date=day)
+
+
+def is_pattern(tag: str) -> bool:
+    return "{" in tag or "}" in tag
+
+
+def parse_pattern(template: str, tag_re: re.Pattern[str]) -> TagPattern:
+    """The pattern of `template`, or ValueError saying what is wrong with it."""
+    names = _PLACEHOLDER_RE.findall(template)
+    for name in names:
+        if name not in PLACEHOLDERS:
+            raise ValueError(
+                f"unknown placeholder '{{{name}}}'; a pattern has {{version}} and {{date}}"
+            )
+    if names.count("date") != 1 or names.count("version") > 1:
+        raise ValueError("a pattern has {date} once and {version} at most once")
+    pieces = _PLACEHOLDER_RE.split(template)  # literal, name, literal, name, literal
+    literals = pieces[::2]
+    if any("{" in text or "}" in text for text in literals):
+        raise ValueError("a brace outside a placeholder")
+    if any(text == "" for text in literals[1:-1]):
+        raise ValueError("placeholders must be separated by literal text")
+    if not tag_re.fullmatch(_PLACEHOLDER_RE.sub(lambda m: _SAMPLES[m[1]], template)):
+        raise ValueError("the pattern does not give a valid tag once filled in")
+    regex = "".join(
+        f"(?P<{piece}>{PLACEHOLDERS[piece]})" if odd else re.escape(piece)
+        for odd, piece in ((i % 2 == 1, p) for i, p in enumerate(pieces))
+    )
+    return TagPattern(template=template, regex=re.compile(regex))
+
+
+def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
+    """An order on version texts: runs of digits compare as numbers (`v0.5.10` > `v0.5.9`),
+    a pre-release word (dev, a, alpha, b, beta, c, rc, pre, preview) sorts below the end of
+    the version (`v0.5.9rc1` < `v0.5.9`), any other word above it (`v0.5.8.post1` >
+    `v0.5.8`) and below a number; a `v` in front of a digit is ignored."""
+    text = re.sub(r"^[vV](?=[0-9])", "", version)
+    key: list[tuple[int, int, str]] = []
+    for token in re.findall(r"[0-9]+|[A-Za-z]+", text):
+        word = token.lower()
+        if token.isdigit():
+            key.append((3, int(token), ""))
+        elif word in _PRE_RELEASE:
+            key.append((0, _PRE_RELEASE[word], ""))
+        else:
+            key.append((2, 0, word))
+    key.append((1, 0, ""))  # the end of the version
+    return tuple(key)
