@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from generator.catalog import load
+from generator.catalog.model import LEVELS
 from generator.errors import CheckFailed, SelectionError, SglangCIError, did_you_mean
 from generator.expand import expand
 from generator.expand.entries import case_entry, cell_entry, job_entry
@@ -146,7 +147,8 @@ main.command(name="jobs", help='GPU jobs (one server each) of a selection, as {"
 @click.option("--suite", help="Accuracy suite (atom, sglang).")
 @click.pass_context
 def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
-    """Accuracy cases, as a JSON array (one entry per image a case runs on)."""
+    """Accuracy cases, as a JSON array: one entry per image a case runs on, at each of its
+    levels (or at --level)."""
 
     def work(c: Context) -> None:
         expanded = c.expanded()
@@ -155,10 +157,10 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
             raise SelectionError(f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}")
         emit(
             [
-                case_entry(expanded.catalog, r)
+                case_entry(expanded.catalog, r, lv)
+                for lv in ((level,) if level else LEVELS)
                 for r in expanded.case_runs
-                if (level is None or level in r.case.levels)
-                and (suite is None or r.case.suite == suite)
+                if lv in r.case.levels and (suite is None or r.case.suite == suite)
             ]
         )
 

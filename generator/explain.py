@@ -20,11 +20,19 @@ from generator.launch.contract import CaseEntry, JobEntry
 
 # Catalog values never hold NUL (the loader refuses it), so these marks stand for the
 # variables and nothing else.
-VARIABLES = ("PYTHON", "SGLANG_PORT", "LOG_DIR")
-WHERE = commands.Where(python="\0PYTHON\0", port="\0SGLANG_PORT\0", logs="\0LOG_DIR\0")
+VARIABLES = ("PYTHON", "SGLANG_PORT", "LOG_DIR", "MODEL_CACHE", "SGLANG_CI_ROOT")
+WHERE = commands.Where(
+    python="\0PYTHON\0",
+    port="\0SGLANG_PORT\0",
+    logs="\0LOG_DIR\0",
+    model_cache="\0MODEL_CACHE\0",
+    root="\0SGLANG_CI_ROOT\0",
+)
 PREAMBLE = (
     "PYTHON=${PYTHON:-python3}",
     "SGLANG_PORT=${SGLANG_PORT:-30000}",
+    'SGLANG_CI_ROOT=$(realpath "${SGLANG_CI_ROOT:-.}")',
+    "MODEL_CACHE=${MODEL_CACHE:-/models}",
     'RESULTS_DIR=$(realpath -m "${RESULTS_DIR:-results}")',
     'LOG_DIR=$(realpath -m "${LOG_DIR:-$RESULTS_DIR/logs}")',
     'mkdir -p "${LOG_DIR}"',
@@ -49,9 +57,21 @@ def line(tokens: Iterable[str]) -> str:
     return " ".join(quote(t) for t in tokens)
 
 
+def _models(entry: JobEntry | CaseEntry) -> list[str]:
+    lines = [
+        "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
+        "/models); a model that is not complete there is first downloaded, under a lock:"
+    ]
+    for model, path in commands.models(entry, WHERE).items():
+        lines.append("#   " + line(commands.download_argv(model, path)))
+    lines.append("# (without MODEL_CACHE the launcher gives the server the ids themselves)")
+    return lines
+
+
 def _server(entry: JobEntry | CaseEntry) -> list[str]:
     url = commands.base_url(WHERE)
     lines = [
+        *_models(entry),
         "# the server: its env on top of the caller's, in its own process group",
         "(",
         *(f"  export {k}={shlex.quote(v)}" for k, v in entry["env"].items()),
@@ -77,7 +97,10 @@ def job_text(job: JobEntry, title: str) -> str:
         *PREAMBLE,
         *_server(job),
     ]
-    flush = line(["curl", "-fsS", "-X", "POST", commands.base_url(WHERE) + commands.FLUSH_PATH])
+    url = commands.base_url(WHERE)
+    flush = line(["curl", "-fsS", "-X", "POST", url + commands.FLUSH_PATH])
+    info = line(["curl", "-fs", url + commands.SERVER_INFO_PATHS[0]])
+    client_env = "".join(f"{k}={shlex.quote(v)} " for k, v in job["client"]["env"].items())
     total = len(job["points"])
     for n, point in enumerate(job["points"], 1):
         if n > 1:
@@ -86,11 +109,16 @@ def job_text(job: JobEntry, title: str) -> str:
             f"# point {n} of {total}: {point['id']} (estimated {point['estimate_minutes']} min)"
         )
         lines.append(
-            line(commands.bench_argv(job, point, WHERE))
+            client_env
+            + line(commands.bench_argv(job, point, WHERE))
             + " > "
             + quote(commands.bench_log(point, WHERE))
             + " 2>&1"
         )
+        if job["spec"] != "none":
+            lines.append(
+                f"{info}  # internal_states[0].avg_spec_accept_length, before the next flush"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -100,7 +128,8 @@ def case_text(case: CaseEntry) -> str:
     gate = (
         f'results["{ev["task"]}"]["{ev["metric"]}"]'
         if ev["kind"] == "lm-eval"
-        else "the accuracy few_shot_gsm8k reports"
+        else 'the unrounded "accuracy" run_eval returned, in '
+        + quote(commands.metrics_file(case, WHERE))
     )
     lines = [
         f"# accuracy case {case['id']}: {case['name']}",
@@ -116,6 +145,11 @@ def case_text(case: CaseEntry) -> str:
         "cd - > /dev/null",
         f"# gate: {gate} >= {case['threshold']}",
     ]
+    if case["min_acceptance_rate"] is not None:
+        lines.append(
+            f"# gate: acceptance rate (accept length - 1) / {case['draft_tokens']} >= "
+            f"{case['min_acceptance_rate']}, from GET {commands.SERVER_INFO_PATHS[0]}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -187,7 +221,9 @@ def explain(
         kinds.append(t.kind)
         if t.kind == "case":
             for run in _case_runs(expanded, t):
-                parts.setdefault(("case", run.id, ""), case_text(case_entry(catalog, run)))
+                parts.setdefault(
+                    ("case", run.id, ""), case_text(case_entry(catalog, run, run.case.levels[0]))
+                )
         elif t.kind == "cell":
             cell, job = _cell(expanded, t, mode)
             check_mode(catalog, [cell.config.suite], cell.server.mode, image)

@@ -71,4 +71,6 @@ def load(root: Path) -> Catalog:
         estimates=bench.estimates,
         samplings=tuple(bench.samplings.values()),
         recipes=recipes,
+        clients=tuple(bench.clients.values()),
+        nightly_window_days=int(bench_r.doc["images"].get("nightly_window_days", 7)),
     )

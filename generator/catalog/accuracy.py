@@ -13,17 +13,27 @@ from generator.catalog.sections import build_models, build_parallel
 from generator.errors import did_you_mean
 
 
+def _scalar(value: Any) -> str | int | float | bool:
+    if isinstance(value, bool | int | float):
+        return value
+    return str(value)
+
+
 def build_suites(r: Reader) -> dict[str, AccuracySuite]:
     out = {}
     for name, raw in r.doc["suites"].items():
         ev = raw["evaluator"]
         settings = tuple(
-            (str(k), v if isinstance(v, int) else str(v)) for k, v in ev.items() if k != "kind"
+            (str(k), v if isinstance(v, int) else str(v))
+            for k, v in ev.items()
+            if k not in ("kind", "model_args")
         )
+        model_args = tuple((str(k), _scalar(v)) for k, v in (ev.get("model_args") or {}).items())
         out[str(name)] = AccuracySuite(
             name=str(name),
-            timeout_minutes=int(raw["timeout_minutes"]),
-            evaluator=Evaluator(kind=str(ev["kind"]), settings=settings),
+            timeout_minutes=tuple((str(k), int(v)) for k, v in raw["timeout_minutes"].items()),
+            eval_timeout_minutes=int(raw["eval_timeout_minutes"]),
+            evaluator=Evaluator(kind=str(ev["kind"]), settings=settings, model_args=model_args),
         )
     return out
 
@@ -89,6 +99,15 @@ class AccuracyBuilder:
             ]
             parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
+        levels = tuple(str(level) for level in raw["levels"])
+        timeouts = dict(self.suites[suite].timeout_minutes)
+        for j, level in enumerate(levels):
+            if level not in timeouts:
+                msg = (
+                    f"case '{raw['id']}' runs at level {level}, but accuracy suite '{suite}' "
+                    f"declares no timeout_minutes for {level}"
+                )
+                raise r.fail(msg, [*path, "levels", j])
         return Case(
             id=str(raw["id"]),
             name=str(raw["name"]),
@@ -102,9 +121,14 @@ class AccuracyBuilder:
             env=env,
             unset_env=unset,
             runner=runner,
-            levels=tuple(str(level) for level in raw["levels"]),
+            levels=levels,
             threshold=float(raw["threshold"]),
             images=tuple((str(k), str(v)) for k, v in (raw.get("images") or {}).items()),
+            min_acceptance_rate=(
+                None
+                if raw.get("min_acceptance_rate") is None
+                else float(raw["min_acceptance_rate"])
+            ),
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
             loc=r.loc(path),

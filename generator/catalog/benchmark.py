@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from generator.catalog.flags import merge_env, merge_flags
 from generator.catalog.model import (
+    CLIENT_VARIABLES,
     PER_SERVER,
+    Client,
     Config,
     EnvVar,
     Flag,
@@ -33,15 +36,7 @@ class BenchmarkBuilder:
     def __init__(self, r: Reader) -> None:
         self.r = r
         d = r.doc
-        self.runners = {
-            str(k): Runner(
-                label=str(k),
-                gpus=int(v["gpus"]),
-                count=int(v.get("count", 1)),
-                loc=r.loc(["runners", k]),
-            )
-            for k, v in d["runners"].items()
-        }
+        self.runners = {str(k): self._runner(str(k), v) for k, v in d["runners"].items()}
         self.models = build_models(r, d["models"])
         self.estimates = build_estimates(r, d["estimates"])
         self.arg_fragments = {str(k): r.flags(v, ["args", k]) for k, v in d["args"].items()}
@@ -57,6 +52,7 @@ class BenchmarkBuilder:
             )
             for k, v in d["sampling"].items()
         }
+        self.clients = {str(k): self._client(str(k), v) for k, v in d["clients"].items()}
         self.modes = {str(k): self._mode(str(k), v) for k, v in d["server_modes"].items()}
         self.suites = {str(k): self._suite(str(k), v) for k, v in d["suites"].items()}
 
@@ -64,6 +60,40 @@ class BenchmarkBuilder:
         if value not in known:
             raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
         return value
+
+    def _runner(self, label: str, raw: Any) -> Runner:
+        allocation = raw.get("gpu_allocation")
+        return Runner(
+            label=label,
+            gpus=int(raw["gpus"]),
+            count=int(raw.get("count", 1)),
+            model_cache=None if raw.get("model_cache") is None else str(raw["model_cache"]),
+            allocation_file=None if allocation in (None, "whole-machine") else str(allocation),
+            container_options=tuple(str(o) for o in raw.get("container_options") or ()),
+            loc=self.r.loc(["runners", label]),
+        )
+
+    def _client(self, name: str, raw: Any) -> Client:
+        path: list[str | int] = ["clients", name]
+        flags = merge_flags(self.r.flags(raw["args"], [*path, "args"]))
+        for flag in flags:
+            for value in flag.values:
+                for variable in re.findall(r"\{([^{}]*)\}", value):
+                    if variable not in CLIENT_VARIABLES:
+                        hint = did_you_mean(variable, CLIENT_VARIABLES)
+                        msg = (
+                            f"{flag.name}: unknown variable '{{{variable}}}'{hint}; a client "
+                            f"may use {', '.join('{' + v + '}' for v in CLIENT_VARIABLES)}"
+                        )
+                        raise CatalogError(msg, flag.loc)
+        return Client(
+            name=name,
+            description=str(raw["description"]),
+            module=str(raw["module"]),
+            args=flags,
+            env=self.r.env(raw.get("env") or {}, [*path, "env"]),
+            loc=self.r.loc(path),
+        )
 
     def _mode(self, name: str, raw: Any) -> ServerMode:
         path: list[str | int] = ["server_modes", name]
@@ -78,7 +108,6 @@ class BenchmarkBuilder:
             precedence=raw.get("precedence"),
             variables=variables,
             args=merge_flags(self.r.flags(raw["args"], [*path, "args"])),
-            config_env=bool(raw.get("config_env", True)),
             env=self.r.env(raw.get("env") or {}, [*path, "env"]),
             spec_env=self.r.env(raw.get("spec_env") or {}, [*path, "spec_env"]),
             loc=self.r.loc(path),
@@ -90,6 +119,7 @@ class BenchmarkBuilder:
         self._check(str(raw["sampling"]), self.samplings, "sampling", [*path, "sampling"])
         for i, mode in enumerate(raw["server_modes"]):
             self._check(str(mode), self.modes, "server mode", [*path, "server_modes", i])
+        self._check(str(raw["client"]), self.clients, "client", [*path, "client"])
         conc = raw.get("concurrency")
         return Suite(
             name=name,
@@ -100,6 +130,7 @@ class BenchmarkBuilder:
             pairs=tuple(parse_pair(str(p)) for p in raw["pairs"]),
             concurrency=tuple(sorted(int(c) for c in conc)) if conc is not None else None,
             server_modes=tuple(str(m) for m in raw["server_modes"]),
+            client=str(raw["client"]),
             loc=self.r.loc(path),
         )
 

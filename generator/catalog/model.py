@@ -32,10 +32,15 @@ class EnvVar:
 
 @dataclass(frozen=True, kw_only=True)
 class Runner:
+    """What the machines carrying a runner label provide (docs/runners.md)."""
+
     label: str
     gpus: int
     count: int
     loc: Loc
+    model_cache: str | None = None  # host directory of model weights, mounted at /models
+    allocation_file: str | None = None  # the runner's GPUs, as docker --device flags; None: all
+    container_options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,9 +121,36 @@ class ServerMode:
     precedence: str | None  # "mode", "config", or None (a disagreement is an error)
     variables: tuple[Variable, ...]
     args: tuple[Flag, ...]
-    config_env: bool
     env: tuple[EnvVar, ...]
     spec_env: tuple[EnvVar, ...]
+    loc: Loc
+
+
+# What a client's arguments may name; the launcher fills them in for each point.
+CLIENT_VARIABLES = (
+    "host",
+    "port",
+    "model",
+    "isl",
+    "osl",
+    "ratio",
+    "num_prompts",
+    "num_warmups",
+    "concurrency",
+    "output_file",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Client:
+    """The benchmark client: a Python module run with the server's Python, every argument
+    declared (`{variable}` placeholders are filled per point)."""
+
+    name: str
+    description: str
+    module: str
+    args: tuple[Flag, ...]
+    env: tuple[EnvVar, ...]
     loc: Loc
 
 
@@ -141,6 +173,7 @@ class Suite:
     pairs: tuple[Pair, ...]
     concurrency: tuple[int, ...] | None
     server_modes: tuple[str, ...]
+    client: str
     loc: Loc
 
 
@@ -243,15 +276,15 @@ class Preset:
 class Evaluator:
     kind: str  # "lm-eval" or "sglang-few-shot-gsm8k"
     settings: tuple[tuple[str, str | int], ...]
-
-    def as_dict(self) -> dict[str, str | int]:
-        return {"kind": self.kind, **dict(self.settings)}
+    # lm-eval's --model_args besides base_url and model, in order (values as written).
+    model_args: tuple[tuple[str, str | int | float | bool], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
 class AccuracySuite:
     name: str
-    timeout_minutes: int
+    timeout_minutes: tuple[tuple[str, int], ...]  # per level: the whole job
+    eval_timeout_minutes: int  # the evaluation alone
     evaluator: Evaluator
 
 
@@ -275,6 +308,7 @@ class Case:
     fragments: tuple[str, ...]
     waivers: tuple[tuple[str, str], ...]
     loc: Loc
+    min_acceptance_rate: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -299,6 +333,11 @@ class Catalog:
     estimates: Estimates
     samplings: tuple[Sampling, ...] = field(default=())
     recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
+    clients: tuple[Client, ...] = field(default=())
+    nightly_window_days: int = 7
+
+    def client(self, name: str) -> Client:
+        return next(c for c in self.clients if c.name == name)
 
     def suite(self, name: str) -> Suite:
         return next(s for s in self.suites if s.name == name)

@@ -3,13 +3,25 @@ them; `sglang-ci jobs/cells/cases` print them). The shapes are `generator.launch
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import json
 from typing import Any, cast
 
-from generator.catalog.model import Catalog
+from generator.catalog.model import SPEC_NONE, Catalog, Client
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
 from generator.expand.model import CaseRun, Cell, Job, Server
-from generator.launch.contract import CaseEntry, EvaluatorEntry, JobEntry, PointEntry
+from generator.launch.contract import (
+    CaseEntry,
+    ClientEntry,
+    ContainerEntry,
+    EvaluatorEntry,
+    JobEntry,
+    PointEntry,
+)
+
+DRAFT_STEPS = "--speculative-num-steps"
 
 
 def point_entry(cell: Cell) -> PointEntry:
@@ -25,26 +37,71 @@ def point_entry(cell: Cell) -> PointEntry:
     }
 
 
+def fingerprint(server: Server) -> str:
+    """What makes two servers the same server: model, argv, env, runner label and mode."""
+    data = [server.model_path, server.args, server.env, server.runner, server.mode]
+    digest = hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+def draft_tokens(server: Server) -> int | None:
+    """Tokens drafted per verification step (--speculative-num-steps): the acceptance rate
+    is (acceptance length - 1) / this."""
+    args = server.args
+    for flag, value in itertools.pairwise(args):
+        if flag == DRAFT_STEPS and value.isdigit():
+            return int(value)
+    return None
+
+
+def _server_fields(catalog: Catalog, server: Server, spec: str, gpus: int) -> dict[str, Any]:
+    runner = catalog.runner(server.runner)
+    container: ContainerEntry = {
+        "model_cache": runner.model_cache,
+        "allocation_file": runner.allocation_file,
+        "options": list(runner.container_options),
+    }
+    return {
+        "model_path": server.model_path,
+        "runner": server.runner,
+        "server_mode": server.mode,
+        "server_args": list(server.args),
+        "env": dict(server.env),
+        "server_fingerprint": fingerprint(server),
+        "spec": spec,
+        "draft_tokens": draft_tokens(server) if spec != SPEC_NONE else None,
+        "gpus": gpus,
+        "container": container,
+    }
+
+
+def client_entry(client: Client) -> ClientEntry:
+    return {
+        "name": client.name,
+        "module": client.module,
+        "args": [t for flag in client.args for t in flag.tokens()],
+        "env": {v.name: v.value for v in client.env},
+    }
+
+
 def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
     config = job.config
-    server = job.server
-    return {
+    fields = _server_fields(catalog, job.server, config.spec, config.parallel.gpus)
+    entry = {
         "id": job.id,
         "suite": config.suite,
         "config": config.prefix,
         "display": config.display,
         "dashboard_model": config.dashboard_model or config.display,
-        "model_path": config.model.path,
-        "runner": server.runner,
+        **fields,
         "image": image,
-        "server_mode": server.mode,
-        "server_args": list(server.args),
-        "env": dict(server.env),
         "timeout_minutes": catalog.estimates.job_timeout_minutes,
         "startup_minutes": minutes(job.startup_minutes),
         "estimate_minutes": minutes(job.minutes),
+        "client": client_entry(catalog.client(catalog.suite(config.suite).client)),
         "points": [point_entry(c) for c in job.cells],
     }
+    return cast(JobEntry, entry)
 
 
 def cell_entry(cell: Cell, image: str) -> dict[str, Any]:
@@ -75,24 +132,26 @@ def _server(server: Server, image: str) -> dict[str, Any]:
     }
 
 
-def case_entry(catalog: Catalog, run: CaseRun) -> CaseEntry:
+def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
+    """A case run as one level's matrix entry (the level sets the job timeout)."""
     case = run.case
     suite = catalog.accuracy_suite(case.suite)
     evaluator: dict[str, Any] = {"kind": suite.evaluator.kind, **dict(suite.evaluator.settings)}
-    ev = cast(EvaluatorEntry, evaluator)
-    return {
+    if suite.evaluator.kind == "lm-eval":
+        evaluator["model_args"] = dict(suite.evaluator.model_args)
+    entry = {
         "id": run.id,
         "case": case.id,
         "name": run.name,
         "suite": case.suite,
         "benchmark": case.benchmark,
-        "model_path": case.model.path,
-        "server_args": list(run.server.args),
-        "env": dict(run.server.env),
-        "runner": case.runner,
+        "level": level,
+        **_server_fields(catalog, run.server, case.spec, case.parallel.gpus),
         "image": run.image,
-        "levels": list(case.levels),
         "threshold": case.threshold,
-        "timeout_minutes": suite.timeout_minutes,
-        "evaluator": ev,
+        "min_acceptance_rate": case.min_acceptance_rate,
+        "timeout_minutes": dict(suite.timeout_minutes)[level],
+        "eval_timeout_minutes": suite.eval_timeout_minutes,
+        "evaluator": cast(EvaluatorEntry, evaluator),
     }
+    return cast(CaseEntry, entry)

@@ -3,14 +3,7 @@ of a config's arguments, per-pair extras, and the environment."""
 
 from __future__ import annotations
 
-from generator.catalog.flags import (
-    argv,
-    canonical,
-    env_dict,
-    merge_env,
-    override_env,
-    override_flags,
-)
+from generator.catalog.flags import argv, canonical, env_dict, override_env, override_flags
 from generator.catalog.model import (
     SPEC_NONE,
     Case,
@@ -22,7 +15,7 @@ from generator.catalog.model import (
     Parallel,
     ServerMode,
 )
-from generator.errors import CatalogError
+from generator.errors import CatalogError, Loc
 from generator.expand.model import Server
 
 
@@ -35,29 +28,76 @@ def _substitute(flag: Flag, values: dict[str, str]) -> Flag:
     return Flag(name=flag.name, values=tuple(out), loc=flag.loc)
 
 
-def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) -> tuple[Flag, ...]:
-    """The mode's flags in front of the config's, with the declared precedence."""
+def _conflict(mode: ServerMode, what: str, mine: str, theirs: str, loc: Loc) -> CatalogError:
+    msg = (
+        f"server mode '{mode.name}' sets {what} to '{mine}' but the config sets '{theirs}'; "
+        "declare a precedence"
+    )
+    return CatalogError(msg, loc)
+
+
+def mode_flags(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) -> tuple[Flag, ...]:
+    """The mode's own flags for a config, its variables filled in."""
     by_name = {canonical(f.name): f for f in flags}
     values = {"tp": str(parallel.tp), "dp": str(parallel.dp), "ep": str(parallel.ep)}
     for var in mode.variables:
         found = by_name.get(canonical(var.flag))
         values[var.name] = found.values[0] if found and found.values else var.default
-    front = [_substitute(f, values) for f in mode.args]
-    out: dict[str, Flag] = {canonical(f.name): f for f in front}
+    return tuple(_substitute(f, values) for f in mode.args)
+
+
+def disagreements(
+    mode: ServerMode,
+    flags: tuple[Flag, ...],
+    env: tuple[EnvVar, ...],
+    parallel: Parallel,
+    spec: str,
+) -> list[tuple[str, str, str, Loc]]:
+    """Where the mode and a config set one flag or env name to different values:
+    (name, the mode's value, the config's value, where the config sets it)."""
+    out = []
+    mine = {canonical(f.name): f for f in mode_flags(mode, flags, parallel)}
+    for flag in flags:
+        other = mine.get(canonical(flag.name))
+        if other is not None and other.values != flag.values:
+            out.append((flag.name, " ".join(other.values), " ".join(flag.values), flag.loc))
+    mode_env = {v.name: v for v in (*mode.env, *(mode.spec_env if spec != SPEC_NONE else ()))}
+    for var in env:
+        theirs = mode_env.get(var.name)
+        if theirs is not None and theirs.value != var.value:
+            out.append((var.name, theirs.value, var.value, var.loc))
+    return out
+
+
+def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) -> tuple[Flag, ...]:
+    """The mode's flags first, then the config's, each flag once: where both set one, the
+    declared precedence says whose value it takes."""
+    out: dict[str, Flag] = {canonical(f.name): f for f in mode_flags(mode, flags, parallel)}
     for flag in flags:
         key = canonical(flag.name)
         mine = out.get(key)
-        if mine is None:
+        if mine is None or mine.values == flag.values:
+            out.setdefault(key, flag)
+        elif mode.precedence == "config":
             out[key] = flag
-        elif mine.values != flag.values:
-            if mode.precedence == "config":
-                out[key] = flag
-            elif mode.precedence != "mode":
-                msg = (
-                    f"server mode '{mode.name}' sets {mine.name} to '{' '.join(mine.values)}' "
-                    f"but the config sets '{' '.join(flag.values)}'; declare a precedence"
-                )
-                raise CatalogError(msg, flag.loc)
+        elif mode.precedence != "mode":
+            raise _conflict(mode, mine.name, " ".join(mine.values), " ".join(flag.values), flag.loc)
+    return tuple(out.values())
+
+
+def apply_mode_env(mode: ServerMode, env: tuple[EnvVar, ...], spec: str) -> tuple[EnvVar, ...]:
+    """The mode's env (and its speculative-decoding env for a config with a `spec`), then the
+    config's, each name once, with the declared precedence."""
+    mode_env = (*mode.env, *(mode.spec_env if spec != SPEC_NONE else ()))
+    out: dict[str, EnvVar] = {v.name: v for v in mode_env}
+    for var in env:
+        mine = out.get(var.name)
+        if mine is None or mine.value == var.value:
+            out.setdefault(var.name, var)
+        elif mode.precedence == "config":
+            out[var.name] = var
+        elif mode.precedence != "mode":
+            raise _conflict(mode, var.name, mine.value, var.value, var.loc)
     return tuple(out.values())
 
 
@@ -76,17 +116,11 @@ def resolve(
 ) -> Server:
     mode = catalog.mode(mode_name)
     all_flags = apply_mode(mode, override_flags(flags, extra_flags), parallel)
-    variables: list[EnvVar] = list(env) if mode.config_env else []
-    variables = list(override_env(variables, extra_env))
-    mode_env = list(mode.env) + (list(mode.spec_env) if spec != SPEC_NONE else [])
-    if mode.config_env:
-        resolved = merge_env([*variables, *mode_env])
-    else:
-        resolved = override_env(merge_env(mode_env), variables)
+    all_env = apply_mode_env(mode, override_env(env, extra_env), spec)
     return Server(
         model_path=model_path,
         args=tuple(argv(all_flags)),
-        env=tuple(env_dict(resolved).items()),
+        env=tuple(env_dict(all_env).items()),
         runner=runner,
         mode=mode.name,
     )

@@ -1,41 +1,69 @@
 """An accuracy case: the server, the case's evaluator (`commands.eval_argv`, run in a fresh
-`commands.eval_dir`), the score gated on the threshold, `$RESULTS_DIR/<case id>.json`."""
+`commands.eval_dir`, bounded by the case's evaluation timeout), the score gated on the
+threshold (and, for a speculative-decoding case, the acceptance rate on its minimum), one
+record."""
 
 from __future__ import annotations
 
 import shlex
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from generator.launch import commands, summary
+from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import CaseEntry
 from generator.launch.knobs import Knobs
 from generator.launch.process import Supervisor, describe_exit
-from generator.launch.results import (
-    ERROR_TAIL_LINES,
-    CaseResult,
-    CaseStatus,
-    lm_eval_score,
-    parse_few_shot,
-    write_json,
-)
+from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
 from generator.launch.server import NotReady, Server
 
 EVAL_TAIL_LINES = 80
-EXIT_CODES: dict[CaseStatus, int] = {"passed": 0, "failed": 1, "error": 2}
+EXIT_CODES = {"passed": 0, "failed": 1, "error": 2, "timeout": 2}
+
+
+@dataclass
+class _Result:
+    status: str = "error"
+    error: str | None = None
+    score: float | None = None
+    extra: dict[str, float | None] | None = None
+    accept_length: float | None = None
+    wall_s: float | None = None
+    started_at: str | None = None
 
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
-    """0 when the score reaches the threshold, 1 below it, 2 when there is no score."""
+    """0 when the gates pass, 1 when one does not, 2 when there is no score."""
     log(f"case {case['id']}: evaluator {case['evaluator']['kind']}, threshold {case['threshold']}")
+    try:
+        ready = preflight.prepare(case, knobs, supervisor)
+    except preflight.Unready as exc:
+        return _finish(case, knobs, exc.common, _Result(error=f"infrastructure: {exc}"))
     server = Server(case, knobs, supervisor)
     server.print_command()
     try:
         server.launch()
     except NotReady as exc:
-        return _finish(case, knobs, error=f"server did not become ready: {exc}")
+        result = _Result(error=f"server did not become ready: {exc}")
+        return _finish(case, knobs, ready.common, result, download_s=ready.download_s)
+    result = _evaluate(case, knobs, supervisor, server)
+    server.stop()
+    version = ready.versions["lm_eval" if case["evaluator"]["kind"] == "lm-eval" else "sglang"]
+    return _finish(
+        case,
+        knobs,
+        ready.common,
+        result,
+        download_s=ready.download_s,
+        server_start_s=server.start_s,
+        evaluator_version=version,
+    )
+
+
+def _evaluate(case: CaseEntry, knobs: Knobs, supervisor: Supervisor, server: Server) -> _Result:
     where = knobs.where
     work_dir = Path(commands.eval_dir(case, where))
     eval_log = Path(commands.eval_log(case, where))
@@ -43,92 +71,104 @@ def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     work_dir.mkdir(parents=True)
     eval_log.write_bytes(b"")
     argv = commands.eval_argv(case, where)
-    log(f"evaluator (in {work_dir}): {shlex.join(argv)}")
+    limit_s = case["eval_timeout_minutes"] * 60.0
+    log(f"evaluator (in {work_dir}, at most {limit_s:g}s): {shlex.join(argv)}")
+    result = _Result(started_at=utc_now())
     started = time.monotonic()
     try:
-        returncode = supervisor.run("evaluator", argv, output=eval_log, cwd=work_dir)
+        returncode = supervisor.run(
+            "evaluator", argv, output=eval_log, cwd=work_dir, timeout_s=limit_s
+        )
     except (OSError, ValueError) as exc:
-        server.stop()
-        reason = f"cannot start the evaluator: {exc}"
-        return _finish(case, knobs, error=reason, server_start_s=server.start_s)
-    wall_s = round(time.monotonic() - started, 3)
+        result.error = f"cannot start the evaluator: {exc}"
+        return result
+    result.wall_s = round(time.monotonic() - started, 3)
     echo_tail(eval_log, EVAL_TAIL_LINES)
-    log(f"evaluator exited with {describe_exit(returncode)} after {wall_s:.3f}s")
-    server.stop()
-    score, error, printed = _score(case, returncode, work_dir, eval_log)
-    return _finish(
-        case,
-        knobs,
-        score=score,
-        error=error,
-        printed=printed,
-        eval_wall_time_s=wall_s,
-        server_start_s=server.start_s,
-    )
-
-
-def _score(
-    case: CaseEntry, returncode: int, work_dir: Path, eval_log: Path
-) -> tuple[float | None, str | None, dict[str, float | None]]:
-    """The score, or why there is none; and what few_shot_gsm8k printed besides."""
+    if returncode is None:
+        result.status, result.error = "timeout", f"the evaluation ran out of its {limit_s:g}s"
+        return result
+    log(f"evaluator exited with {describe_exit(returncode)} after {result.wall_s:.3f}s")
     if returncode != 0:
         detail = tail(eval_log, ERROR_TAIL_LINES)
-        error = f"evaluator exited with {describe_exit(returncode)}"
-        return None, error + (f":\n{detail}" if detail else ""), {}
-    evaluator = case["evaluator"]
-    if evaluator["kind"] == "lm-eval":
-        score, error_or_none = lm_eval_score(work_dir, evaluator["task"], evaluator["metric"])
-        return score, error_or_none, {}
-    try:
-        printed = parse_few_shot(eval_log.read_text(encoding="utf-8", errors="replace"))
-    except OSError as exc:
-        return None, f"cannot read {eval_log}: {exc}", {}
-    score = printed.pop("accuracy")
-    if score is None:
-        return None, "sglang.test.few_shot_gsm8k printed no 'Accuracy:' line", printed
-    return score, None, printed
+        result.error = f"evaluator exited with {describe_exit(returncode)}" + (
+            f":\n{detail}" if detail else ""
+        )
+        return result
+    if case["spec"] != "none":
+        result.accept_length = server.accept_length()
+    _score(case, work_dir, where, result)
+    return result
+
+
+def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Result) -> None:
+    """The score and the verdict of the gates, into `result`."""
+    ev = case["evaluator"]
+    if ev["kind"] == "lm-eval":
+        result.score, result.error = lm_eval_score(work_dir, ev["task"], ev["metric"])
+        result.extra = {}
+    else:
+        metrics, result.error = few_shot_metrics(Path(commands.metrics_file(case, where)))
+        result.score = metrics.get("accuracy")
+        result.extra = metrics
+    if result.error is not None:
+        return
+    minimum = case["min_acceptance_rate"]
+    rate = record.acceptance_rate(result.accept_length, case["draft_tokens"])
+    if minimum is not None and rate is None:
+        result.error = "the speculative-decoding server reported no acceptance length"
+        return
+    below = (
+        [f"score {result.score} < threshold {case['threshold']}"]
+        if (result.score is not None and result.score < case["threshold"])
+        else []
+    )
+    if minimum is not None and rate is not None and rate < minimum:
+        below.append(f"acceptance rate {rate:.4f} < min_acceptance_rate {minimum}")
+    result.status = "failed" if below else "passed"
+    result.error = "; ".join(below) or None
 
 
 def _finish(
     case: CaseEntry,
     knobs: Knobs,
+    common: record.Common,
+    result: _Result,
     *,
-    score: float | None = None,
-    error: str | None = None,
-    printed: dict[str, float | None] | None = None,
-    eval_wall_time_s: float | None = None,
+    download_s: float | None = None,
     server_start_s: float | None = None,
+    evaluator_version: str | None = None,
 ) -> int:
-    """Write the result and the summary; the exit code for the case's status."""
-    evaluator = case["evaluator"]
-    threshold = float(case["threshold"])
-    status: CaseStatus
-    if error is not None or score is None:
-        status, score = "error", None
-    else:
-        status = "passed" if score >= threshold else "failed"
-    extra = printed or {}
-    result: CaseResult = {
-        "case_id": case["id"],
-        "name": case.get("name"),
-        "suite": case.get("suite"),
-        "model_path": case["model_path"],
-        "runner": case.get("runner"),
-        "image": case.get("image"),
-        "evaluator": evaluator["kind"],
-        "task": evaluator.get("task", "gsm8k"),
-        "metric": evaluator.get("metric", "accuracy"),
-        "score": score,
-        "threshold": threshold,
-        "passed": status == "passed",
-        "status": status,
-        "error": error,
-        "invalid_rate": extra.get("invalid_rate"),
-        "latency_s": extra.get("latency_s"),
+    """Write the record and the summary; the exit code for the case's status."""
+    extra = result.extra or {}
+    metrics: dict[str, Any] = {
+        "metric": case["evaluator"].get("metric", "accuracy"),
+        "score": result.score if result.status in ("passed", "failed") else None,
+        "threshold": float(case["threshold"]),
+        "passed": result.status == "passed",
+        "invalid_rate": extra.get("invalid"),
+        "latency_s": extra.get("latency"),
         "output_throughput": extra.get("output_throughput"),
-        "eval_wall_time_s": eval_wall_time_s,
-        "server_start_s": server_start_s,
+        "accept_length": result.accept_length,
+        "acceptance_rate": record.acceptance_rate(result.accept_length, case["draft_tokens"]),
+        "min_acceptance_rate": case["min_acceptance_rate"],
     }
-    write_json(knobs.results_dir / f"{case['id']}.json", result)
-    summary.publish(summary.accuracy(result), knobs.step_summary)
-    return EXIT_CODES[status]
+    data = record.case_record(
+        case,
+        status=result.status,
+        error=result.error,
+        metrics=metrics,
+        evaluator_argv=commands.eval_argv(case, knobs.where),
+        evaluator_version=evaluator_version,
+        common=common,
+        timings=record.timings(
+            started_at=result.started_at,
+            ended_at=utc_now() if result.started_at else None,
+            wall_time_s=result.wall_s,
+            server_start_s=server_start_s,
+            download_s=download_s,
+            estimate_minutes=None,
+        ),
+    )
+    record.write(knobs.results_dir / f"{case['id']}.json", data)
+    summary.publish(summary.accuracy(data), knobs.step_summary, knobs.results_dir)
+    return EXIT_CODES[result.status]

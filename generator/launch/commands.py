@@ -1,13 +1,15 @@
 """Every command a job or case runs, built in this one place.
 
 The launcher executes these argv lists; `sglang-ci explain` and the recipe pages print
-them. `Where` holds what only the machine knows (the Python to run, the port, the
-results and log directories): the launcher fills it with values, explain with the
-names of the variables it reads them from.
+them. `Where` holds what only the machine knows (the Python to run, the port, the log
+directory, the model cache, this checkout): the launcher fills it with values, explain
+with the names of the variables it reads them from.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass
 
 from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
@@ -17,9 +19,15 @@ HOST = "127.0.0.1"
 READY_PATHS = ("/health", "/v1/models")
 # Posted between two points served by one server process, so no point reuses another's cache.
 FLUSH_PATH = "/flush_cache"
+# Read before a flush (which resets it) for the speculative acceptance length; SGLang
+# 0.5.10 and later serve the first, earlier versions the second.
+SERVER_INFO_PATHS = ("/server_info", "/get_server_info")
 # Used by lm-eval's `local-completions` model; the SGLang server's OpenAI endpoint.
 COMPLETIONS_PATH = "/v1/completions"
-LM_EVAL_MAX_RETRIES = 3
+# Server flags whose value is a model the server loads (besides --model-path).
+MODEL_FLAGS = ("--speculative-draft-model-path", "--speculative-draft-model", "--tokenizer-path")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+FEW_SHOT_SCRIPT = "scripts/few_shot_gsm8k.py"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +37,8 @@ class Where:
     python: str
     port: str
     logs: str
+    model_cache: str | None = None  # where model weights live; None: the server gets hub ids
+    root: str = "."  # this checkout
 
 
 def base_url(where: Where) -> str:
@@ -39,25 +49,46 @@ def server_log(entry: ServerEntry, where: Where) -> str:
     return f"{where.logs}/{entry['id']}.server.log"
 
 
+def models(entry: ServerEntry, where: Where) -> dict[str, str]:
+    """Every Hugging Face model the server loads -> the path it is given: the model cache's
+    copy, or the id itself without a model cache."""
+    ids = [entry["model_path"]]
+    args = entry["server_args"]
+    for flag, value in itertools.pairwise(args):
+        if flag in MODEL_FLAGS and HUB_ID.match(value):
+            ids.append(value)
+    return {i: (f"{where.model_cache}/{i}" if where.model_cache else i) for i in dict.fromkeys(ids)}
+
+
+def download_argv(model: str, directory: str) -> list[str]:
+    """Fill a model cache directory (Hugging Face's CLI; HF_TOKEN from the environment)."""
+    return ["hf", "download", model, "--local-dir", directory]
+
+
 def server_argv(entry: ServerEntry, where: Where) -> list[str]:
     """`python -m sglang.launch_server` with the model, the loopback address and the
-    entry's arguments, token for token; the entry's env is added to the launcher's own."""
+    entry's arguments, token for token but for the models, which come from `models`."""
+    paths = models(entry, where)
+    args = list(entry["server_args"])
+    for i in range(1, len(args)):
+        if args[i - 1] in MODEL_FLAGS and args[i] in paths:
+            args[i] = paths[args[i]]
     return [
         where.python,
         "-m",
         "sglang.launch_server",
         "--model-path",
-        entry["model_path"],
+        paths[entry["model_path"]],
         "--host",
         HOST,
         "--port",
         where.port,
-        *entry["server_args"],
+        *args,
     ]
 
 
 def bench_output(point: PointEntry, where: Where) -> str:
-    """The JSON Lines file sglang.bench_serving appends its result line to."""
+    """The JSON Lines file the client appends its result line to."""
     return f"{where.logs}/{point['id']}.bench.jsonl"
 
 
@@ -65,48 +96,43 @@ def bench_log(point: PointEntry, where: Where) -> str:
     return f"{where.logs}/{point['id']}.bench.log"
 
 
+def client_values(job: JobEntry, point: PointEntry, where: Where) -> dict[str, str]:
+    """What the client's `{variable}` placeholders stand for at this point."""
+    return {
+        "host": HOST,
+        "port": where.port,
+        "model": models(job, where)[job["model_path"]],
+        "isl": str(point["isl"]),
+        "osl": str(point["osl"]),
+        "ratio": _number(point["random_range_ratio"]),
+        "num_prompts": str(point["num_prompts"]),
+        "num_warmups": str(point["num_warmups"]),
+        "concurrency": str(point["concurrency"]),
+        "output_file": bench_output(point, where),
+    }
+
+
 def bench_argv(job: JobEntry, point: PointEntry, where: Where) -> list[str]:
-    """One point with `python -m sglang.bench_serving` against the job's server."""
-    del job  # every point of a job runs the same client; the job is named for callers
-    return [
-        where.python,
-        "-m",
-        "sglang.bench_serving",
-        "--backend",
-        "sglang",
-        "--host",
-        HOST,
-        "--port",
-        where.port,
-        "--dataset-name",
-        "random",
-        "--random-input-len",
-        str(point["isl"]),
-        "--random-output-len",
-        str(point["osl"]),
-        "--random-range-ratio",
-        _number(point["random_range_ratio"]),
-        "--num-prompts",
-        str(point["num_prompts"]),
-        "--warmup-requests",
-        str(point["num_warmups"]),
-        "--max-concurrency",
-        str(point["concurrency"]),
-        "--request-rate",
-        "inf",
-        "--output-file",
-        bench_output(point, where),
-    ]
+    """One point: the job's declared client module with its declared arguments."""
+    values = client_values(job, point, where)
+    client = job["client"]
+    args = [re.sub(r"\{(\w+)\}", lambda m: values[m[1]], a) for a in client["args"]]
+    return [where.python, "-m", client["module"], *args]
 
 
 def eval_dir(case: CaseEntry, where: Where) -> str:
     """The evaluator's working directory (created empty); lm-eval writes its results
-    under it, few_shot_gsm8k dumps its answers into it."""
+    under it, few_shot_gsm8k its answers and the metrics file."""
     return f"{where.logs}/{case['id']}.{case['evaluator']['kind']}"
 
 
 def eval_log(case: CaseEntry, where: Where) -> str:
     return f"{where.logs}/{case['id']}.eval.log"
+
+
+def metrics_file(case: CaseEntry, where: Where) -> str:
+    """Where the few-shot GSM8K evaluation writes the metrics `run_eval` returned."""
+    return f"{eval_dir(case, where)}/metrics.json"
 
 
 def eval_argv(case: CaseEntry, where: Where) -> list[str]:
@@ -116,10 +142,8 @@ def eval_argv(case: CaseEntry, where: Where) -> list[str]:
         model_args = ",".join(
             (
                 f"base_url={base_url(where)}{COMPLETIONS_PATH}",
-                f"model={case['model_path']}",
-                f"num_concurrent={ev['num_concurrent']}",
-                f"max_retries={LM_EVAL_MAX_RETRIES}",
-                "tokenized_requests=False",
+                f"model={models(case, where)[case['model_path']]}",
+                *(f"{k}={_arg(v)}" for k, v in ev["model_args"].items()),
             )
         )
         return [
@@ -137,21 +161,27 @@ def eval_argv(case: CaseEntry, where: Where) -> list[str]:
         ]
     return [
         where.python,
-        "-m",
-        "sglang.test.few_shot_gsm8k",
+        f"{where.root}/{FEW_SHOT_SCRIPT}",
         "--num-shots",
         str(ev["num_shots"]),
         "--num-questions",
         str(ev["num_questions"]),
         "--parallel",
         str(ev["parallel"]),
-        "--host",
-        f"http://{HOST}",
+        "--max-new-tokens",
+        str(ev["max_new_tokens"]),
         "--port",
         where.port,
+        "--metrics-file",
+        metrics_file(case, where),
     ]
 
 
 def _number(value: float) -> str:
     """A ratio as the matrix JSON writes it (0.8, 1.0)."""
     return repr(float(value))
+
+
+def _arg(value: str | int | float | bool) -> str:
+    """An lm-eval model argument as its parser reads it (booleans as True/False)."""
+    return str(value)

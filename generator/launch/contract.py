@@ -27,23 +27,61 @@ class PointEntry(TypedDict):
     estimate_minutes: int
 
 
-class JobEntry(TypedDict):
-    """One benchmark job: one server, swept over its points."""
+class ClientEntry(TypedDict):
+    """The benchmark client as the catalog declares it: `{variable}` placeholders in
+    `args` are filled per point by `commands.bench_argv`."""
+
+    name: str
+    module: str
+    args: list[str]
+    env: dict[str, str]
+
+
+class ContainerEntry(TypedDict):
+    """The runner contract of the job's label (docs/runners.md)."""
+
+    model_cache: str | None
+    allocation_file: str | None
+    options: list[str]
+
+
+class ImageFields(TypedDict, total=False):
+    """Set by the select step when it pins the run's images (docs/images.md)."""
+
+    image_requested: str
+    image_tag: str
+    image_digest: str
+    image_resolution: str
+
+
+class ServerFields(ImageFields):
+    """What every job and case carries about its server."""
 
     id: str
-    suite: str
-    config: str
-    display: str
-    dashboard_model: str
     model_path: str
     runner: str
     image: str
     server_mode: str
     server_args: list[str]
     env: dict[str, str]
+    server_fingerprint: str
+    spec: str
+    draft_tokens: int | None
+    gpus: int
+    container: ContainerEntry
     timeout_minutes: int
+
+
+class JobEntry(ServerFields):
+    """One benchmark job: one server, swept over its points."""
+
+    suite: str
+    config: str
+    display: str
+    dashboard_model: str
     startup_minutes: int
     estimate_minutes: int
+    client: ClientEntry
     points: list[PointEntry]
 
 
@@ -56,29 +94,25 @@ class EvaluatorEntry(TypedDict, total=False):
     model: str
     num_fewshot: int
     metric: str
-    num_concurrent: int
+    model_args: dict[str, str | int | float | bool]
     # sglang-few-shot-gsm8k
     num_shots: int
     num_questions: int
     parallel: int
+    max_new_tokens: int
 
 
-class CaseEntry(TypedDict):
-    """One accuracy case on one image."""
+class CaseEntry(ServerFields):
+    """One accuracy case on one image, at one level."""
 
-    id: str
     case: str
     name: str
     suite: str
     benchmark: str | None
-    model_path: str
-    server_args: list[str]
-    env: dict[str, str]
-    runner: str
-    image: str
-    levels: list[str]
+    level: str
     threshold: float
-    timeout_minutes: int
+    min_acceptance_rate: float | None
+    eval_timeout_minutes: int
     evaluator: EvaluatorEntry
 
 
@@ -122,6 +156,13 @@ def _number(obj: dict[str, Any], key: str, where: str, *, integer: bool) -> floa
 def _server_fields(obj: dict[str, Any], where: str) -> None:
     _str(obj, "id", where, ident=True)
     _str(obj, "model_path", where)
+    _number(obj, "gpus", where, integer=True)
+    draft = obj.get("draft_tokens")
+    if draft is not None:
+        _number(obj, "draft_tokens", where, integer=True)
+    container = obj.get("container")
+    if not isinstance(container, dict) or not isinstance(container.get("options"), list):
+        raise InputError(f"{where}: 'container' must be an object with a list of 'options'")
     args = obj.get("server_args")
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise InputError(f"{where}: 'server_args' must be a list of strings")
@@ -140,6 +181,13 @@ def _server_fields(obj: dict[str, Any], where: str) -> None:
 def check_job(data: dict[str, Any], where: str) -> JobEntry:
     """`data` as a JobEntry, or InputError naming what is wrong."""
     _server_fields(data, where)
+    client = data.get("client")
+    if not isinstance(client, dict):
+        raise InputError(f"{where}: 'client' must be an object")
+    _str(client, "module", f"{where}: client")
+    args = client.get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) and "\0" not in a for a in args):
+        raise InputError(f"{where}: client 'args' must be a list of strings")
     points = data.get("points")
     if not isinstance(points, list) or not points:
         raise InputError(f"{where}: 'points' must be a non-empty list")
@@ -168,15 +216,18 @@ def check_case(data: dict[str, Any], where: str) -> CaseEntry:
         raise InputError(f"{where}: 'evaluator' must be an object")
     kind = evaluator.get("kind")
     at = f"{where}: evaluator"
+    _number(data, "eval_timeout_minutes", where, integer=True)
     if kind == "lm-eval":
         for key in ("task", "metric", "model"):
             _str(evaluator, key, at)
-        for key in ("num_fewshot", "num_concurrent"):
-            _number(evaluator, key, at, integer=True)
-        if "," in str(data["model_path"]):
-            raise InputError(f"{where}: lm-eval model_args cannot carry a ',' in model_path")
+        _number(evaluator, "num_fewshot", at, integer=True)
+        model_args = evaluator.get("model_args")
+        if not isinstance(model_args, dict):
+            raise InputError(f"{at}: 'model_args' must be an object")
+        if any("," in str(v) or "=" in str(v) for v in (data["model_path"], *model_args.values())):
+            raise InputError(f"{where}: lm-eval model_args cannot carry ',' or '=' in a value")
     elif kind == "sglang-few-shot-gsm8k":
-        for key in ("num_shots", "num_questions", "parallel"):
+        for key in ("num_shots", "num_questions", "parallel", "max_new_tokens"):
             _number(evaluator, key, at, integer=True)
     else:
         raise InputError(f"{at}: 'kind' must be one of {', '.join(EVALUATOR_KINDS)}")

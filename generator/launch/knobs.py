@@ -15,6 +15,7 @@ from generator.launch.commands import Where
 from generator.launch.contract import InputError
 
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
+ROOT = Path(__file__).resolve().parents[2]
 _INTEGER = re.compile(r"[0-9]+")
 
 
@@ -29,10 +30,19 @@ class Knobs:
     results_dir: Path
     log_dir: Path
     step_summary: Path | None
+    model_cache: Path | None  # MODEL_CACHE: where model weights live (unset: hub ids)
+    root: Path  # this checkout
+    environ: Mapping[str, str]  # the launcher's environment, for provenance
 
     @property
     def where(self) -> Where:
-        return Where(python=self.python, port=str(self.port), logs=str(self.log_dir))
+        return Where(
+            python=self.python,
+            port=str(self.port),
+            logs=str(self.log_dir),
+            model_cache=None if self.model_cache is None else str(self.model_cache),
+            root=str(self.root),
+        )
 
 
 def read_knobs(environ: Mapping[str, str], cwd: Path) -> Knobs:
@@ -41,6 +51,9 @@ def read_knobs(environ: Mapping[str, str], cwd: Path) -> Knobs:
     results = cwd / _text(environ, "RESULTS_DIR", "results")
     logs = environ.get("LOG_DIR")
     summary = environ.get("GITHUB_STEP_SUMMARY")
+    cache = environ.get("MODEL_CACHE")
+    if cache and not Path(cache).is_absolute():
+        raise InputError(f"MODEL_CACHE must be an absolute path, got {cache!r}")
     return Knobs(
         python=environ.get("PYTHON") or "python3",
         port=_port(environ),
@@ -51,6 +64,9 @@ def read_knobs(environ: Mapping[str, str], cwd: Path) -> Knobs:
         results_dir=results,
         log_dir=cwd / logs if logs else results / "logs",
         step_summary=cwd / summary if summary else None,
+        model_cache=Path(cache) if cache else None,
+        root=ROOT,
+        environ=dict(environ),
     )
 
 

@@ -171,10 +171,24 @@ class Supervisor:
             raise Cancelled(self._signum or signal.SIGTERM)
         return child
 
-    def run(self, what: str, argv: Sequence[str], *, output: Path, cwd: Path | None = None) -> int:
-        """Start a client, wait for it, stop what it left in its group; its exit code."""
-        child = self.start(what, argv, output=output, cwd=cwd)
-        returncode = child.proc.wait()
+    def run(
+        self,
+        what: str,
+        argv: Sequence[str],
+        *,
+        output: Path,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_s: float | None = None,
+    ) -> int | None:
+        """Start a client, wait for it (at most `timeout_s`), stop what it left in its
+        group; its exit code, or None when it ran out of time (it is stopped)."""
+        child = self.start(what, argv, output=output, cwd=cwd, env=env)
+        try:
+            returncode: int | None = child.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            log(f"{what} ran out of its {timeout_s:g}s: stopping it")
+            returncode = None
         self.stop(child)
         return returncode
 

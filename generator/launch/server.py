@@ -4,6 +4,7 @@ launcher's own, polled until ready, restarted, flushed between points and stoppe
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shlex
 import time
@@ -23,6 +24,16 @@ READY_PROBE_TIMEOUT_S = 5.0
 FLUSH_TIMEOUT_S = 120.0
 # Loopback only: never through a proxy from http_proxy and friends.
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def http_json(url: str, *, timeout_s: float) -> object | None:
+    """The JSON `url` answers a GET with, or None."""
+    try:
+        with _OPENER.open(urllib.request.Request(url), timeout=timeout_s) as response:
+            data: object = json.loads(response.read().decode("utf-8"))
+            return data
+    except (OSError, http.client.HTTPException, ValueError):
+        return None
 
 
 class NotReady(Exception):
@@ -127,6 +138,21 @@ class Server:
         status = http_status(url, method="POST", timeout_s=FLUSH_TIMEOUT_S)
         if status is None or not 200 <= status < 300:
             log(f"warning: POST {commands.FLUSH_PATH} failed ({status}); continuing")
+
+    def accept_length(self) -> float | None:
+        """The server's average speculative acceptance length since the last flush
+        (`internal_states[0].avg_spec_accept_length`), or None when it reports none."""
+        for path in commands.SERVER_INFO_PATHS:
+            info = http_json(self.base_url + path, timeout_s=READY_PROBE_TIMEOUT_S)
+            if isinstance(info, dict) and isinstance(info.get("decode"), list) and info["decode"]:
+                info = info["decode"][0]  # a disaggregated server reports per role
+            states = info.get("internal_states") if isinstance(info, dict) else None
+            if isinstance(states, list) and states and isinstance(states[0], dict):
+                value = states[0].get("avg_spec_accept_length")
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    return float(value)
+                return None
+        return None
 
     def reap(self) -> None:
         """Log the exit of a server that stopped on its own and stop what it left behind."""

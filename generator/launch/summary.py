@@ -1,15 +1,25 @@
-"""The markdown section each launcher prints and appends to `$GITHUB_STEP_SUMMARY`."""
+"""The markdown each launcher prints and appends to `$GITHUB_STEP_SUMMARY` (and to
+`$RESULTS_DIR/summary.md`, which travels with the results): the provenance block first,
+then one row per point or the case's gates."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from generator.launch.console import log
 from generator.launch.contract import JobEntry
-from generator.launch.results import CaseResult, PointResult
+from generator.launch.provenance import markdown as provenance_markdown
 
-_VERDICTS = {"passed": "✅ passed", "failed": "❌ below threshold", "error": "⚠️ error"}
+SUMMARY_FILE = "summary.md"
+_VERDICTS = {
+    "passed": "✅ passed",
+    "failed": "❌ failed",
+    "error": "⚠️ error",
+    "timeout": "⏱️ timeout",
+    "cancelled": "⏹️ cancelled",
+}
 
 
 def cell(value: object, digits: int = 2) -> str:
@@ -25,70 +35,86 @@ def _minutes(seconds: float | None) -> str:
     return "-" if seconds is None else cell(seconds / 60, 1)
 
 
-def benchmark(job: JobEntry, results: Sequence[PointResult], starts: int) -> str:
+def benchmark(
+    job: JobEntry, records: Sequence[Mapping[str, Any]], starts: int, provenance: Mapping[str, Any]
+) -> str:
     """One row per point, and measured against estimated minutes (per point and for the
     server start-up), so the catalog's estimates can be refined."""
-    startup = next((r["server_start_s"] for r in results if r["server_start_s"] is not None), None)
+    timings = [r["timings"] for r in records]
+    startup = next((t["server_start_s"] for t in timings if t["server_start_s"] is not None), None)
+    download = next((t["download_s"] for t in timings if t["download_s"] is not None), None)
     rows = [
-        f"### Benchmark: {cell(job.get('display') or job['id'])} (`{job['id']}`)",
+        f"### Benchmark: {cell(job['display'])} (`{job['id']}`)",
         "",
-        f"Image `{cell(job.get('image'))}` · runner `{cell(job.get('runner'))}`"
-        f" · server starts: {starts} · start-up {_minutes(startup)} min"
-        f" (estimated {cell(job.get('startup_minutes'))})",
+        provenance_markdown(provenance).rstrip("\n"),
         "",
-        "| Point | ISL | OSL | Conc | Status | Req/s | Output tok/s | TTFT p50 (ms) "
-        "| TPOT p50 (ms) | ITL p50 (ms) | E2E p50 (ms) | Minutes | Estimated |",
+        f"Server mode `{job['server_mode']}` · server starts: {starts}"
+        f" · model download {_minutes(download)} min"
+        f" · start-up {_minutes(startup)} min (estimated {cell(job['startup_minutes'])})",
+        "",
+        "| Point | ISL | OSL | Conc | Status | Output tok/s/GPU | Total tok/s | TTFT p50 (ms) "
+        "| TPOT p50 (ms) | ITL p50 (ms) | Accept len | Minutes | Estimated |",
         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for result in results:
+    for r in records:
+        m, p = r["metrics"], r["point"]
         cells = [
-            f"`{result['point_id']}`",
-            cell(result["isl"]),
-            cell(result["osl"]),
-            cell(result["concurrency"]),
-            cell(result["status"]),
-            cell(result["request_throughput"]),
-            cell(result["output_throughput"]),
-            cell(result["median_ttft_ms"]),
-            cell(result["median_tpot_ms"]),
-            cell(result["median_itl_ms"]),
-            cell(result["median_e2e_latency_ms"]),
-            _minutes(result["wall_time_s"]),
-            cell(result["estimate_minutes"]),
+            f"`{r['id']}`",
+            cell(p["isl"]),
+            cell(p["osl"]),
+            cell(p["concurrency"]),
+            cell(r["status"]) + ("" if r["validity"]["valid"] else " (invalid)"),
+            cell(m["output_throughput_per_gpu"]),
+            cell(m["total_token_throughput"]),
+            cell(m["median_ttft_ms"]),
+            cell(m["median_tpot_ms"]),
+            cell(m["median_itl_ms"]),
+            cell(m["accept_length"]),
+            _minutes(r["timings"]["wall_time_s"]),
+            cell(r["timings"]["estimate_minutes"]),
         ]
         rows.append("| " + " | ".join(cells) + " |")
+    failed = [r for r in records if r["error"]]
+    if failed:
+        rows += ["", *(f"- `{r['id']}`: {cell(str(r['error']).splitlines()[0])}" for r in failed)]
     return "\n".join(rows) + "\n\n"
 
 
-def accuracy(result: CaseResult) -> str:
+def accuracy(data: Mapping[str, Any]) -> str:
+    m = data["metrics"]
     cells = [
-        cell(result["evaluator"]),
-        f"`{cell(result['metric'])}`",
-        cell(result["score"], 4),
-        cell(result["threshold"], 4),
-        _VERDICTS[result["status"]],
-        cell(result["invalid_rate"], 3),
-        cell(result["latency_s"], 1),
+        cell(data["evaluator"]["name"]),
+        f"`{cell(m['metric'])}`",
+        cell(m["score"], 4),
+        cell(m["threshold"], 4),
+        cell(m["acceptance_rate"], 3),
+        cell(m["min_acceptance_rate"], 3),
+        _VERDICTS.get(data["status"], cell(data["status"])),
+        cell(data["timings"]["wall_time_s"] and data["timings"]["wall_time_s"] / 60, 1),
     ]
     rows = [
-        f"### Accuracy: {cell(result['name'] or result['case_id'])} (`{result['case_id']}`)",
+        f"### Accuracy: {cell(data['name'])} (`{data['id']}`)",
         "",
-        "| Evaluator | Metric | Score | Threshold | Result | Invalid | Latency (s) |",
-        "|---|---|---:|---:|---|---:|---:|",
+        provenance_markdown(data["provenance"]).rstrip("\n"),
+        "",
+        "| Evaluator | Metric | Score | Threshold | Acceptance | Min acceptance | Result "
+        "| Minutes |",
+        "|---|---|---:|---:|---:|---:|---|---:|",
         "| " + " | ".join(cells) + " |",
     ]
-    if result["error"]:
-        rows += ["", f"Error: {cell(result['error'].splitlines()[0])}"]
+    if data["error"]:
+        rows += ["", f"Error: {cell(str(data['error']).splitlines()[0])}"]
     return "\n".join(rows) + "\n\n"
 
 
-def publish(text: str, step_summary: Path | None) -> None:
-    """Print the section, and append it to the step summary when there is one."""
+def publish(text: str, step_summary: Path | None, results_dir: Path) -> None:
+    """Print the section, and append it to the step summary and to the results' summary."""
     print(text, end="", flush=True)
-    if step_summary is None:
-        return
-    try:
-        with step_summary.open("a", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        log(f"warning: cannot append to GITHUB_STEP_SUMMARY: {exc}")
+    for target in (step_summary, results_dir / SUMMARY_FILE):
+        if target is None:
+            continue
+        try:
+            with target.open("a", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            log(f"warning: cannot append the summary to {target}: {exc}")

@@ -49,7 +49,7 @@ def recipes(expanded: Expanded, t: Templates) -> dict[str, str]:
                 )
         for run in expanded.case_runs:
             if matches(run.case, selectors):
-                entry_c = case_entry(catalog, run)
+                entry_c = case_entry(catalog, run, run.case.levels[0])
                 entries.append(
                     {
                         "title": run.name + " (GSM8K)",

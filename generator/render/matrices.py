@@ -25,7 +25,7 @@ def run_matrix(expanded: Expanded, run: Run) -> dict[str, Any]:
 
 def level_entries(expanded: Expanded, level: str) -> list[dict[str, Any]]:
     return [
-        dict(case_entry(expanded.catalog, run))
+        dict(case_entry(expanded.catalog, run, level))
         for run in expanded.case_runs
         if level in run.case.levels
     ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from generator.lint.rules import align, env, identity, layout, spec, timing
+from generator.lint.rules import align, env, identity, layout, modes, spec, timing
 from generator.lint.rules.base import RETIRED, RULES, Context, Hit
 
 CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
     layout.check,
+    modes.check,
     spec.check,
     align.check,
     env.check,

@@ -21,6 +21,7 @@ RULES: dict[str, tuple[str, str]] = {
     "L101": ("dp-attention-divisible", ERROR),
     "L102": ("ep-divides-tp", ERROR),
     "L103": ("layout-matches-flags", ERROR),
+    "L106": ("mode-overrides-config", WARNING),
     "L201": ("gpus-fit-runner", ERROR),
     "L301": ("spec-draft-model", WARNING),
     "L302": ("spec-draft-tokens", ERROR),

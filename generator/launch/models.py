@@ -1,0 +1,124 @@
+"""Model weights from the runner's cache (MODEL_CACHE): what the server loads, each model
+complete in `$MODEL_CACHE/<id>` before the server starts, downloaded once when it is not.
+
+A snapshot is complete when nothing of ours marks it as being written, its config.json is
+there, and its weights are: every file its weights index names, or, without an index, a
+single weights file. A cache filled by `hf download` before this launcher existed counts.
+A download runs `hf download <id> --local-dir <dir>` into exactly that directory under an
+exclusive lock (`$MODEL_CACHE/.locks/<id>.lock`), so launchers sharing a cache download
+once; while it runs the directory holds a marker, so a failed or interrupted download
+never looks complete.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from generator.launch import commands
+from generator.launch.console import log, tail
+from generator.launch.contract import ServerEntry
+from generator.launch.knobs import Knobs
+from generator.launch.process import Supervisor, describe_exit
+
+INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+SINGLE_FILES = ("model.safetensors", "pytorch_model.bin")
+MARKER = ".sglang-ci-incomplete"
+DOWNLOAD_TAIL_LINES = 20
+
+
+class ModelError(Exception):
+    """A model could not be made available (the launcher exits 2)."""
+
+
+def missing(snapshot: Path) -> str | None:
+    """Why `snapshot` is not a complete model, or None when it is."""
+    if (snapshot / MARKER).exists():
+        return f"{MARKER} is there (a download did not finish)"
+    if not (snapshot / "config.json").is_file():
+        return "no config.json"
+    for name in INDEXES:
+        index = snapshot / name
+        if index.is_file():
+            try:
+                files = set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values())
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                return f"{name} is unreadable ({exc})"
+            absent = sorted(f for f in files if not (snapshot / str(f)).is_file())
+            return (
+                f"{len(absent)} weight file(s) of {name} missing, e.g. {absent[0]}"
+                if absent
+                else None
+            )
+    if any((snapshot / name).is_file() for name in SINGLE_FILES):
+        return None
+    if list(snapshot.glob("*.safetensors")):
+        return None  # a single weights file of another name (a draft model's, say)
+    return "no weights index and no weights file"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def lock_path(cache: Path, model: str) -> Path:
+    return cache / ".locks" / (model.replace("/", "__") + ".lock")
+
+
+def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | None:
+    """Make every model of the entry complete in the cache; the seconds spent downloading
+    (None without a model cache: the server gets the hub ids)."""
+    cache = knobs.model_cache
+    if cache is None:
+        log("MODEL_CACHE is not set: the server gets the Hugging Face ids")
+        return None
+    spent = 0.0
+    for model, path in commands.models(entry, knobs.where).items():
+        snapshot = Path(path)
+        if missing(snapshot) is None:
+            log(f"model {model}: complete in {snapshot}")
+            continue
+        started = time.monotonic()
+        with _locked(lock_path(cache, model)):
+            reason = missing(snapshot)
+            if reason is None:
+                log(f"model {model}: completed by another launcher while this one waited")
+            else:
+                _download(model, snapshot, reason, knobs, supervisor)
+        spent += time.monotonic() - started
+    return round(spent, 3)
+
+
+def _download(
+    model: str, snapshot: Path, reason: str, knobs: Knobs, supervisor: Supervisor
+) -> None:
+    log(f"model {model}: not complete in {snapshot} ({reason}): downloading")
+    snapshot.mkdir(parents=True, exist_ok=True)
+    (snapshot / MARKER).write_text("a download into this directory has not finished\n")
+    argv = commands.download_argv(model, str(snapshot))
+    output = knobs.log_dir / (model.replace("/", "__") + ".download.log")
+    try:
+        returncode = supervisor.run(f"hf download {model}", argv, output=output)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"cannot run hf download for {model}: {exc}") from exc
+    if returncode != 0:
+        detail = tail(output, DOWNLOAD_TAIL_LINES)
+        status = "ran out of time" if returncode is None else describe_exit(returncode)
+        raise ModelError(f"hf download {model} {status}" + (f":\n{detail}" if detail else ""))
+    (snapshot / MARKER).unlink()
+    still = missing(snapshot)
+    if still is not None:
+        (snapshot / MARKER).write_text("hf download ended but the snapshot is not complete\n")
+        raise ModelError(f"hf download {model} ended, but {snapshot} is not complete: {still}")
+    log(f"model {model}: downloaded into {snapshot}")

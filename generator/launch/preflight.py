@@ -1,0 +1,52 @@
+"""Before a server starts: its models in the cache, its GPUs checked, and the provenance
+every record of the job or case carries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.launch import commands, gpus, models, provenance
+from generator.launch.console import log
+from generator.launch.contract import ServerEntry
+from generator.launch.knobs import Knobs
+from generator.launch.process import Supervisor
+from generator.launch.record import Common
+
+
+class Infrastructure(Exception):
+    """The job cannot run here (the launcher exits 2); the message says why."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ready:
+    common: Common
+    download_s: float | None
+    versions: dict[str, str | None]
+
+
+def prepare(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> Ready:
+    """Models, GPUs and provenance; Infrastructure when the job cannot run here."""
+    where = knobs.where
+    found_gpus = gpus.probe()
+    found = provenance.versions(knobs.python)
+    log(f"versions: {', '.join(f'{k} {v}' for k, v in found.items())}")
+    common = Common(
+        served_model_path=commands.models(entry, where)[entry["model_path"]],
+        server_argv=commands.server_argv(entry, where),
+        server_env=dict(entry["env"]),
+        provenance=provenance.collect(entry, found_gpus, found, knobs.environ, knobs.root),
+    )
+    try:
+        gpus.check(found_gpus, entry["gpus"])
+        download_s = models.ensure(entry, knobs, supervisor)
+    except (gpus.GpuError, models.ModelError) as exc:
+        raise Unready(common, str(exc)) from exc
+    return Ready(common=common, download_s=download_s, versions=found)
+
+
+class Unready(Infrastructure):
+    """Infrastructure, with what is known of the job for its records."""
+
+    def __init__(self, common: Common, reason: str) -> None:
+        super().__init__(reason)
+        self.common = common

@@ -1,0 +1,233 @@
+"""Result records (schema `sglang-ci/record/1`, generator/results/schemas): one file per
+benchmark point and per accuracy case, with identity, metrics, the exact commands,
+provenance, timings and a validity verdict. Only valid records enter a baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+
+SCHEMA = "sglang-ci/record/1"
+# Metrics copied from the client's result line under the same name.
+COPIED = (
+    "request_throughput",
+    "input_throughput",
+    "output_throughput",
+    "mean_ttft_ms",
+    "median_ttft_ms",
+    "p99_ttft_ms",
+    "mean_tpot_ms",
+    "median_tpot_ms",
+    "p99_tpot_ms",
+    "mean_itl_ms",
+    "median_itl_ms",
+    "p99_itl_ms",
+    "mean_e2e_latency_ms",
+    "median_e2e_latency_ms",
+    "p99_e2e_latency_ms",
+)
+# A valid point has every one of these.
+REQUIRED = ("output_throughput", "median_ttft_ms", "median_tpot_ms", "total_token_throughput")
+
+
+def finite(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def acceptance_rate(accept_length: float | None, draft_tokens: int | None) -> float | None:
+    """(acceptance length - 1) / tokens drafted per step: 0 accepts nothing, 1 everything."""
+    if accept_length is None or not draft_tokens:
+        return None
+    return round((accept_length - 1) / draft_tokens, 6)
+
+
+def point_metrics(
+    line: Mapping[str, object] | None, gpus: int, accept_length: float | None, draft: int | None
+) -> dict[str, Any]:
+    """The record's metrics from the client's result line (absent: every metric null)."""
+    data = line or {}
+    out: dict[str, Any] = {key: finite(data.get(key)) for key in COPIED}
+    done = data.get("completed")
+    duration = finite(data.get("duration"))
+    total = finite(data.get("total_token_throughput", data.get("total_throughput")))
+    if total is None and duration:
+        tokens = [finite(data.get(k)) for k in ("total_input_tokens", "total_output_tokens")]
+        if None not in tokens:
+            total = sum(t for t in tokens if t is not None) / duration
+    tpot = out["median_tpot_ms"]
+    out.update(
+        completed=done if isinstance(done, int) and not isinstance(done, bool) else None,
+        duration_s=duration,
+        total_token_throughput=total,
+        output_throughput_per_gpu=None
+        if out["output_throughput"] is None
+        else out["output_throughput"] / gpus,
+        total_token_throughput_per_gpu=_per(total, gpus),
+        interactivity=1000.0 / tpot if tpot else None,
+        accept_length=accept_length,
+        acceptance_rate=acceptance_rate(accept_length, draft),
+    )
+    return out
+
+
+def _per(value: float | None, gpus: int) -> float | None:
+    return None if value is None else value / gpus
+
+
+def needs_acceptance(entry: ServerEntry, osl: int | None = None) -> bool:
+    """A speculative-decoding server reports an acceptance length once it has decoded; a
+    point of one output token decodes nothing."""
+    return entry["spec"] != "none" and (osl is None or osl > 1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Common:
+    """What every record of one job or case shares."""
+
+    served_model_path: str
+    server_argv: list[str]
+    server_env: dict[str, str]
+    provenance: dict[str, Any]
+
+
+def _common(entry: ServerEntry, common: Common, error: str | None) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "model_path": entry["model_path"],
+        "served_model_path": common.served_model_path,
+        "server_mode": entry["server_mode"],
+        "runner_label": entry["runner"],
+        "server_fingerprint": entry["server_fingerprint"],
+        "spec": entry["spec"],
+        "draft_tokens": entry["draft_tokens"],
+        "gpus": entry["gpus"],
+        "error": error,
+        "server": {"argv": common.server_argv, "env": common.server_env},
+        "provenance": common.provenance,
+    }
+
+
+def point_validity(
+    job: JobEntry, point: PointEntry, status: str, metrics: Mapping[str, Any], restarted: bool
+) -> tuple[bool, str | None]:
+    """Whether a point's numbers may stand for its server, and why not."""
+    if status != "ok":
+        return False, f"status {status}"
+    if restarted:
+        return False, "the server restarted during the point"
+    if metrics["completed"] != point["num_prompts"]:
+        return False, f"{metrics['completed']} of {point['num_prompts']} requests completed"
+    bad = [key for key in REQUIRED if metrics[key] is None]
+    if bad:
+        return False, f"non-finite or missing {', '.join(bad)}"
+    if needs_acceptance(job, point["osl"]) and metrics["accept_length"] is None:
+        return False, "no acceptance length from a speculative-decoding server"
+    return True, None
+
+
+def point_record(
+    job: JobEntry,
+    point: PointEntry,
+    *,
+    status: str,
+    error: str | None,
+    metrics: dict[str, Any],
+    client_argv: list[str],
+    client_version: str | None,
+    common: Common,
+    timings: dict[str, Any],
+    restarted: bool = False,
+) -> dict[str, Any]:
+    valid, reason = point_validity(job, point, status, metrics, restarted)
+    return {
+        **_common(job, common, error),
+        "kind": "point",
+        "id": point["id"],
+        "job_id": job["id"],
+        "suite": job["suite"],
+        "config": job["config"],
+        "display": job["display"],
+        "dashboard_model": job["dashboard_model"],
+        "point": {
+            "pair": f"{point['isl']}x{point['osl']}",
+            "isl": point["isl"],
+            "osl": point["osl"],
+            "concurrency": point["concurrency"],
+            "random_range_ratio": point["random_range_ratio"],
+            "num_prompts": point["num_prompts"],
+            "num_warmups": point["num_warmups"],
+        },
+        "status": status,
+        "validity": {"valid": valid, "reason": reason},
+        "metrics": metrics,
+        "client": {"name": job["client"]["module"], "version": client_version, "argv": client_argv},
+        "timings": timings,
+    }
+
+
+def case_record(
+    case: CaseEntry,
+    *,
+    status: str,
+    error: str | None,
+    metrics: dict[str, Any],
+    evaluator_argv: list[str],
+    evaluator_version: str | None,
+    common: Common,
+    timings: dict[str, Any],
+) -> dict[str, Any]:
+    valid = status in ("passed", "failed")
+    return {
+        **_common(case, common, error),
+        "kind": "case",
+        "id": case["id"],
+        "case": case["case"],
+        "name": case["name"],
+        "suite": case["suite"],
+        "benchmark": case["benchmark"],
+        "status": status,
+        "validity": {"valid": valid, "reason": None if valid else f"status {status}"},
+        "metrics": metrics,
+        "evaluator": {
+            "name": case["evaluator"]["kind"],
+            "version": evaluator_version,
+            "argv": evaluator_argv,
+        },
+        "timings": timings,
+    }
+
+
+def timings(
+    *,
+    started_at: str | None,
+    ended_at: str | None,
+    wall_time_s: float | None,
+    server_start_s: float | None,
+    download_s: float | None,
+    estimate_minutes: int | None,
+) -> dict[str, Any]:
+    return {
+        "started_at": started_at,
+        "ended_at": ended_at,
+        "wall_time_s": wall_time_s,
+        "server_start_s": server_start_s,
+        "download_s": download_s,
+        "estimate_minutes": estimate_minutes,
+    }
+
+
+def write(path: Path, record: Mapping[str, Any]) -> None:
+    """Write atomically, so a reader never sees half a record."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
