@@ -77,6 +77,23 @@ def base_benchmark() -> dict[str, Any]:
             "aiter": {"AITER_QUICK_REDUCE_QUANTIZATION": "INT4"},
         },
         "sampling": {"standard": {"prompts_per_concurrency": 10, "warmups_per_concurrency": 2}},
+        "clients": {
+            "bench": {
+                "description": "sglang.bench_serving on random token ids",
+                "module": "sglang.bench_serving",
+                "args": {
+                    "--backend": "sglang-oai",
+                    "--host": "{host}",
+                    "--port": "{port}",
+                    "--dataset-name": "random-ids",
+                    "--random-input-len": "{isl}",
+                    "--random-output-len": "{osl}",
+                    "--num-prompts": "{num_prompts}",
+                    "--max-concurrency": "{concurrency}",
+                    "--output-file": "{output_file}",
+                },
+            }
+        },
         "estimates": {
             "max_job_minutes": 7200,
             "job_timeout_minutes": 7200,
@@ -103,7 +120,6 @@ def base_benchmark() -> dict[str, Any]:
                     "--chunked-prefill-size": "{P}",
                     "--mem-fraction-static": "0.8",
                 },
-                "config_env": False,
                 "env": {"SGLANG_USE_AITER": "1"},
                 "spec_env": {"SGLANG_ENABLE_SPEC_V2": "1"},
             },
@@ -117,14 +133,15 @@ def minimal_accuracy(model: str = "qwen-fp8") -> dict[str, Any]:
         "allowed_differences": {},
         "suites": {
             "gsm": {
-                "timeout_minutes": 60,
+                "timeout_minutes": {"nightly": 60, "pr": 60},
+                "eval_timeout_minutes": 30,
                 "evaluator": {
                     "kind": "lm-eval",
                     "task": "gsm8k",
                     "model": "local-completions",
                     "num_fewshot": 3,
                     "metric": "exact_match,flexible-extract",
-                    "num_concurrent": 8,
+                    "model_args": {"num_concurrent": 8},
                 },
             }
         },
@@ -161,6 +178,7 @@ def _suite(draw: st.DrawFn, name: str, key: str) -> dict[str, Any]:
         "runner": RUNNER,
         "random_range_ratio": draw(st.sampled_from([0.8, 1, 0.5])),
         "sampling": "standard",
+        "client": "bench",
         "pairs": _subset(draw, PAIRS, min_size=1),
     }
     if draw(st.booleans()):
@@ -307,6 +325,7 @@ def small_spec(
                 "runner": RUNNER,
                 "random_range_ratio": 1,
                 "sampling": "standard",
+                "client": "bench",
                 "pairs": list(pairs),
                 "concurrency": [4, 8],
                 "server_modes": ["plain"],

@@ -122,19 +122,24 @@ def test_pr_accuracy_is_exactly_the_three_light_cases(cli: Invoke) -> None:
 
 def test_the_sglang_nightly_case_runs_on_two_images_for_180_minutes(cli: Invoke) -> None:
     data = run_json(cli, "cases", "--suite", "sglang")
+    assert [c["image"] for c in data] == [
+        "rocm/sgl-dev:{version}-rocm700-mi35x-{date}",
+        "rocm/sgl-dev:{version}-rocm720-mi35x-{date}",
+    ]
     assert [c["id"] for c in data] == [
         "deepseek-r1-mxfp4-tp4-mtp-rocm700",
         "deepseek-r1-mxfp4-tp4-mtp-rocm720",
     ]
     for case in data:
         assert case["threshold"] == 0.944
-        assert case["timeout_minutes"] == 180
+        assert (case["timeout_minutes"], case["eval_timeout_minutes"]) == (180, 120)
         assert case["model_path"] == "amd/DeepSeek-R1-MXFP4-Preview"
         assert case["evaluator"] == {
             "kind": "sglang-few-shot-gsm8k",
             "num_shots": 5,
             "num_questions": 1319,
             "parallel": 1319,
+            "max_new_tokens": 512,
         }
         assert "--tensor-parallel-size" in case["server_args"]
 

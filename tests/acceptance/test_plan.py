@@ -84,8 +84,8 @@ def test_wall_time_spreads_jobs_over_the_runner_pool(cli: Invoke, tmp_path: Path
     root = copy_catalogs(tmp_path)
     edit(
         root / "catalogs/benchmark.yaml",
-        "atom-mi355-8gpu-aac-runner: {gpus: 8, count: 2}",
-        "atom-mi355-8gpu-aac-runner: {gpus: 8, count: 12}",
+        "    gpus: 8\n    count: 2\n",
+        "    gpus: 8\n    count: 12\n",
     )
     twelve = run_json(cli, "plan", "--group", "oob-all", "--json", root=root)
     longest = two["packed"]["longest_job_minutes"]

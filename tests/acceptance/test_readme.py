@@ -53,5 +53,5 @@ def test_following_the_readme_keeps_render_lint_and_check_green(
     assert lint.exit_code == 0, lint.stdout
     explained = cli("explain", "glm-4-6-fp8-tp8", root=root)
     assert explained.exit_code == 0
-    assert "--model-path zai-org/GLM-4.6-FP8" in explained.stdout
+    assert '--model-path "${MODEL_CACHE}"/zai-org/GLM-4.6-FP8' in explained.stdout
     assert "# accuracy case glm-4-6-fp8-tp8: GLM-4.6-FP8 TP8" in explained.stdout

@@ -29,7 +29,7 @@ def all_cells(fixture: Expanded) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def all_cases(fixture: Expanded) -> list[dict[str, Any]]:
-    return [dict(case_entry(fixture.catalog, r)) for r in fixture.case_runs]
+    return [dict(case_entry(fixture.catalog, r, r.case.levels[0])) for r in fixture.case_runs]
 
 
 def test_no_cell_sets_a_flag_twice(all_cells: list[dict[str, Any]]) -> None:
@@ -109,7 +109,9 @@ def test_mesh_atom_mode_puts_the_tensor_parallel_size_in_front(
         assert cell["server_args"].count("--tensor-parallel-size") == 1
 
 
-def test_mori_mode_uses_the_inferencex_shape_and_the_configs_prefill_budget(cli: Invoke) -> None:
+def test_mori_mode_runs_the_inferencex_shape_with_the_config_on_top(cli: Invoke) -> None:
+    """As the system we replace ran it: the mode's flags first and the config's args and env
+    on top; the config's --mem-fraction-static 0.85 wins over the mode's 0.8, once."""
     image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"
     result = cli("jobs", "--preset", "ds-fp8-dpa8-ep8", "--mode", "sglang-mori", "--image", image)
     assert result.exit_code == 0, result.stderr
@@ -124,7 +126,7 @@ def test_mori_mode_uses_the_inferencex_shape_and_the_configs_prefill_budget(cli:
         "--max-prefill-tokens",
         "65536",
         "--mem-fraction-static",
-        "0.8",
+        "0.85",
         "--disable-radix-cache",
         "--num-continuous-decode-steps",
         "4",
@@ -140,6 +142,13 @@ def test_mori_mode_uses_the_inferencex_shape_and_the_configs_prefill_budget(cli:
         "ROCM_QUICK_REDUCE_QUANTIZATION": "INT4",
         "AITER_QUICK_REDUCE_QUANTIZATION": "INT4",
         "IBDEVICES": "rdma0,rdma1,rdma2,rdma3,rdma4,rdma5,rdma6,rdma7",
+        "SGLANG_DEFAULT_SERVER_ARGS": "",
+        "SGLANG_AITER_FP8_PREFILL_ATTN": "0",
+        "ATOM_ENABLE_DS_QKNORM_QUANT_FUSION": "1",
+        "SGLANG_EXTERNAL_MODEL_PACKAGE": "atom.plugin.sglang.models",
+        "SGLANG_ENABLE_TORCH_COMPILE": "1",
+        "TORCHINDUCTOR_COMPILE_THREADS": "128",
+        "MORI_SHMEM_MODE": "ISOLATION",
     }
     assert prefill["image"] == image
 

@@ -35,6 +35,7 @@ from generator.errors import Loc
 from generator.lint.rules.base import flag_map, int_flag
 from tests.tooling.atom_reference import (
     ATOM_SUITE,
+    CLIENT,
     ESTIMATES,
     MESH_PAIRS,
     MODE,
@@ -265,7 +266,6 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
                 precedence="config",
                 variables=(),
                 args=(tp_front,),
-                config_env=True,
                 env=(),
                 spec_env=(),
                 loc=top,
@@ -283,4 +283,5 @@ def import_reference(bench_path: Path, acc_path: Path) -> Catalog:
         cases=cases,
         estimates=ESTIMATES,
         samplings=(STANDARD,),
+        clients=(CLIENT,),
     )

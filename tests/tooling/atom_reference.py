@@ -9,6 +9,7 @@ from typing import Any
 
 from generator.catalog.model import (
     AccuracySuite,
+    Client,
     Config,
     EnvVar,
     Estimates,
@@ -29,8 +30,18 @@ MESH_PAIRS = (Pair(isl=8192, osl=1), Pair(isl=1, osl=1024))
 OOB_CONCURRENCY = (4, 8, 16, 32, 64)
 ATOM_SUITE = AccuracySuite(
     name="atom",
-    timeout_minutes=120,
+    timeout_minutes=(("nightly", 240), ("pr", 180)),
+    eval_timeout_minutes=120,
     evaluator=Evaluator(kind="lm-eval", settings=(("task", "gsm8k"), ("num_fewshot", 3))),
+)
+# The InferenceX client the reference workflows run (its flags as the matrix entry holds them).
+CLIENT = Client(
+    name="benchmark_serving",
+    description="the InferenceX benchmark_serving.py the reference workflows run",
+    module="benchmark_serving",
+    args=(),
+    env=(),
+    loc=Loc("reference", 1),
 )
 # The JSON says nothing of job lengths: one bound, GitHub's default job timeout.
 ESTIMATES = Estimates(
@@ -111,5 +122,6 @@ def reference_suite(name: str, key: str, configs: tuple[Config, ...], loc: Loc) 
         pairs=pairs,
         concurrency=None if key == "mesh" else OOB_CONCURRENCY,
         server_modes=(MODE,),
+        client=CLIENT.name,
         loc=loc,
     )

@@ -15,7 +15,9 @@ from generator.launch import commands
 from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
 
-WHERE = commands.Where(python="/py", port="4242", logs="/logs")
+WHERE = commands.Where(
+    python="/py", port="4242", logs="/logs", model_cache="/models", root="/checkout"
+)
 
 
 def resolve(text: str) -> str:
@@ -24,6 +26,8 @@ def resolve(text: str) -> str:
         text.replace('"${PYTHON}"', WHERE.python)
         .replace('"${SGLANG_PORT}"', WHERE.port)
         .replace('"${LOG_DIR}"', WHERE.logs)
+        .replace('"${MODEL_CACHE}"', str(WHERE.model_cache))
+        .replace('"${SGLANG_CI_ROOT}"', WHERE.root)
     )
 
 
@@ -164,7 +168,7 @@ def test_a_300_config_catalog_explains_though_it_cannot_render(cli: Invoke, tmp_
     result = cli("render", root=root)
     assert result.exit_code == 2
     assert result.stderr.endswith(
-        "catalogs/benchmark.yaml:2290: cron group 'oob-deepseek-non-mtp' makes 306 jobs; "
+        "catalogs/benchmark.yaml:2351: cron group 'oob-deepseek-non-mtp' makes 306 jobs; "
         "a GitHub matrix holds at most 256: split it\n"
     )
 

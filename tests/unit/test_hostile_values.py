@@ -80,6 +80,7 @@ def hostile_spec() -> CatalogSpec:
                 "runner": RUNNER,
                 "random_range_ratio": 0.8,
                 "sampling": "standard",
+                "client": "bench",
                 "pairs": ["1024x1024", "8192x1024"],
                 "concurrency": [4, 8],
                 "server_modes": ["plain"],
@@ -168,7 +169,7 @@ def test_hostile_values_come_out_of_jobs_as_the_exact_strings(cli: Invoke, root:
 
 
 def test_hostile_values_come_out_of_cases_as_the_exact_strings(cli: Invoke, root: Path) -> None:
-    [case] = run_json(cli, root, "cases")
+    [case] = run_json(cli, root, "cases", "--level", "nightly")
     assert case["name"] == CASE_NAME
     assert case["server_args"] == [
         "--tensor-parallel-size",
@@ -282,7 +283,7 @@ def test_explain_shell_quotes_every_token_of_a_cell(cli: Invoke, root: Path, pai
     isl, osl = pair.split("x")
     lines = explain_lines(cli, root, f"hostile-{isl}-{osl}-8-0.8")
     [client] = assert_quoted(
-        lines, env, server_line("org/DeepSeek-FP8", args), "sglang.bench_serving"
+        lines, env, server_line("${MODEL_CACHE}/org/DeepSeek-FP8", args), "sglang.bench_serving"
     )
     assert client[:3] == ["${PYTHON}", "-m", "sglang.bench_serving"]
     assert client[client.index("--max-concurrency") + 1] == "8"
@@ -292,7 +293,7 @@ def test_explain_shell_quotes_every_token_of_a_job(cli: Invoke, root: Path) -> N
     args, env = EXPECTED["8192x1024"]
     lines = explain_lines(cli, root, "hostile-8192x1024")
     clients = assert_quoted(
-        lines, env, server_line("org/DeepSeek-FP8", args), "sglang.bench_serving"
+        lines, env, server_line("${MODEL_CACHE}/org/DeepSeek-FP8", args), "sglang.bench_serving"
     )
     assert [c[c.index("--max-concurrency") + 1] for c in clients] == ["4", "8"]
 
@@ -301,7 +302,9 @@ def test_explain_shell_quotes_every_token_of_a_case(cli: Invoke, root: Path) -> 
     lines = explain_lines(cli, root, "acc-case")
     env = {"SGLANG_USE_AITER": "1", "SGLANG_DEFAULT_SERVER_ARGS": "", **CASE_ENV}
     args = ["--tensor-parallel-size", "2", "--trust-remote-code", *argv(dict(CASE_ARGS))]
-    [evaluator] = assert_quoted(lines, env, server_line("org/DeepSeek-FP8", args), "lm_eval")
+    [evaluator] = assert_quoted(
+        lines, env, server_line("${MODEL_CACHE}/org/DeepSeek-FP8", args), "lm_eval"
+    )
     assert evaluator[:3] == ["lm_eval", "--model", "local-completions"]
 
 

@@ -294,12 +294,12 @@ def test_two_presets_never_share_a_matrix_file(tmp_path: Path) -> None:
     assert len(matrices) == sum(len(p.runs) for p in expanded.presets)
 
 
-def test_an_lm_eval_case_without_num_concurrent_is_refused_with_a_line(
+def test_an_lm_eval_case_without_model_args_is_refused_with_a_line(
     cli: Invoke, in_tmp_path: Path
 ) -> None:
     spec = small_spec({"Suite-A": "a"}, [{"prefix": "c0", "suite": "Suite-A"}])
-    del spec.accuracy["suites"]["gsm"]["evaluator"]["num_concurrent"]
+    del spec.accuracy["suites"]["gsm"]["evaluator"]["model_args"]
     result = cli("explain", "acc-case", root=spec.write(in_tmp_path))
     assert result.exit_code == 2
     assert result.stderr.startswith("error: catalogs/accuracy.yaml:"), result.stderr
-    assert result.stderr.endswith(": suites.gsm.evaluator: 'num_concurrent' is required\n")
+    assert result.stderr.endswith(": suites.gsm.evaluator: 'model_args' is required\n")

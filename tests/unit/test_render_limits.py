@@ -48,14 +48,14 @@ def test_every_matrix_is_checked_and_these_hold_more_than_10_jobs(
     # 4 cron groups, 35 presets (the 18 Mesh ones in two modes), 2 accuracy levels.
     assert len(checked) == len([p for p in outputs if p.startswith(".github/matrices/")]) == 59
     assert [(what, str(loc), jobs) for what, loc, jobs, _ in checked if jobs > 10] == [
-        ("cron group 'mesh-all'", f"{bench}:500", 17),
-        ("cron group 'oob-all'", f"{bench}:504", 12),
-        ("preset 'all-oob' (SGLang-OOB, sglang-atom)", f"{bench}:517", 12),
-        ("preset 'ds-all' (SGLang-Mesh, sglang-atom)", f"{bench}:519", 17),
-        ("preset 'ds-all' (SGLang-Mesh, sglang-mori)", f"{bench}:519", 17),
-        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-atom)", f"{bench}:520", 14),
-        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-mori)", f"{bench}:520", 14),
-        ("accuracy level 'nightly'", f"{acc}:62", 17),  # 16 cases, the SGLang one on 2 images
+        ("cron group 'mesh-all'", f"{bench}:561", 17),
+        ("cron group 'oob-all'", f"{bench}:565", 12),
+        ("preset 'all-oob' (SGLang-OOB, sglang-atom)", f"{bench}:578", 12),
+        ("preset 'ds-all' (SGLang-Mesh, sglang-atom)", f"{bench}:580", 17),
+        ("preset 'ds-all' (SGLang-Mesh, sglang-mori)", f"{bench}:580", 17),
+        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-atom)", f"{bench}:581", 14),
+        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-mori)", f"{bench}:581", 14),
+        ("accuracy level 'nightly'", f"{acc}:72", 17),  # 16 cases, the SGLang one on 2 images
     ]
 
 
@@ -66,7 +66,7 @@ def test_a_matrix_over_the_job_limit_is_refused_at_its_selection(
     render(fixture)  # the largest matrices hold 17 jobs
     monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 16)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:500: cron group 'mesh-all' makes 17 jobs; "
+        f"{fixture.catalog.benchmark_file}:561: cron group 'mesh-all' makes 17 jobs; "
         "a GitHub matrix holds at most 16: split it"
     )
 
@@ -78,13 +78,13 @@ def test_a_matrix_over_the_output_limit_is_refused_at_its_selection(
     largest = max(size for *_, size in checked)
     first = json.loads(outputs[".github/matrices/benchmark/schedule/oob-deepseek-non-mtp.json"])
     size = len(json.dumps(first, ensure_ascii=False, separators=(",", ":")).encode())
-    assert (size, largest) == (15787, 36565)
+    assert (size, largest) == (20989, 55085)
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", largest)
     render(fixture)
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", size - 1)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:490: cron group 'oob-deepseek-non-mtp' is 15787 "
-        "bytes of matrix JSON; a job output holds at most 15786: split it"
+        f"{fixture.catalog.benchmark_file}:551: cron group 'oob-deepseek-non-mtp' is 20989 "
+        "bytes of matrix JSON; a job output holds at most 20988: split it"
     )
 
 
@@ -104,7 +104,7 @@ def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
     render(fixture)
     monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 5)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:189: .github/workflows/benchmark.yml would have 6 "
+        f"{fixture.catalog.benchmark_file}:249: .github/workflows/benchmark.yml would have 6 "
         "dispatch inputs; GitHub allows 5: merge suites"
     )
 
@@ -148,7 +148,7 @@ def test_render_refuses_a_limit_with_one_line_and_exit_2_and_writes_nothing(
     result = cli("render", root=root)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        "error: catalogs/benchmark.yaml:500: cron group 'mesh-all' makes 17 jobs; a GitHub "
+        "error: catalogs/benchmark.yaml:561: cron group 'mesh-all' makes 17 jobs; a GitHub "
         "matrix holds at most 16: split it\n"
     )
     assert snapshot(root) == {}

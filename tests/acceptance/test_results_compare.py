@@ -1,0 +1,297 @@
+"""The issue's acceptance cases for `sglang-ci results compare`, on synthetic runs."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from generator.cli import main
+from tests.results_gen import (
+    Point,
+    Run,
+    Shape,
+    case_record,
+    history,
+    point_record,
+    sweep,
+    write_run,
+)
+
+POINTS = sweep()
+DROP = POINTS[2]  # concurrency 16
+
+
+def compare(tmp_path: Path, *args: str) -> tuple[Result, dict[str, Any]]:
+    """Run compare as the summary job does, with --json; the exit and the verdicts."""
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(tmp_path),
+            "results",
+            "compare",
+            "--history",
+            str(tmp_path / "history"),
+            "--current",
+            str(tmp_path / "run"),
+            "--json",
+            *args,
+        ],
+        catch_exceptions=False,
+    )
+    return result, json.loads(result.stdout)
+
+
+def current(
+    tmp_path: Path, shapes: dict[Point, Shape] | None = None, points: list[Point] = POINTS
+) -> None:
+    run = Run(day=30)
+    rng = random.Random(99)
+    records = [point_record(run, p, (shapes or {}).get(p, Shape(noise=0.02)), rng) for p in points]
+    write_run(tmp_path, run, records, name="run")
+
+
+def verdicts(data: dict[str, Any]) -> dict[int, str]:
+    return {p["concurrency"]: p["verdict"] for p in data["points"]}
+
+
+def test_a_run_at_the_level_of_a_noisy_history_has_no_regression(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path)
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert set(verdicts(data).values()) == {"ok"}
+    assert [c["verdict"] for c in data["curves"]] == ["ok"]
+    assert data["regressions"] == 0
+
+
+def test_two_runs_in_a_row_30_percent_lower_at_one_point_are_a_regression(tmp_path: Path) -> None:
+    history(
+        tmp_path / "history",
+        POINTS,
+        7,
+        shapes={(6, DROP.point_id): Shape(throughput=0.7, noise=0.02)},
+    )
+    current(tmp_path, {DROP: Shape(throughput=0.7, noise=0.02)})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 1
+    assert verdicts(data) == {4: "ok", 8: "ok", 16: "regression", 32: "ok", 64: "ok", 128: "ok"}
+    drop = next(p for p in data["points"] if p["concurrency"] == 16)
+    metric = drop["metrics"]["output_throughput_per_gpu"]
+    assert (metric["verdict"], metric["runs"]) == ("regression", 7)
+    assert -0.33 < metric["change"] < -0.27
+
+
+def test_only_the_last_run_lower_is_suspected(tmp_path: Path) -> None:
+    # 8% lower: beyond the 5% band, within twice the band, and not seen before.
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {DROP: Shape(throughput=0.92)})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert verdicts(data)[16] == "suspected"
+    assert data["regressions"] == 0
+
+
+def test_a_drop_beyond_twice_the_band_needs_no_confirmation(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {DROP: Shape(throughput=0.7)})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 1
+    assert verdicts(data)[16] == "regression"
+
+
+def test_two_history_runs_are_insufficient_history(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 2)
+    current(tmp_path, {DROP: Shape(throughput=0.5)})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert set(verdicts(data).values()) == {"insufficient-history"}
+
+
+def test_an_empty_history_makes_every_point_new(tmp_path: Path) -> None:
+    (tmp_path / "history").mkdir()
+    current(tmp_path)
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert set(verdicts(data).values()) == {"new"}
+    assert [c["verdict"] for c in data["curves"]] == ["new"]
+
+
+def test_a_point_missing_from_the_run_is_missing(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, points=POINTS[:-1])
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert verdicts(data)[128] == "missing"
+    assert data["points"][-1]["reason"] == "not reported (the previous run had it)"
+
+
+def test_the_matrix_says_what_was_expected(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, points=POINTS[:-1])
+    job = {
+        "id": "ds-fp8-tp8-1024x1024",
+        "config": "ds-fp8-tp8",
+        "runner": "mi355-8gpu",
+        "image": "rocm/sgl-dev:nightly",
+        "points": [
+            {"id": p.point_id, "isl": p.isl, "osl": p.osl, "concurrency": p.concurrency}
+            for p in POINTS
+        ],
+    }
+    other = {**job, "id": "other", "config": "other", "points": job["points"][:1]}
+    (tmp_path / "matrix.json").write_text(json.dumps({"include": [job, other]}))
+    _, data = compare(tmp_path, "--expected", str(tmp_path / "matrix.json"))
+    missing = [
+        (p["config"], p["concurrency"], p["image_family"])
+        for p in data["points"]
+        if p["verdict"] == "missing"
+    ]
+    assert missing == [("ds-fp8-tp8", 128, "rocm/sgl-dev"), ("other", 4, "rocm/sgl-dev")]
+
+
+def test_a_cancelled_point_is_missing_and_a_failed_one_invalid(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(
+        tmp_path, {POINTS[0]: Shape(status="cancelled"), POINTS[1]: Shape(status="server-died")}
+    )
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert [(p["verdict"], p["reason"]) for p in data["points"][:2]] == [
+        ("missing", "cancelled"),
+        ("invalid", "status server-died"),
+    ]
+
+
+def test_a_latency_rise_with_a_throughput_gain_along_the_curve_is_a_trade_off(
+    tmp_path: Path,
+) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {p: Shape(along=0.85, ttft=1.3, noise=0.02) for p in POINTS})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert [c["verdict"] for c in data["curves"]] == ["ok"]
+    assert set(verdicts(data).values()) == {"trade-off"}
+    ttft = data["points"][-1]["metrics"]["median_ttft_ms"]
+    assert ttft["verdict"] == "trade-off"
+    assert ttft["change"] > 0.2
+
+
+def test_a_latency_rise_without_a_throughput_gain_is_a_regression(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {DROP: Shape(ttft=1.5)})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 1
+    assert data["points"][2]["metrics"]["median_ttft_ms"]["verdict"] == "regression"
+
+
+def test_a_lower_curve_is_a_curve_regression(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {p: Shape(throughput=0.75) for p in POINTS})
+    _, data = compare(tmp_path)
+    assert [c["verdict"] for c in data["curves"]] == ["regression"]
+
+
+def test_a_warning_policy_reports_the_regression_and_exits_0(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {DROP: Shape(throughput=0.5)})
+    (tmp_path / "policy.yaml").write_text("regression:\n  on_regression: warn\n")
+    result, data = compare(tmp_path, "--policy", str(tmp_path / "policy.yaml"))
+    assert result.exit_code == 0
+    assert data["regressions"] == 2  # the point and its curve
+    assert data["policy"]["source"] == str(tmp_path / "policy.yaml")
+
+
+def test_an_mtp_case_below_its_min_acceptance_rate_fails(tmp_path: Path) -> None:
+    (tmp_path / "history").mkdir()
+    run = Run(day=30)
+    low = case_record(
+        run, "gsm8k-mtp", spec="mtp", draft_tokens=3, accept_length=1.6, min_acceptance_rate=0.3
+    )
+    write_run(tmp_path, run, [low, case_record(run)], name="run")
+    result, data = compare(tmp_path)
+    assert result.exit_code == 1
+    assert [(g["gate"], g["id"], g["message"]) for g in data["gates"]] == [
+        ("acceptance", "gsm8k-mtp-nightly", "acceptance rate 0.2 below min_acceptance_rate 0.3")
+    ]
+
+
+def test_an_mtp_point_without_acceptance_length_is_an_error(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 3)
+    mtp = Point(config="ds-mtp", spec="mtp", draft_tokens=3)
+    current(tmp_path, {mtp: Shape(accept_length=None)}, points=[*POINTS, mtp])
+    result, data = compare(tmp_path)
+    assert result.exit_code == 1
+    assert [(g["gate"], g["kind"], g["message"]) for g in data["gates"]] == [
+        ("acceptance", "point", "MTP point without acceptance length")
+    ]
+    assert data["points"][-1]["reason"] == "no acceptance length from a speculative-decoding server"
+
+
+def test_an_accuracy_case_below_its_threshold_fails(tmp_path: Path) -> None:
+    (tmp_path / "history").mkdir()
+    run = Run(day=30)
+    write_run(tmp_path, run, [case_record(run, score=0.9, threshold=0.93)], name="run")
+    result, data = compare(tmp_path)
+    assert result.exit_code == 1
+    assert (
+        data["gates"][0]["message"] == "exact_match,flexible-extract 0.9 below the threshold 0.93"
+    )
+
+
+def test_a_broken_file_in_the_run_is_reported_and_skipped(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path)
+    (tmp_path / "run" / "broken.json").write_text(
+        '{"schema": "sglang-ci/record/1", "kind": "point"}'
+    )
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
+    assert data["problems"] == [f"{tmp_path}/run/broken.json: record: 'id' is a required property"]
+    assert f"warning: {tmp_path}/run/broken.json: record:" in result.stderr
+
+
+def test_a_missing_history_directory_is_bad_input(tmp_path: Path) -> None:
+    current(tmp_path)
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(tmp_path),
+            "results",
+            "compare",
+            "--history",
+            str(tmp_path / "nope"),
+            "--current",
+            str(tmp_path / "run"),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {tmp_path}/nope: history directory is not a directory\n"
+
+
+def test_the_markdown_names_the_regression(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    current(tmp_path, {DROP: Shape(throughput=0.5)})
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(tmp_path),
+            "results",
+            "compare",
+            "--history",
+            str(tmp_path / "history"),
+            "--current",
+            str(tmp_path / "run"),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1
+    assert "**FAIL**: 2 confirmed regression(s) (fail)" in result.stdout
+    assert "| regression | ds-fp8-tp8 | 1024x1024 | 16 | tok/s/GPU |" in result.stdout
