@@ -30,6 +30,7 @@ from generator.plan_text import format_text as format_plan
 from generator.render import render
 from generator.render.drift import FIX, drift
 from generator.render.write import write_all
+from generator.results.cli import results_group
 from generator.summary import markdown, summary
 
 UNEXPECTED_EXIT = 3
@@ -286,3 +287,6 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
         return 1 if lint_errors(findings) else 0
 
     run(ctx, work)
+
+
+main.add_command(results_group)

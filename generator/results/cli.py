@@ -1,0 +1,208 @@
+"""`sglang-ci results ...`: click options only; the modules of generator/results do the work.
+
+Exit codes: 0 success; 1 a confirmed regression or a failed gate (compare, under a policy
+that fails); 2 bad input (no such directory, a broken policy or matrix file).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from generator.jsonio import dumps
+from generator.results.markdown import DEFAULT_MAX_BYTES, fit
+from generator.results.record import ResultsError
+
+_dir = click.Path(file_okay=False, path_type=Path)
+_file = click.Path(dir_okay=False, path_type=Path)
+
+
+def _run(ctx: click.Context, work: Callable[[Path], int | None]) -> None:
+    """The main command's error handling (one line, exit code) around `work(root)`."""
+    from generator.cli import run  # the parent command, loaded by the time this runs
+
+    run(ctx, lambda c: work(c.root))
+
+
+def _emit(
+    data: dict[str, Any], lines: list[str], *, as_json: bool, out: Path | None, max_bytes: int
+) -> None:
+    """JSON, or Markdown cut to `max_bytes` on stdout; the full Markdown to `out`."""
+    full = "\n".join(lines) + "\n"
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(full, encoding="utf-8")
+    if as_json:
+        sys.stdout.write(dumps(data))
+    else:
+        sys.stdout.write(fit(lines, max_bytes, str(out) if out else None))
+
+
+def _warn_problems(problems: list[Any]) -> None:
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="JSON instead of Markdown.")
+out_option = click.option("--out", type=_file, help="Also write the full Markdown to FILE.")
+max_option = click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1000),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Cut the Markdown on stdout to this size (GitHub's step summary takes 1 MiB).",
+)
+policy_option = click.option(
+    "--policy",
+    "policy_path",
+    type=_file,
+    help="A YAML/JSON file with the regression section (default: catalogs/benchmark.yaml "
+    "under --root, else the defaults).",
+)
+history_option = click.option(
+    "--history", type=_dir, required=True, help="History directory: one run directory per run."
+)
+
+
+@click.group(name="results")
+def results_group() -> None:
+    """Result records: run summaries, regression verdicts, thresholds, a dashboard."""
+
+
+@results_group.command(name="summarize")
+@click.argument("run_dirs", nargs=-1, required=True, type=_dir)
+@json_option
+@out_option
+@max_option
+@click.pass_context
+def summarize_cmd(
+    ctx: click.Context, run_dirs: tuple[Path, ...], as_json: bool, out: Path | None, max_bytes: int
+) -> None:
+    """The run-wide table of RUN_DIR... (one run, possibly several job directories)."""
+    from generator.results.load import open_store
+    from generator.results.summarize import markdown, summarize
+
+    def work(root: Path) -> int:
+        store = open_store(current=run_dirs)
+        _warn_problems(store.problems)
+        data = summarize(store)
+        _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
+        return 0
+
+    _run(ctx, work)
+
+
+@results_group.command(name="compare")
+@history_option
+@click.option(
+    "--current", type=_dir, multiple=True, required=True, help="The run directory to judge."
+)
+@click.option(
+    "--expected",
+    type=_file,
+    multiple=True,
+    help="The run's job and case matrices (JSON): what it was expected to report.",
+)
+@policy_option
+@json_option
+@out_option
+@max_option
+@click.pass_context
+def compare_cmd(
+    ctx: click.Context,
+    history: Path,
+    current: tuple[Path, ...],
+    expected: tuple[Path, ...],
+    policy_path: Path | None,
+    as_json: bool,
+    out: Path | None,
+    max_bytes: int,
+) -> None:
+    """Verdicts of a run's points and curves against the history; exit 1 on a confirmed
+    regression or a failed gate (unless the policy only warns)."""
+    from generator.results.compare import compare
+    from generator.results.compare_text import markdown
+    from generator.results.expected import load_expected
+    from generator.results.load import open_store
+    from generator.results.policy import policy_for
+
+    def work(root: Path) -> int:
+        policy, source = policy_for(root, policy_path)
+        wanted = load_expected(expected) if expected else None
+        store = open_store(current=current, history=history)
+        _warn_problems(store.problems)
+        name = current[0].resolve().name if len(current) == 1 else "current"
+        result = compare(store, policy, source=source, current=name, expected=wanted)
+        data = result.as_dict()
+        _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
+        return result.exit_code
+
+    _run(ctx, work)
+
+
+@results_group.command(name="report")
+@history_option
+@click.option(
+    "--current", type=_dir, multiple=True, help="The latest run (default: the newest history run)."
+)
+@click.option("--out", "site", type=_dir, required=True, help="Site directory (emptied first).")
+@click.option("--expected", type=_file, multiple=True, help="The current run's matrices.")
+@policy_option
+@click.pass_context
+def report_cmd(
+    ctx: click.Context,
+    history: Path,
+    current: tuple[Path, ...],
+    site: Path,
+    expected: tuple[Path, ...],
+    policy_path: Path | None,
+) -> None:
+    """A static dashboard (plotly) of the history and the latest run."""
+    from generator.results.compare import compare
+    from generator.results.expected import load_expected
+    from generator.results.load import open_store
+    from generator.results.policy import policy_for
+    from generator.results.report import report
+
+    def work(root: Path) -> int:
+        policy, source = policy_for(root, policy_path)
+        wanted = load_expected(expected) if expected else None
+        store = open_store(current=current, history=history)
+        _warn_problems(store.problems)
+        name = current[0].resolve().name if current else store.promote_latest()
+        if name is None:
+            raise ResultsError(f"{history}: no run with a record, nothing to report")
+        result = compare(store, policy, source=source, current=name, expected=wanted)
+        pages = report(store, result, site)
+        click.echo(f"report: {pages} pages in {site}")
+        return 0
+
+    _run(ctx, work)
+
+
+@results_group.command(name="thresholds")
+@history_option
+@policy_option
+@json_option
+@click.pass_context
+def thresholds_cmd(
+    ctx: click.Context, history: Path, policy_path: Path | None, as_json: bool
+) -> None:
+    """Proposed accuracy thresholds per case from the history (never applied)."""
+    from generator.results.load import open_store
+    from generator.results.policy import policy_for
+    from generator.results.thresholds import markdown, thresholds
+
+    def work(root: Path) -> int:
+        policy, _ = policy_for(root, policy_path)
+        store = open_store(history=history)
+        _warn_problems(store.problems)
+        data = thresholds(store, policy.thresholds)
+        _emit(data, markdown(data), as_json=as_json, out=None, max_bytes=DEFAULT_MAX_BYTES)
+        return 0
+
+    _run(ctx, work)

@@ -1,0 +1,129 @@
+"""Which points and cases a run was expected to report, and which it did not.
+
+With `--expected MATRIX_JSON...` (the run's job and case matrices, as the workflows pass
+them to the launchers: `{"include": [...]}` or a list), every point of every job and every
+case is expected; a record matches by job id and point id, or by case entry id. Without
+matrices, a point is expected when the newest history run that has its config reported it
+and the current run reported some point of that config (a run that selected other configs
+expects nothing of this one); a case likewise per accuracy suite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.results.record import ResultsError
+from generator.results.store import IMAGE_FAMILY_SQL, Store
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expected:
+    # (job id, point id) -> identity of the point
+    points: tuple[tuple[tuple[str, str], dict[str, Any]], ...]
+    # case entry id -> case id
+    cases: tuple[tuple[str, str], ...]
+
+
+def _entries(path: Path) -> list[Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{path}: cannot read the matrix: {e}") from e
+    entries = data.get("include") if isinstance(data, dict) else data
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ResultsError(f'{path}: a matrix is {{"include": [...]}} or a list of objects')
+    return entries
+
+
+def load_expected(paths: Sequence[Path]) -> Expected:
+    points: list[tuple[tuple[str, str], dict[str, Any]]] = []
+    cases: list[tuple[str, str]] = []
+    for path in paths:
+        for i, entry in enumerate(_entries(path)):
+            try:
+                if "points" in entry:
+                    for p in entry["points"]:
+                        identity = {
+                            "config": entry.get("config"),
+                            "pair": f"{p['isl']}x{p['osl']}",
+                            "isl": int(p["isl"]),
+                            "osl": int(p["osl"]),
+                            "concurrency": int(p["concurrency"]),
+                            "runner_label": entry.get("runner"),
+                            "image_family": entry.get("image"),
+                        }
+                        points.append(((str(entry["id"]), str(p["id"])), identity))
+                else:
+                    cases.append((str(entry["id"]), str(entry.get("case", entry["id"]))))
+            except (KeyError, TypeError, ValueError) as e:
+                raise ResultsError(f"{path}: entry {i}: not a job or case entry ({e!r})") from e
+    return Expected(points=tuple(points), cases=tuple(cases))
+
+
+_BY_HISTORY = """
+WITH newest AS (
+  SELECT r.* FROM records r JOIN runs USING (role, run)
+  WHERE role = 'history' AND kind = 'point'
+  QUALIFY rank = min(rank) OVER (PARTITION BY config)
+)
+SELECT DISTINCT config, pair, isl, osl, concurrency, runner_label, image_family
+FROM newest n
+WHERE config IN (SELECT config FROM records WHERE role = 'current' AND kind = 'point')
+  AND NOT EXISTS (
+    SELECT 1 FROM records c WHERE c.role = 'current' AND c.kind = 'point'
+      AND c.config = n.config AND c.isl = n.isl AND c.osl = n.osl
+      AND c.concurrency = n.concurrency)
+ORDER BY config, isl, osl, concurrency
+"""
+
+
+def missing_points(store: Store, expected: Expected | None) -> list[tuple[dict[str, Any], str]]:
+    """(identity, reason) of every expected point the current run has no record of."""
+    if expected is None:
+        return [(row, "not reported (the previous run had it)") for row in store.rows(_BY_HISTORY)]
+    seen = {
+        (row["job_id"], row["id"])
+        for row in store.rows(
+            "SELECT job_id, id FROM records WHERE role = 'current' AND kind = 'point'"
+        )
+    }
+    out = []
+    for key, identity in expected.points:
+        if key not in seen:
+            image = identity["image_family"]
+            family = store.con.execute(
+                f"SELECT {IMAGE_FAMILY_SQL.format(ref='?')}", [image]
+            ).fetchone()
+            out.append(
+                ({**identity, "image_family": family[0] if family else None}, "not reported")
+            )
+    return out
+
+
+_CASES_BY_HISTORY = """
+WITH newest AS (
+  SELECT r.* FROM records r JOIN runs USING (role, run)
+  WHERE role = 'history' AND kind = 'case'
+  QUALIFY rank = min(rank) OVER (PARTITION BY suite)
+)
+SELECT DISTINCT id, case_id FROM newest n
+WHERE suite IN (SELECT suite FROM records WHERE role = 'current' AND kind = 'case')
+  AND NOT EXISTS (SELECT 1 FROM records c
+    WHERE c.role = 'current' AND c.kind = 'case' AND c.id = n.id)
+ORDER BY id
+"""
+
+
+def missing_cases(store: Store, expected: Expected | None) -> list[tuple[str, str]]:
+    """(case entry id, case id) of every expected case the current run has no record of."""
+    if expected is None:
+        return [(row["id"], row["case_id"]) for row in store.rows(_CASES_BY_HISTORY)]
+    seen = {
+        row["id"]
+        for row in store.rows("SELECT id FROM records WHERE role = 'current' AND kind = 'case'")
+    }
+    return [(entry, case) for entry, case in expected.cases if entry not in seen]

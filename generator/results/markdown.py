@@ -1,0 +1,53 @@
+"""Markdown for the step summary: tables, numbers, and the cut under GitHub's 1 MiB
+step-summary limit (a cut names the file with the full text)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+# GitHub refuses a step summary over 1 MiB; the workflow's own lines need some room.
+DEFAULT_MAX_BYTES = 1_000_000
+
+
+def number(value: object, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:+.1f}%"
+
+
+def escape(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    """A Markdown table of cells the caller formatted (each escaped here)."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def fit(lines: Sequence[str], max_bytes: int, full: str | None) -> str:
+    """`lines` as text of at most `max_bytes` bytes: whole lines, then a note."""
+    text = "\n".join(lines) + "\n"
+    if len(text.encode()) <= max_bytes:
+        return text
+    where = f"the full text is in `{full}`" if full else "rerun with `--out FILE` for the full text"
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        more = len(lines) - len(kept)
+        note = f"\n_Cut to stay under {max_bytes:,} bytes: {more} more lines; {where}._\n"
+        grown = size + len(line.encode()) + 1
+        if grown + len(note.encode()) > max_bytes:
+            return "\n".join(kept) + "\n" + note
+        kept.append(line)
+        size = grown
+    return text

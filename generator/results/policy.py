@@ -1,0 +1,150 @@
+"""The `regression:` section of catalogs/benchmark.yaml, typed: how `sglang-ci results`
+calls a regression. Every knob has a default, so the section may be absent.
+
+The catalog loader calls `build_policy(doc.get("regression"), shown)` on the loaded
+mapping; the results commands take the policy from the catalog under `--root`, or from
+`--policy FILE` (a YAML or JSON file holding the section, or a mapping with a
+`regression:` key, such as a benchmark catalog).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from generator.catalog.yamlio import line_of, load_mapping
+from generator.errors import CatalogError, Loc, did_you_mean
+
+SECTION = "regression"
+Action = Literal["fail", "warn"]
+# The metrics a verdict is made on: name -> whether a higher value is better.
+METRICS: dict[str, bool] = {
+    "output_throughput_per_gpu": True,
+    "median_ttft_ms": False,
+    "median_tpot_ms": False,
+    "acceptance_rate": True,
+}
+DEFAULT_MIN_CHANGE = {
+    "output_throughput_per_gpu": 0.05,
+    "median_ttft_ms": 0.10,
+    "median_tpot_ms": 0.10,
+    "acceptance_rate": 0.05,
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThresholdRule:
+    """`results thresholds`: max(floor, Q1 - 1.5 x IQR - margin) over at least min_runs."""
+
+    floor: float = 0.0
+    margin: float = 0.01
+    min_runs: int = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class Policy:
+    runs: int = 7
+    min_runs: int = 3
+    k: float = 3.0
+    min_change: tuple[tuple[str, float], ...] = tuple(DEFAULT_MIN_CHANGE.items())
+    on_regression: Action = "fail"
+    on_gate: Action = "fail"
+    thresholds: ThresholdRule = field(default_factory=ThresholdRule)
+
+    def change(self, metric: str) -> float:
+        return dict(self.min_change)[metric]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "runs": self.runs,
+            "min_runs": self.min_runs,
+            "k": self.k,
+            "min_change": dict(self.min_change),
+            "on_regression": self.on_regression,
+            "on_gate": self.on_gate,
+            "thresholds": {
+                "floor": self.thresholds.floor,
+                "margin": self.thresholds.margin,
+                "min_runs": self.thresholds.min_runs,
+            },
+        }
+
+
+@functools.cache
+def section_schema() -> dict[str, Any]:
+    """The JSON Schema of the section (schemas/regression.schema.json)."""
+    text = resources.files("generator.results").joinpath("schemas/regression.schema.json")
+    data: dict[str, Any] = json.loads(text.read_text())
+    return data
+
+
+def build_policy(raw: Any, shown: str) -> Policy:
+    """The Policy of a loaded `regression:` mapping (None: every default). Errors name
+    `shown` and the line (ruamel mappings carry their lines; plain dicts give line 1)."""
+    if raw is None:
+        return Policy()
+    error = best_match(Draft202012Validator(section_schema()).iter_errors(raw))
+    if error is not None:
+        path: list[str | int] = [p if isinstance(p, int) else str(p) for p in error.absolute_path]
+        message = str(error.message)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = error.schema.get("properties", {})
+            extra = [str(k) for k in error.instance if k not in allowed]
+            path.append(extra[0])
+            message = f"unknown key '{extra[0]}'{did_you_mean(extra[0], allowed)}"
+        where = ".".join(str(p) for p in [SECTION, *path])
+        raise CatalogError(f"{where}: {message}", Loc(shown, line_of(raw, path)))
+    runs = int(raw.get("runs", Policy.runs))
+    min_runs = int(raw.get("min_runs", Policy.min_runs))
+    if min_runs > runs:
+        message = f"{SECTION}.min_runs {min_runs} is more than runs {runs}: no baseline could do"
+        raise CatalogError(message, Loc(shown, line_of(raw, ["min_runs"])))
+    changes = {
+        **DEFAULT_MIN_CHANGE,
+        **{str(k): float(v) for k, v in (raw.get("min_change") or {}).items()},
+    }
+    t = raw.get("thresholds") or {}
+    defaults = ThresholdRule()
+    return Policy(
+        runs=runs,
+        min_runs=min_runs,
+        k=float(raw.get("k", Policy.k)),
+        min_change=tuple(changes.items()),
+        on_regression="warn" if raw.get("on_regression") == "warn" else "fail",
+        on_gate="warn" if raw.get("on_gate") == "warn" else "fail",
+        thresholds=ThresholdRule(
+            floor=float(t.get("floor", defaults.floor)),
+            margin=float(t.get("margin", defaults.margin)),
+            min_runs=int(t.get("min_runs", defaults.min_runs)),
+        ),
+    )
+
+
+def policy_file(path: Path) -> Policy:
+    """The policy of `--policy FILE`: the section itself, or a mapping with the section."""
+    doc = load_mapping(path, str(path))
+    raw = doc.get(SECTION, doc)
+    return build_policy(raw, str(path))
+
+
+def policy_for(root: Path, path: Path | None) -> tuple[Policy, str]:
+    """The policy and where it came from: `--policy FILE`, else the benchmark catalog under
+    `root` (through the catalog loader, so the catalog is validated as everywhere), else
+    the defaults (a directory without catalogs)."""
+    from generator.catalog import BENCHMARK, load  # the catalog stage, only when needed
+
+    if path is not None:
+        return policy_file(path), str(path)
+    if not (root / BENCHMARK).is_file():
+        return Policy(), "defaults"
+    found = getattr(load(root), SECTION, None)
+    if isinstance(found, Policy):
+        return found, str(root / BENCHMARK)
+    return Policy(), "defaults"

@@ -1,0 +1,68 @@
+"""Run directories on disk: the JSON files of one run, the runs of a history.
+
+A run directory holds everything one workflow run produced, possibly merged from many
+jobs, so its files may sit in subdirectories. A history directory holds one run directory
+per past run; entries whose name starts with `.` (a `.git` of a checkout) are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.results.record import ResultsError
+
+# A record is a few kilobytes; a larger JSON file (an evaluator's samples) is not read.
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunDir:
+    """One run: its name (the run's directory name) and its JSON files."""
+
+    name: str
+    files: tuple[str, ...]
+
+
+def json_files(root: Path) -> tuple[str, ...]:
+    """Every `*.json` file below `root` of at most MAX_RECORD_BYTES, in sorted order."""
+    found: list[str] = []
+    for top, dirs, _ in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        with os.scandir(top) as entries:
+            for entry in entries:
+                if (
+                    entry.name.endswith(".json")
+                    and entry.is_file()
+                    and entry.stat().st_size <= MAX_RECORD_BYTES
+                ):
+                    found.append(entry.path)
+    return tuple(sorted(found))
+
+
+def _directory(path: Path, what: str) -> Path:
+    if not path.is_dir():
+        raise ResultsError(f"{path}: {what} is not a directory")
+    return path
+
+
+def run_dir(paths: Sequence[Path]) -> RunDir:
+    """One run from one or more directories (a run's jobs may be downloaded apart)."""
+    files: list[str] = []
+    for path in paths:
+        files.extend(json_files(_directory(path, "run directory")))
+    name = paths[0].resolve().name if len(paths) == 1 else "current"
+    return RunDir(name=name, files=tuple(files))
+
+
+def history_runs(history: Path, exclude: str | None = None) -> tuple[RunDir, ...]:
+    """The runs of a history directory (one subdirectory each), but `exclude`: a run that
+    is being compared is never its own baseline."""
+    _directory(history, "history directory")
+    return tuple(
+        RunDir(name=entry.name, files=json_files(Path(entry.path)))
+        for entry in sorted(os.scandir(history), key=lambda e: e.name)
+        if entry.is_dir() and not entry.name.startswith(".") and entry.name != exclude
+    )

@@ -1,0 +1,247 @@
+"""DuckDB over the record files: one in-process database per command, nothing to start.
+
+`Store.add` reads the JSON files of runs with `read_text` and types them with `from_json`
+(one C++ pass over the files; DuckDB's schema detection per file would cost ten times
+more), into one table `records` (a row per record; the newest attempt of a point or case
+in a run wins), and `runs` (a run's time is the earliest `timings.started_at` of its
+records; `rank` 1 is the newest history run). Every query of the commands runs on these.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from generator.results.record import SCHEMA_FAMILY, SCHEMA_ID, Problem
+from generator.results.runs import RunDir
+
+HISTORY = "history"
+CURRENT = "current"
+
+_METRICS = (
+    "duration_s",
+    "output_throughput",
+    "output_throughput_per_gpu",
+    "total_token_throughput",
+    "total_token_throughput_per_gpu",
+    "median_ttft_ms",
+    "p99_ttft_ms",
+    "median_tpot_ms",
+    "p99_tpot_ms",
+    "median_itl_ms",
+    "p99_itl_ms",
+    "median_e2e_latency_ms",
+    "p99_e2e_latency_ms",
+    "interactivity",
+    "accept_length",
+    "acceptance_rate",
+    "score",
+    "threshold",
+    "min_acceptance_rate",
+    "invalid_rate",
+)
+_STRING = "VARCHAR"
+# The typed shape DuckDB reads: only what the commands use. A value of the wrong type
+# reads as NULL; a record that lacks its identity is reported by _SHAPE below.
+STRUCTURE: dict[str, Any] = {
+    "schema": _STRING,
+    "id": _STRING,
+    "kind": _STRING,
+    "config": _STRING,
+    "case": _STRING,
+    "name": _STRING,
+    "job_id": _STRING,
+    "suite": _STRING,
+    "display": _STRING,
+    "model_path": _STRING,
+    "server_fingerprint": _STRING,
+    "runner_label": _STRING,
+    "spec": _STRING,
+    "draft_tokens": "BIGINT",
+    "gpus": "BIGINT",
+    "status": _STRING,
+    "error": _STRING,
+    "validity": {"valid": "BOOLEAN", "reason": _STRING},
+    "timings": {"started_at": _STRING, "wall_time_s": "DOUBLE"},
+    "point": {
+        "pair": _STRING,
+        "isl": "BIGINT",
+        "osl": "BIGINT",
+        "concurrency": "BIGINT",
+        "num_prompts": "BIGINT",
+    },
+    "provenance": {
+        "image": {"requested": _STRING, "tag": _STRING, "digest": _STRING},
+        "sglang_version": _STRING,
+        "gpu": {"model": _STRING},
+        "github": {"repository": _STRING, "run_id": _STRING, "run_attempt": _STRING},
+    },
+    "metrics": {
+        "completed": "BIGINT",
+        "metric": _STRING,
+        "passed": "BOOLEAN",
+        **dict.fromkeys(_METRICS, "DOUBLE"),
+    },
+}
+# The repository of an image reference: without `@digest`, then without a `:tag` after
+# the last `/` (a registry's `:port` stays).
+IMAGE_FAMILY_SQL = "regexp_replace(regexp_replace({ref}, '@.*$', ''), ':[^/:]*$', '')"
+
+_COLUMNS = ",\n".join(
+    [
+        *(f"r.{c} AS {c}" for c in ("kind", "id", "config", "job_id", "suite", "display")),
+        'r."case" AS case_id',
+        "r.name AS case_name",
+        "r.model_path AS model_path",
+        "r.server_fingerprint AS fingerprint",
+        *(f"r.{c} AS {c}" for c in ("runner_label", "spec", "draft_tokens", "gpus", "status")),
+        "r.error AS error",
+        "r.validity.valid AS valid",
+        "r.validity.reason AS reason",
+        "TRY_CAST(r.timings.started_at AS TIMESTAMPTZ) AS started_at",
+        "r.timings.wall_time_s AS wall_time_s",
+        *(f"r.point.{c} AS {c}" for c in ("pair", "isl", "osl", "concurrency", "num_prompts")),
+        "r.provenance.image.requested AS image",
+        "r.provenance.image.tag AS image_tag",
+        "r.provenance.image.digest AS image_digest",
+        IMAGE_FAMILY_SQL.format(ref="r.provenance.image.requested") + " AS image_family",
+        "r.provenance.sglang_version AS sglang_version",
+        "r.provenance.gpu.model AS gpu_model",
+        "r.provenance.github.repository AS gh_repository",
+        "r.provenance.github.run_id AS gh_run_id",
+        "r.provenance.github.run_attempt AS gh_run_attempt",
+        *(f"r.metrics.{c} AS {c}" for c in ("completed", "metric", "passed", *_METRICS)),
+    ]
+)
+# A record typed by DuckDB still needs its identity, validity and start time.
+_SHAPE = """
+    CASE
+      WHEN r.kind NOT IN ('point', 'case') OR r.kind IS NULL THEN 'kind is not point or case'
+      WHEN r.id IS NULL THEN 'no id'
+      WHEN r.validity.valid IS NULL THEN 'no validity.valid'
+      WHEN TRY_CAST(r.timings.started_at AS TIMESTAMPTZ) IS NULL
+        THEN 'no timings.started_at timestamp'
+      WHEN r.kind = 'point' AND (r.config IS NULL OR r.point.isl IS NULL
+        OR r.point.osl IS NULL OR r.point.concurrency IS NULL) THEN 'no config or point'
+      WHEN r.kind = 'case' AND r."case" IS NULL THEN 'no case'
+    END
+"""
+# Keys of the baselines: a point of a server on a runner and an image family.
+POINT_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), isl, osl,
+    concurrency, coalesce(runner_label, '-'), coalesce(image_family, '-'))"""
+CURVE_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), config, isl, osl,
+    coalesce(runner_label, '-'), coalesce(image_family, '-'))"""
+
+
+class Store:
+    """The records of the runs added so far, in an in-memory DuckDB database."""
+
+    def __init__(self) -> None:
+        self.con = duckdb.connect(":memory:")
+        self.con.execute("SET TimeZone = 'UTC'")
+        structure = _structure_literal()
+        self.con.execute(
+            "CREATE TABLE all_records AS SELECT NULL::VARCHAR AS role, NULL::VARCHAR AS run, "
+            f"NULL::VARCHAR AS file, {_COLUMNS} "
+            f"FROM (SELECT from_json('{{}}', '{structure}') AS r) WHERE false"
+        )
+        self.problems: list[Problem] = []
+        self._views()
+
+    def add(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
+        """Read the files of `runs` as `role` (HISTORY or CURRENT); returns the files that
+        claim to be records and are not (also kept in `self.problems`)."""
+        files = [f for run in runs for f in run.files]
+        if not files:
+            return []
+        names = [run.name for run in runs for _ in run.files]
+        structure = _structure_literal()
+        self.con.execute(
+            "CREATE OR REPLACE TEMP TABLE names AS SELECT unnest(?) AS filename, unnest(?) AS run",
+            [files, names],
+        )
+        self.con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE parsed AS
+            SELECT n.run, t.filename AS file, json_valid(t.content) AS ok,
+              CASE WHEN json_valid(t.content) THEN from_json(t.content, '{structure}') END AS r
+            FROM read_text(?) t JOIN names n ON n.filename = t.filename
+            """,
+            [files],
+        )
+        found = self.con.execute(
+            f"""
+            SELECT file, CASE WHEN NOT ok THEN 'not valid JSON'
+              WHEN r.schema <> '{SCHEMA_ID}' THEN 'unsupported record schema ''' || r.schema || ''''
+              ELSE {_SHAPE} END AS reason
+            FROM parsed
+            WHERE NOT ok OR (r.schema LIKE '{SCHEMA_FAMILY}%'
+              AND (r.schema <> '{SCHEMA_ID}' OR ({_SHAPE}) IS NOT NULL))
+            ORDER BY file
+            """
+        ).fetchall()
+        self.con.execute(
+            f"""
+            INSERT INTO all_records
+            SELECT ?, run, file, {_COLUMNS} FROM parsed
+            WHERE ok AND r.schema = '{SCHEMA_ID}' AND ({_SHAPE}) IS NULL
+            """,
+            [role],
+        )
+        self.con.execute("DROP TABLE parsed")
+        new = [Problem(str(f), str(reason)) for f, reason in found]
+        self.problems.extend(new)
+        return new
+
+    def _views(self) -> None:
+        self.con.execute(
+            f"""
+            CREATE VIEW records AS
+            SELECT *, {POINT_KEY} AS point_key, {CURVE_KEY} AS curve_key,
+              coalesce(spec, 'none') <> 'none' AS mtp,
+              coalesce(interactivity, 1000.0 / nullif(median_tpot_ms, 0)) AS x_interactivity
+            FROM all_records
+            QUALIFY row_number() OVER (
+              PARTITION BY role, run, kind, coalesce(job_id, ''), id
+              ORDER BY started_at DESC NULLS LAST, file DESC) = 1
+            """
+        )
+        self.con.execute(
+            """
+            CREATE VIEW runs AS
+            SELECT role, run, min(started_at) AS run_time, count(*) AS records,
+              CASE WHEN role = 'history' THEN row_number() OVER (
+                PARTITION BY role ORDER BY min(started_at) DESC, run DESC) END AS rank
+            FROM records GROUP BY role, run
+            """
+        )
+
+    def promote_latest(self) -> str | None:
+        """Make the newest history run the current one (a report without --current)."""
+        row = self.con.execute(
+            "SELECT run FROM runs WHERE role = 'history' AND rank = 1"
+        ).fetchone()
+        if row is None:
+            return None
+        self.con.execute(
+            "UPDATE all_records SET role = 'current' WHERE role = 'history' AND run = ?", [row[0]]
+        )
+        return str(row[0])
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """The rows of a query as dicts (column name -> value)."""
+        cursor = self.con.execute(sql, list(params))
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def count(self, role: str) -> int:
+        row = self.con.execute("SELECT count(*) FROM records WHERE role = ?", [role]).fetchone()
+        return int(row[0]) if row else 0
+
+
+def _structure_literal() -> str:
+    """STRUCTURE as the text of a SQL string literal."""
+    return json.dumps(STRUCTURE).replace("'", "''")
