@@ -38,10 +38,12 @@ lint-code: $(STAMP)
 test: $(STAMP) lint-code check
 	$(BIN)/pytest
 
-## The generator's own speed (not part of `make test`), its current sources byte-compiled.
+## The generator's own speed and the results commands' at a year of history (not part of
+## `make test`), the current sources byte-compiled.
 bench: $(STAMP)
 	$(BIN)/python -m compileall -q generator
 	$(BIN)/python bench/bench_generator.py
+	$(BIN)/python bench/bench_results.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -133,7 +133,7 @@ def compare_cmd(
     def work(root: Path) -> int:
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected) if expected else None
-        store = open_store(current=current, history=history)
+        store = open_store(current=current, history=history, newest=policy.window)
         _warn_problems(store.problems)
         name = current[0].resolve().name if len(current) == 1 else "current"
         result = compare(store, policy, source=source, current=name, expected=wanted)

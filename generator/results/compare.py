@@ -64,7 +64,7 @@ WHERE kind = 'point' AND valid AND status = 'ok' AND x_interactivity > 0
   AND output_throughput_per_gpu IS NOT NULL
   AND curve_key IN (SELECT curve_key FROM records WHERE role = 'current')
 QUALIFY role = 'current'
-  OR dense_rank() OVER (PARTITION BY curve_key ORDER BY rank) <= $runs + 1
+  OR dense_rank() OVER (PARTITION BY curve_key ORDER BY rank) <= $window
 ORDER BY role, curve_key, rank, x
 """
 
@@ -203,7 +203,7 @@ def _curves(store: Store, policy: Policy) -> dict[str, CurveResult]:
     history: dict[str, dict[int, list[tuple[float, float]]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for row in store.rows(_CURVES_SQL.replace("$runs", str(policy.runs))):
+    for row in store.rows(_CURVES_SQL.replace("$window", str(policy.window))):
         if row["role"] == CURRENT:
             current[row["curve_key"]].append((row["x"], row["y"]))
         else:

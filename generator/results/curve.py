@@ -89,11 +89,13 @@ def judge(rule: Rule, runs: int, current: Curve, history: Sequence[Curve]) -> Cu
             continue
         verdict = classify(rule, y, base, values[0], stats(values[1 : runs + 1]))
         found.append((verdict, x, (y - base.median) / base.median if base.median else 0.0))
-    if not found:
-        note = "no interactivity in common with the history"
+    judged = [f for f in found if f[0] != INSUFFICIENT]
+    if not judged:
+        note = "no interactivity in common with enough of the history"
         return CurveJudgement(
             verdict=INSUFFICIENT, interactivity=None, change=None, compared=0, note=note
         )
+    found = judged
     verdict = worst([v for v, _, _ in found])
     _, x, change = min(
         (f for f in found if f[0] == verdict),

@@ -30,8 +30,11 @@ def checked(run: RunDir) -> tuple[RunDir, list[Problem]]:
     return RunDir(name=run.name, files=tuple(good)), problems
 
 
-def open_store(*, current: Sequence[Path] = (), history: Path | None = None) -> Store:
-    """A Store with the runs of `history` and the run made of the `current` directories."""
+def open_store(
+    *, current: Sequence[Path] = (), history: Path | None = None, newest: int | None = None
+) -> Store:
+    """A Store with the runs of `history` (only the `newest` runs, when given) and the run
+    made of the `current` directories."""
     store = Store()
     name = None
     if current:
@@ -40,5 +43,5 @@ def open_store(*, current: Sequence[Path] = (), history: Path | None = None) -> 
         store.add(CURRENT, [run])
         name = run.name
     if history is not None:
-        store.add(HISTORY, history_runs(history, exclude=name))
+        store.add(HISTORY, history_runs(history, exclude=name, newest=newest))
     return store

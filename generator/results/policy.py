@@ -58,6 +58,12 @@ class Policy:
     on_gate: Action = "fail"
     thresholds: ThresholdRule = field(default_factory=ThresholdRule)
 
+    @property
+    def window(self) -> int:
+        """History runs `compare` reads: twice what a baseline and its confirmation need
+        (N + 1 values), so a point with a few invalid runs keeps a full baseline."""
+        return 2 * (self.runs + 1)
+
     def change(self, metric: str) -> float:
         return dict(self.min_change)[metric]
 

@@ -13,6 +13,7 @@ from typing import Any
 import plotly.io as pio  # type: ignore[import-untyped]
 import plotly.offline  # type: ignore[import-untyped]
 from jinja2 import Environment, StrictUndefined
+from markupsafe import Markup
 
 from generator.results.compare import THROUGHPUT, Comparison, rule
 from generator.results.figures import Figure, accuracy_figure, curve_figure, trend_figure
@@ -131,7 +132,7 @@ def _page(out: Path, rel: str, title: str, body: str) -> None:
     text = (
         _env()
         .from_string(_PAGE)
-        .render(title=title, js=up + PLOTLY_JS, home=up + "index.html", body=body)
+        .render(title=title, js=up + PLOTLY_JS, home=up + "index.html", body=Markup(body))
     )
     path = out / rel
     path.parent.mkdir(parents=True, exist_ok=True)

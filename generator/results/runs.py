@@ -7,9 +7,11 @@ per past run; entries whose name starts with `.` (a `.git` of a checkout) are sk
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from generator.results.record import ResultsError
@@ -57,12 +59,36 @@ def run_dir(paths: Sequence[Path]) -> RunDir:
     return RunDir(name=name, files=tuple(files))
 
 
-def history_runs(history: Path, exclude: str | None = None) -> tuple[RunDir, ...]:
+def started(run: Path) -> datetime | None:
+    """When the first record found in `run` (in sorted order) started: a cheap estimate of
+    the run's time, to pick the newest runs before reading them."""
+    for top, dirs, files in os.walk(run):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(f for f in files if f.endswith(".json")):
+            try:
+                data = json.loads(Path(top, name).read_bytes())
+                at = datetime.fromisoformat(data["timings"]["started_at"])
+                return at if at.tzinfo else at.replace(tzinfo=UTC)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+    return None
+
+
+def history_runs(
+    history: Path, exclude: str | None = None, newest: int | None = None
+) -> tuple[RunDir, ...]:
     """The runs of a history directory (one subdirectory each), but `exclude`: a run that
-    is being compared is never its own baseline."""
+    is being compared is never its own baseline. With `newest`, only the runs whose first
+    record started last (and any run without one) are read."""
     _directory(history, "history directory")
-    return tuple(
-        RunDir(name=entry.name, files=json_files(Path(entry.path)))
+    dirs = [
+        Path(entry.path)
         for entry in sorted(os.scandir(history), key=lambda e: e.name)
         if entry.is_dir() and not entry.name.startswith(".") and entry.name != exclude
-    )
+    ]
+    if newest is not None and len(dirs) > newest:
+        times = {d: started(d) for d in dirs}
+        dated = sorted(((t, d) for d, t in times.items() if t is not None), reverse=True)
+        keep = {d for _, d in dated[:newest]} | {d for d, t in times.items() if t is None}
+        dirs = [d for d in dirs if d in keep]
+    return tuple(RunDir(name=d.name, files=json_files(d)) for d in dirs)

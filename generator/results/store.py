@@ -142,6 +142,7 @@ class Store:
     def __init__(self) -> None:
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET TimeZone = 'UTC'")
+        self.con.execute("SET enable_progress_bar = false")
         structure = _structure_literal()
         self.con.execute(
             "CREATE TABLE all_records AS SELECT NULL::VARCHAR AS role, NULL::VARCHAR AS run, "

@@ -46,5 +46,5 @@ def test_a_curve_without_history_is_new_and_one_out_of_range_insufficient() -> N
     judged = judge(RULE, 7, model(), far)
     assert (judged.verdict, judged.note) == (
         INSUFFICIENT,
-        "no interactivity in common with the history",
+        "no interactivity in common with enough of the history",
     )
