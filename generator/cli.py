@@ -6,11 +6,13 @@ load -> expand -> lint | render | plan | explain. Exit codes: 0 success, 1 a fai
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Callable
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,6 +34,9 @@ from generator.render.drift import FIX, drift
 from generator.render.write import write_all
 from generator.results.cli import results_group
 from generator.summary import markdown, summary
+
+if TYPE_CHECKING:
+    from generator.dispatch import Selected
 
 UNEXPECTED_EXIT = 3
 
@@ -290,3 +295,72 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 main.add_command(results_group)
+
+
+@main.group(name="dispatch")
+def dispatch_group() -> None:
+    """The workflows' select step: the run's matrix, images pinned (docs/images.md).
+
+    Writes `matrix=` and `count=` to $GITHUB_OUTPUT and a block to $GITHUB_STEP_SUMMARY
+    when they are set; prints what was selected."""
+
+
+def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> None:
+    from generator.dispatch import outputs
+    from generator.images import registry_from_env
+
+    selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
+    for variable, text in (
+        ("GITHUB_OUTPUT", outputs(selected)),
+        ("GITHUB_STEP_SUMMARY", selected.summary),
+    ):
+        if os.environ.get(variable):
+            with Path(os.environ[variable]).open("a", encoding="utf-8") as out:
+                out.write(text)
+    click.echo(f"selected {selected.what}")
+
+
+@dispatch_group.command(name="benchmark")
+@click.option("--event", required=True, help="github.event_name")
+@click.option("--schedule", help="The cron that fired (github.event.schedule).")
+@click.option("--suite", help="Suite name (the dispatch's suite input).")
+@click.option("--preset", help="A preset's name or its dropdown label; 'none' runs nothing.")
+@click.option("--configs", help="Comma-separated config prefixes, instead of a preset.")
+@click.option("--points", help="ISL,OSL,CONC,RATIO;... replacing the chosen configs' grids.")
+@click.option("--mode", help="Server mode.")
+@click.option("--image", help="Image for every job (validated against the mode's images).")
+@click.pass_context
+def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
+    """The benchmark workflow's matrix for this event."""
+    from generator import dispatch
+
+    def work(c: Context) -> None:
+        values = {k: (v or None) for k, v in opts.items()}
+        event = str(values.pop("event"))
+        _selected(
+            c,
+            lambda e, today, client: dispatch.benchmark(
+                e, c.root, event=event, today=today, client=client, **values
+            ),
+        )
+
+    run(ctx, work)
+
+
+@dispatch_group.command(name="accuracy")
+@click.option("--level", required=True, type=click.Choice(LEVELS))
+@click.option("--cases", help="Comma-separated case ids of the level (empty: all of them).")
+@click.pass_context
+def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> None:
+    """The accuracy workflow's matrix: a level, or some of its cases."""
+    from generator import dispatch
+
+    run(
+        ctx,
+        lambda c: _selected(
+            c,
+            lambda e, today, client: dispatch.accuracy(
+                e, c.root, level=level, cases=cases or None, today=today, client=client
+            ),
+        ),
+    )

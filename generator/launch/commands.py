@@ -60,6 +60,35 @@ def models(entry: ServerEntry, where: Where) -> dict[str, str]:
     return {i: (f"{where.model_cache}/{i}" if where.model_cache else i) for i in dict.fromkeys(ids)}
 
 
+CONTAINER_CACHE = "/models"  # where the runner's model cache appears in the container
+
+
+def container_argv(
+    entry: ServerEntry,
+    *,
+    name: str,
+    devices: list[str],
+    workspace: str,
+    scratch: str,
+    passed: list[str],
+    program: str,
+    entry_file: str,
+) -> list[str]:
+    """`docker run` of the launcher in the entry's image, on the runner: only the runner's
+    GPUs, the label's container options, the model cache at /models, this checkout and the
+    runner's scratch directory at their own paths, the environment passed by name."""
+    container = entry["container"]
+    argv = ["docker", "run", "--rm", "--init", f"--name={name}", "--device=/dev/kfd", *devices]
+    argv += container["options"]
+    if container["model_cache"]:
+        argv += [f"--volume={container['model_cache']}:{CONTAINER_CACHE}"]
+        argv += [f"--env=MODEL_CACHE={CONTAINER_CACHE}"]
+    argv += [f"--volume={workspace}:{workspace}", f"--workdir={workspace}"]
+    argv += [f"--volume={scratch}:{scratch}"]
+    argv += [f"--env={variable}" for variable in passed]
+    return [*argv, entry["image"], "bash", program, entry_file]
+
+
 def download_argv(model: str, directory: str) -> list[str]:
     """Fill a model cache directory (Hugging Face's CLI; HF_TOKEN from the environment)."""
     return ["hf", "download", model, "--local-dir", directory]

@@ -11,6 +11,10 @@ from generator.render.templates import Templates
 from generator.summary import preset_label
 
 WORKFLOWS = ".github/workflows"
+# The dropdowns' default: a dispatch runs nothing unless a preset or configs are chosen.
+NONE_LABEL = "none (run nothing)"
+# Where scheduled runs and default-branch dispatches keep their result directories.
+HISTORY_BRANCH = "benchmark-data"
 
 
 def preset_stem(suite_key: str, preset: str) -> str:
@@ -52,6 +56,9 @@ def benchmark_workflow(expanded: Expanded, t: Templates) -> str:
         suites=suites,
         modes=modes,
         default_image=catalog.default_image,
+        none_label=NONE_LABEL,
+        kind="benchmark",
+        history_branch=HISTORY_BRANCH,
     )
 
 
@@ -65,6 +72,8 @@ def accuracy_workflow(expanded: Expanded, t: Templates) -> str:
         "accuracy-nightly.yml.j2",
         levels=levels,
         schedule={"cron": cron, "level": level, "when": describe(cron)},
+        kind="accuracy",
+        history_branch=HISTORY_BRANCH,
     )
 
 

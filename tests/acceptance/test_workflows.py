@@ -104,16 +104,46 @@ def test_each_workflow_is_marked_generated_and_least_privileged(path: Path) -> N
     data = load(path)
     assert data["permissions"] == {}
     for name, job in data["jobs"].items():
-        assert job.get("permissions") == {"contents": "read"}, name
+        assert job.get("permissions") == WRITES.get(name, {"contents": "read"}), name
         if "uses" not in job:
             assert "timeout-minutes" in job, name
+
+
+# The only jobs that write: the history append and the Pages deployment.
+WRITES = {
+    "history": {"contents": "write"},
+    "pages": {"contents": "read", "pages": "write", "id-token": "write"},
+}
+
+
+@pytest.mark.parametrize("workflow", ["benchmark.yml", "accuracy-nightly.yml"])
+def test_history_and_pages_run_only_for_schedules_and_default_branch_dispatches(
+    workflow: str,
+) -> None:
+    jobs = load(ROOT / ".github/workflows" / workflow)["jobs"]
+    assert jobs["summary"]["needs"] == ["select", "run"]
+    assert jobs["summary"]["if"].startswith("${{ always() && needs.select.result == 'success'")
+    assert jobs["history"]["if"] == (
+        "${{ always() && needs.summary.result != 'skipped' && (github.event_name == "
+        "'schedule' || (github.event_name == 'workflow_dispatch' && github.ref_name == "
+        "github.event.repository.default_branch)) }}"
+    )
+    assert jobs["pages"]["if"] == (
+        "${{ github.event_name == 'schedule' && needs.history.result == 'success' }}"
+    )
+    assert jobs["pages"]["environment"]["name"] == "github-pages"
+    steps = [s.get("uses", "").split("@")[0] for s in jobs["pages"]["steps"]]
+    assert steps[-2:] == ["actions/upload-pages-artifact", "actions/deploy-pages"]
+    pr = load(ROOT / ".github/workflows/pr.yml")["jobs"]
+    assert not {"history", "pages"} & set(pr)
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
 def test_actions_are_pinned_to_full_shas_and_runs_hold_no_expressions(path: Path) -> None:
     for line in path.read_text().splitlines():
         m = re.search(r"uses: (\S+)", line)
-        if m and not m[1].startswith("$/"):
+        assert not (m and m[1].startswith("$/")), line  # `./` resolves everywhere
+        if m and not m[1].startswith("./"):
             assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", m[1]), line
             assert re.search(r" # v\d+\.\d+\.\d+$", line), line
     for job in load(path)["jobs"].values():
@@ -121,39 +151,55 @@ def test_actions_are_pinned_to_full_shas_and_runs_hold_no_expressions(path: Path
             assert "${{" not in step.get("run", ""), step
 
 
-def select_script(root: Path, workflow: str) -> tuple[str, dict[str, str]]:
+def select_script(root: Path, workflow: str, job: str = "select") -> tuple[str, dict[str, str]]:
     data = load(root / ".github/workflows" / workflow)
-    step = next(s for s in data["jobs"]["select"]["steps"] if s.get("id") == "select")
-    return step["run"], step["env"]
+    step = next(s for s in data["jobs"][job]["steps"] if s.get("id") == "select")
+    return step["run"], step.get("env", {})
 
 
 def run_select(
-    root: Path, workflow: str, env: dict[str, str], tmp_path: Path
+    root: Path, workflow: str, env: dict[str, str], tmp_path: Path, job: str = "select"
 ) -> tuple[int, Any, str]:
-    """The select step's own bash, run in `root` (the rendered fixture) as GitHub runs it."""
-    script, _ = select_script(root, workflow)
+    """The select step's own bash, run in `root` (the rendered fixture) as GitHub runs it,
+    with sglang-ci installed and image resolution off (no registry here)."""
+    script, _ = select_script(root, workflow, job)
     out = tmp_path / "github_output"
     out.write_text("")
+    summary = tmp_path / "step_summary"
+    summary.write_text("")
     proc = subprocess.run(
         ["bash", "-c", script],
         cwd=root,
         capture_output=True,
         text=True,
-        env={**os.environ, **env, "GITHUB_OUTPUT": str(out)},
+        env={
+            **TOOL_ENV,
+            "SGLANG_CI_RESOLVE_IMAGES": "0",
+            **env,
+            "GITHUB_OUTPUT": str(out),
+            "GITHUB_STEP_SUMMARY": str(summary),
+        },
     )
-    matrix = None
-    for line in out.read_text().splitlines():
-        if line.startswith("matrix="):
-            matrix = json.loads(line.removeprefix("matrix="))
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    matrix = json.loads(outputs["matrix"]) if "matrix" in outputs else None
+    if matrix is not None:
+        assert outputs["count"] == str(len(matrix["include"]))
     return proc.returncode, matrix, proc.stdout + proc.stderr
 
 
-needs_jq = pytest.mark.skipif(
-    shutil.which("jq") is None, reason="the select scripts use jq, as GitHub's runners have it"
-)
+DISPATCH = {
+    "EVENT": "workflow_dispatch",
+    "SCHEDULE": "",
+    "SUITE": "SGLang-OOB",
+    "OOB_PRESET": "none (run nothing)",
+    "MESH_PRESET": "none (run nothing)",
+    "CONFIGS": "",
+    "POINTS": "",
+    "MODE": "sglang-atom",
+    "IMAGE": "",
+}
 
 
-@needs_jq
 @pytest.mark.parametrize(
     ("cron", "cells"),
     [("0 14 * * 1,3", 60), ("0 14 * * 2,4", 60), ("0 14 * * 5", 71), ("0 14 * * 6", 120)],
@@ -161,12 +207,8 @@ needs_jq = pytest.mark.skipif(
 def test_each_cron_maps_to_the_matrix_with_its_cells(
     rendered_fixture: Path, tmp_path: Path, cron: str, cells: int
 ) -> None:
-    code, matrix, log = run_select(
-        rendered_fixture,
-        "benchmark.yml",
-        {"EVENT": "schedule", "SCHEDULE": cron, "IMAGE": ""},
-        tmp_path,
-    )
+    env = {**DISPATCH, "EVENT": "schedule", "SCHEDULE": cron, "SUITE": ""}
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
     assert code == 0, log
     assert sum(len(job["points"]) for job in matrix["include"]) == cells
     workflow = load(rendered_fixture / ".github/workflows/benchmark.yml")
@@ -174,16 +216,11 @@ def test_each_cron_maps_to_the_matrix_with_its_cells(
     assert cron in crons
 
 
-@needs_jq
 def test_an_unknown_cron_fails_loudly(rendered_fixture: Path, tmp_path: Path) -> None:
-    code, matrix, log = run_select(
-        rendered_fixture,
-        "benchmark.yml",
-        {"EVENT": "schedule", "SCHEDULE": "0 3 * * 1", "IMAGE": ""},
-        tmp_path,
-    )
-    assert (code, matrix) == (1, None)
-    assert "::error::no cron group is declared for schedule '0 3 * * 1'" in log
+    env = {**DISPATCH, "EVENT": "schedule", "SCHEDULE": "0 3 * * 1", "SUITE": ""}
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+    assert (code, matrix) == (2, None)
+    assert "error: unknown cron '0 3 * * 1'" in log
 
 
 def dispatch_options(root: Path) -> list[tuple[str, str, str]]:
@@ -191,11 +228,11 @@ def dispatch_options(root: Path) -> list[tuple[str, str, str]]:
     out = []
     for suite, key in (("SGLang-OOB", "oob_preset"), ("SGLang-Mesh", "mesh_preset")):
         modes = ["sglang-atom"] if suite == "SGLang-OOB" else inputs["server_mode"]["options"]
-        out += [(suite, label, mode) for label in inputs[key]["options"] for mode in modes]
+        options = inputs[key]["options"][1:]  # after "none"
+        out += [(suite, label, mode) for label in options for mode in modes]
     return out
 
 
-@needs_jq
 def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
     rendered_fixture: Path, tmp_path: Path
 ) -> None:
@@ -203,14 +240,8 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
     assert len(options) == 17 + 18 * 2
     for suite, label, mode in options:
         image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x" if mode == "sglang-mori" else ""
-        env = {
-            "EVENT": "workflow_dispatch",
-            "SUITE": suite,
-            "OOB_PRESET": label,
-            "MESH_PRESET": label,
-            "MODE": mode,
-            "IMAGE": image,
-        }
+        preset = {"OOB_PRESET" if suite == "SGLang-OOB" else "MESH_PRESET": label}
+        env = {**DISPATCH, "SUITE": suite, **preset, "MODE": mode, "IMAGE": image}
         code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
         assert code == 0, (label, log)
         counts = re.search(r"\((\d+) configs?, (\d+) cells?, ~(\d+(?:\.\d)?) GPU-h\)$", label)
@@ -227,41 +258,131 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
             assert {j["image"] for j in matrix["include"]} == {image}
 
 
-@needs_jq
-def test_mori_without_an_lmsys_image_is_refused(rendered_fixture: Path, tmp_path: Path) -> None:
+def test_the_default_choice_runs_nothing_and_says_so(
+    rendered_fixture: Path, tmp_path: Path
+) -> None:
+    inputs = load(rendered_fixture / ".github/workflows/benchmark.yml")[True]["workflow_dispatch"]
+    assert {inputs["inputs"][k]["default"] for k in ("oob_preset", "mesh_preset")} == {
+        "none (run nothing)"
+    }
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", DISPATCH, tmp_path)
+    assert (code, matrix) == (0, {"include": []})
+    assert log == "selected nothing (no preset chosen)\n"
+    assert (tmp_path / "step_summary").read_text() == (
+        "### Selected: nothing\n\nThe preset is `none`: no GPU job runs.\n"
+    )
+    run = load(rendered_fixture / ".github/workflows/benchmark.yml")["jobs"]["run"]
+    assert run["if"] == "${{ needs.select.outputs.count != '0' }}"
+
+
+def test_a_bare_preset_name_works_as_gh_workflow_run_passes_it(
+    rendered_fixture: Path, tmp_path: Path
+) -> None:
+    env = {**DISPATCH, "OOB_PRESET": "all-deepseek"}
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+    assert code == 0, log
+    assert log == "selected preset all-deepseek (SGLang-OOB, sglang-atom): 10 jobs, 100 points\n"
+    assert len(matrix["include"]) == 10
+
+
+def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_path: Path) -> None:
     env = {
-        "EVENT": "workflow_dispatch",
-        "SUITE": "SGLang-Mesh",
-        "OOB_PRESET": "",
-        "MESH_PRESET": "ds-all / all (10 configs, 71 cells, ~169 GPU-h)",
-        "MODE": "sglang-mori",
-        "IMAGE": "rocm/atom-dev:sglang-latest",
+        **DISPATCH,
+        "CONFIGS": "deepseek-r1-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8",
+        "POINTS": "1024,1024,64,0.8;2048,128,8,1",
     }
     code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
-    assert (code, matrix) == (1, None)
-    assert "server mode sglang-mori runs only on lmsysorg/sglang-rocm* images" in log
+    assert code == 0, log
+    jobs = matrix["include"]
+    # One server per config; the job id names the pairs, as for any job of part of a grid.
+    assert [j["id"] for j in jobs] == [
+        "deepseek-r1-fp8-tp4-1024x1024-2048x128",
+        "qwen3-5-397b-a17b-fp8-tp8-1024x1024-2048x128",
+    ]
+    assert [p["id"] for p in jobs[0]["points"]] == [
+        "deepseek-r1-fp8-tp4-1024-1024-64-0.8",
+        "deepseek-r1-fp8-tp4-2048-128-8-1",
+    ]
+    assert [(p["num_prompts"], p["num_warmups"]) for p in jobs[0]["points"]] == [
+        (640, 128),
+        (80, 16),
+    ]
 
 
-@needs_jq
+@pytest.mark.parametrize(
+    ("inputs", "error"),
+    [
+        (
+            {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,64"},
+            "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
+            "(e.g. 1024,1024,64,0.8)",
+        ),
+        (
+            {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,0,0.8"},
+            "error: points: item 1 '1024,1024,0,0.8' needs ISL, OSL and CONC of at least 1 "
+            "and a RATIO in (0, 1]",
+        ),
+        (
+            {"CONFIGS": "deepseek-r1-fp8-tp44"},
+            "error: configs: no config has prefix 'deepseek-r1-fp8-tp44' "
+            "(did you mean 'deepseek-r1-fp8-tp4'?)",
+        ),
+        (
+            {"CONFIGS": "deepseek-r1-fp8-tp4", "OOB_PRESET": "all-qwen"},
+            "error: choose a preset or configs, not both",
+        ),
+        (
+            {"OOB_PRESET": "all-deepseek", "IMAGE": "rocm/atom-dev:x --privileged"},
+            "error: 'rocm/atom-dev:x --privileged': not an image reference: it contains whitespace",
+        ),
+        (
+            {
+                "SUITE": "SGLang-Mesh",
+                "MESH_PRESET": "ds-all",
+                "MODE": "sglang-mori",
+                "IMAGE": "rocm/atom-dev:sglang-latest",
+            },
+            "error: image: server mode 'sglang-mori' runs only on lmsysorg/sglang-rocm* images, "
+            "not 'rocm/atom-dev:sglang-latest'",
+        ),
+        (
+            {"SUITE": "SGLang-Mesh", "MESH_PRESET": "ds-all", "MODE": "sglang-mori"},
+            "error: server mode 'sglang-mori' needs an image of its own: set the image",
+        ),
+    ],
+)
+def test_a_bad_dispatch_input_fails_the_select_step_with_one_line(
+    rendered_fixture: Path, tmp_path: Path, inputs: dict[str, str], error: str
+) -> None:
+    code, matrix, log = run_select(
+        rendered_fixture, "benchmark.yml", {**DISPATCH, **inputs}, tmp_path
+    )
+    assert (code, matrix, log) == (2, None, error + "\n")
+
+
 def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
     rendered_fixture: Path, tmp_path: Path
 ) -> None:
     code, matrix, log = run_select(
-        rendered_fixture, "accuracy-nightly.yml", {"LEVEL": "nightly", "CASES": ""}, tmp_path
-    )
-    assert code == 0, log
-    assert len(matrix["include"]) == 17
-    code, matrix, log = run_select(
-        rendered_fixture,
-        "accuracy-nightly.yml",
-        {"LEVEL": "nightly", "CASES": "deepseek-r1-fp8-tp4, deepseek-r1-mxfp4-tp4-mtp"},
-        tmp_path,
+        rendered_fixture, "accuracy-nightly.yml", {"LEVEL": "pr", "CASES": ""}, tmp_path
     )
     assert code == 0, log
     assert [c["id"] for c in matrix["include"]] == [
         "deepseek-r1-fp8-tp4",
-        "deepseek-r1-mxfp4-tp4-mtp-rocm700",
-        "deepseek-r1-mxfp4-tp4-mtp-rocm720",
+        "qwen3-5-35b-a3b-fp8-tp2",
+        "deepseek-r1-fp4-tp4",
+    ]
+    assert {c["timeout_minutes"] for c in matrix["include"]} == {180}
+    code, matrix, log = run_select(
+        rendered_fixture,
+        "accuracy-nightly.yml",
+        {"LEVEL": "nightly", "CASES": "deepseek-r1-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8"},
+        tmp_path,
+    )
+    assert code == 0, log
+    assert [(c["id"], c["timeout_minutes"]) for c in matrix["include"]] == [
+        ("deepseek-r1-fp8-tp4", 240),
+        ("qwen3-5-397b-a17b-fp8-tp8", 240),
     ]
     code, matrix, log = run_select(
         rendered_fixture,
@@ -269,14 +390,14 @@ def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
         {"LEVEL": "pr", "CASES": "deepseek-r1-fp8-tp9"},
         tmp_path,
     )
-    assert (code, matrix) == (1, None)
-    assert "no case in level pr has id: deepseek-r1-fp8-tp9" in log
+    assert (code, matrix) == (2, None)
+    assert "error: cases: no case in level pr has id deepseek-r1-fp8-tp9" in log
 
 
 def test_the_sglang_nightly_images_do_not_cancel_each_other() -> None:
     run = load(ROOT / ".github/workflows/accuracy-nightly.yml")["jobs"]["run"]
     assert run["strategy"]["fail-fast"] is False
-    assert run["uses"] == "$/.github/workflows/accuracy-case.yml"
+    assert run["uses"] == "./.github/workflows/accuracy-case.yml"
 
 
 def test_pr_accuracy_runs_only_for_non_draft_pull_requests_from_this_repository() -> None:

@@ -1,0 +1,197 @@
+"""What a workflow run executes: the select step of the benchmark and accuracy workflows.
+
+A cron or a plain preset reads its committed matrix (the drift check keeps it equal to
+the catalog); `configs` and `points` build a matrix for an ad-hoc selection; then every
+image of the run is validated and pinned to a digest once (docs/images.md). Nothing
+here starts a GPU job: a bad input fails the select step with one line.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from generator.catalog.model import LEVELS, PER_SERVER
+from generator.errors import SelectionError, did_you_mean
+from generator.expand.custom import custom_jobs, find_configs, parse_points
+from generator.expand.entries import job_entry
+from generator.expand.model import Expanded
+from generator.expand.select import find_preset, find_schedule, image_for
+from generator.images import parse_reference, resolve_matrix, summary_markdown
+from generator.images.registry import Registry
+from generator.jsonio import compact
+from generator.render.limits import check_matrix
+from generator.render.matrices import accuracy_path, benchmark_path
+
+NONE = "none"  # the dropdown's default: run nothing
+
+
+@dataclass(frozen=True, kw_only=True)
+class Selected:
+    what: str  # one line: what was selected
+    matrix: dict[str, Any]
+    summary: str  # Markdown for the step summary
+
+    @property
+    def count(self) -> int:
+        return len(self.matrix["include"])
+
+
+def preset_name(label: str) -> str:
+    """A dropdown label (`all-deepseek (10 configs, 100 cells, ~129 GPU-h)`,
+    `ds-all / all (...)`) or a bare name, as the preset's name."""
+    return label.strip().split(" ", 1)[0]
+
+
+def _read(root: Path, rel: str) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = json.loads((root / rel).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SelectionError(
+            f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
+        ) from exc
+    return data
+
+
+def _with_image(expanded: Expanded, matrix: dict[str, Any], image: str | None) -> dict[str, Any]:
+    """Every entry on the dispatch's image, when it names one; refused unless the entries'
+    server modes take it."""
+    if not image:
+        return matrix
+    parse_reference(image)
+    for entry in matrix["include"]:
+        pattern = expanded.catalog.mode(entry["server_mode"]).image_pattern
+        if pattern and not fnmatch.fnmatchcase(image, pattern):
+            raise SelectionError(
+                f"image: server mode '{entry['server_mode']}' runs only on {pattern} images, "
+                f"not '{image}'"
+            )
+    return {"include": [{**e, "image": image} for e in matrix["include"]]}
+
+
+def _pin(
+    expanded: Expanded, what: str, matrix: dict[str, Any], today: date, client: Registry | None
+) -> Selected:
+    for entry in matrix["include"]:
+        if not entry["image"]:
+            mode = entry["server_mode"]
+            raise SelectionError(f"server mode '{mode}' needs an image of its own: set the image")
+    window = expanded.catalog.nightly_window_days
+    pinned, resolutions = resolve_matrix(matrix, today, window, client)
+    jobs = len(pinned["include"])
+    points = sum(len(e.get("points", ())) for e in pinned["include"])
+    counted = f"{jobs} job{'s' * (jobs != 1)}" + (f", {points} points" if points else "")
+    summary = f"### Selected: {what}\n\n{counted}\n\n" + summary_markdown(resolutions)
+    return Selected(what=f"{what}: {counted}", matrix=pinned, summary=summary)
+
+
+def benchmark(
+    expanded: Expanded,
+    root: Path,
+    *,
+    event: str,
+    schedule: str | None = None,
+    suite: str | None = None,
+    preset: str | None = None,
+    configs: str | None = None,
+    points: str | None = None,
+    mode: str | None = None,
+    image: str | None = None,
+    today: date,
+    client: Registry | None,
+) -> Selected:
+    """The benchmark workflow's matrix for one event."""
+    catalog = expanded.catalog
+    if event == "schedule":
+        sched = find_schedule(expanded, name=None, cron=schedule or "")
+        matrix = _read(root, benchmark_path("schedule", sched.name))
+        return _pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
+    suites = {s.name: s for s in catalog.suites}
+    if suite not in suites:
+        raise SelectionError(f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}")
+    name = preset_name(preset or NONE)
+    if configs and name != NONE:
+        raise SelectionError("choose a preset or configs, not both")
+    if not configs and name == NONE:
+        if points:
+            raise SelectionError("points: choose a preset or configs to run them on")
+        return Selected(
+            what="nothing (no preset chosen)",
+            matrix={"include": []},
+            summary="### Selected: nothing\n\nThe preset is `none`: no GPU job runs.\n",
+        )
+    chosen_mode = mode or suites[str(suite)].server_modes[0]
+    if chosen_mode not in suites[str(suite)].server_modes:
+        raise SelectionError(
+            f"server_mode: suite {suite} has no server mode '{chosen_mode}' "
+            f"(it has: {', '.join(suites[str(suite)].server_modes)})"
+        )
+    if configs or points:
+        picked = (
+            find_configs(expanded, configs)
+            if configs
+            else find_preset(expanded, name, suite).configs
+        )
+        foreign = [c.prefix for c in picked if c.suite != suite]
+        if foreign:
+            raise SelectionError(f"configs: {', '.join(foreign)} not in suite {suite}")
+        jobs = (
+            custom_jobs(expanded, picked, parse_points(points), chosen_mode)
+            if points
+            else tuple(
+                j for c in picked for j in expanded.jobs[(c.prefix, chosen_mode, PER_SERVER)]
+            )
+        )
+        shown = image_for(catalog, chosen_mode, None)
+        matrix = {"include": [dict(job_entry(catalog, j, shown)) for j in jobs]}
+        what = f"configs {', '.join(c.prefix for c in picked)}" + (
+            " on custom points" if points else ""
+        )
+    else:
+        found = find_preset(expanded, name, suite)
+        matrix = _read(
+            root, benchmark_path("preset", found.name, suites[str(suite)].key, chosen_mode)
+        )
+        what = f"preset {found.name}"
+    matrix = _with_image(expanded, matrix, image)
+    check_matrix(what, catalog.suite(str(suite)).loc, matrix)
+    return _pin(expanded, f"{what} ({suite}, {chosen_mode})", matrix, today, client)
+
+
+def accuracy(
+    expanded: Expanded,
+    root: Path,
+    *,
+    level: str,
+    cases: str | None = None,
+    today: date,
+    client: Registry | None,
+) -> Selected:
+    """The accuracy workflow's matrix: a level, or some of its cases."""
+    if level not in LEVELS:
+        raise SelectionError(f"level: unknown level '{level}'{did_you_mean(level, LEVELS)}")
+    matrix = _read(root, accuracy_path(level))
+    what = f"accuracy level {level}"
+    if cases:
+        wanted = [c.strip() for c in cases.split(",") if c.strip()]
+        known = {e["id"] for e in matrix["include"]} | {e["case"] for e in matrix["include"]}
+        unknown = [c for c in wanted if c not in known]
+        if unknown:
+            hint = did_you_mean(unknown[0], known)
+            raise SelectionError(
+                f"cases: no case in level {level} has id {', '.join(unknown)}{hint}"
+            )
+        matrix = {
+            "include": [e for e in matrix["include"] if e["id"] in wanted or e["case"] in wanted]
+        }
+        what += f", cases {', '.join(wanted)}"
+    return _pin(expanded, what, matrix, today, client)
+
+
+def outputs(selected: Selected) -> str:
+    """The select step's outputs, as GITHUB_OUTPUT lines."""
+    return f"matrix={compact(selected.matrix)}\ncount={selected.count}\n"

@@ -1,0 +1,86 @@
+"""Ad-hoc selections a dispatch asks for: chosen configs, and points that replace their
+grids (`ISL,OSL,CONC,RATIO;...`, the form the system we replace took). Cells, servers and
+jobs are built as `expand` builds them, for these points only."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from generator.catalog.model import PER_CELL, Catalog, Config, Pair
+from generator.errors import SelectionError, did_you_mean
+from generator.expand.cells import config_cells
+from generator.expand.model import Expanded, Job
+from generator.expand.pack import pack
+from generator.expand.select import check_mode, default_mode
+from generator.expand.servers import config_server
+
+_POINT = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*([0-9]*\.?[0-9]+)\s*$")
+MAX_POINTS = 256
+
+
+@dataclass(frozen=True, kw_only=True)
+class Point:
+    pair: Pair
+    concurrency: int
+    ratio: float
+
+
+def parse_points(text: str) -> tuple[Point, ...]:
+    """`ISL,OSL,CONC,RATIO;...` as points; SelectionError naming the first bad item."""
+    items = [item for item in text.split(";") if item.strip()]
+    if not items:
+        raise SelectionError("points: give at least one ISL,OSL,CONC,RATIO")
+    if len(items) > MAX_POINTS:
+        raise SelectionError(f"points: {len(items)} items; at most {MAX_POINTS}")
+    out: list[Point] = []
+    for n, item in enumerate(items, 1):
+        match = _POINT.match(item)
+        if match is None:
+            raise SelectionError(
+                f"points: item {n} '{item.strip()}' is not ISL,OSL,CONC,RATIO "
+                "(e.g. 1024,1024,64,0.8)"
+            )
+        isl, osl, conc, ratio = int(match[1]), int(match[2]), int(match[3]), float(match[4])
+        if min(isl, osl, conc) < 1 or not 0 < ratio <= 1:
+            raise SelectionError(
+                f"points: item {n} '{item.strip()}' needs ISL, OSL and CONC of at least 1 "
+                "and a RATIO in (0, 1]"
+            )
+        point = Point(pair=Pair(isl=isl, osl=osl), concurrency=conc, ratio=ratio)
+        if point not in out:
+            out.append(point)
+    return tuple(out)
+
+
+def find_configs(expanded: Expanded, text: str) -> tuple[Config, ...]:
+    """Comma-separated config prefixes, in the order given; SelectionError for an unknown one."""
+    by_prefix = {c.prefix: c for c in expanded.catalog.configs}
+    out: list[Config] = []
+    for prefix in (p.strip() for p in text.split(",")):
+        if not prefix:
+            continue
+        if prefix not in by_prefix:
+            hint = did_you_mean(prefix, by_prefix)
+            raise SelectionError(f"configs: no config has prefix '{prefix}'{hint}")
+        if by_prefix[prefix] not in out:
+            out.append(by_prefix[prefix])
+    if not out:
+        raise SelectionError("configs: name at least one config prefix")
+    return tuple(out)
+
+
+def custom_jobs(
+    expanded: Expanded, configs: tuple[Config, ...], points: tuple[Point, ...], mode: str | None
+) -> tuple[Job, ...]:
+    """The configs' jobs over `points` instead of their grids, one server per config."""
+    catalog: Catalog = expanded.catalog
+    check_mode(catalog, (c.suite for c in configs), mode, None)
+    jobs: list[Job] = []
+    for config in configs:
+        chosen = mode or default_mode(catalog, config)
+        grid = tuple((p.pair, p.concurrency, p.ratio) for p in points)
+        servers = {p.pair: config_server(catalog, config, p.pair, chosen) for p in points}
+        cells = config_cells(catalog, config, servers, grid)
+        jobs += pack(catalog, config, cells, per_cell=config.packing == PER_CELL)
+    return tuple(jobs)

@@ -1,0 +1,121 @@
+"""On the runner, before anything else: the job's container, with only the runner's GPUs.
+
+`scripts/run_in_container.py benchmark|accuracy FILE` reads the entry's runner contract
+(`container`: model cache, GPU allocation file, options), removes a container of ours that
+a cancelled run left behind, and replaces itself with `docker run` (commands.container_argv)
+of the launcher inside the job's image. Docker forwards a cancel's SIGINT/SIGTERM to the
+container, where `--init` passes it on to the launcher.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from generator.launch import commands
+from generator.launch.contract import InputError, ServerEntry, check_case, check_job, load_object
+
+PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
+# A render device as an allocation file names it.
+_DEVICE = re.compile(r"^/dev/dri/(renderD|card)[0-9]+$")
+# Environment the launcher in the container reads, passed by name (never by value).
+PASSED = (
+    "HF_TOKEN",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_REPOSITORY",
+    "GITHUB_WORKFLOW",
+    "GITHUB_RUN_ID",
+    "GITHUB_RUN_ATTEMPT",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_REF",
+    "GITHUB_SHA",
+    "RUNNER_NAME",
+    "SGLANG_PORT",
+    "READY_TIMEOUT_S",
+    "SERVER_STOP_GRACE_S",
+    "MAX_SERVER_RESTARTS",
+)
+
+
+def allocated_devices(text: str, source: str) -> list[str]:
+    """`--device=<render device>` for each device an allocation file lists (as docker
+    flags, `--device /dev/dri/renderD128 ...`); InputError for anything else in it."""
+    tokens = text.split()
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "--device" and i + 1 < len(tokens):
+            device, i = tokens[i + 1], i + 2
+        elif token.startswith("--device="):
+            device, i = token.removeprefix("--device="), i + 1
+        else:
+            raise InputError(f"{source}: '{token}' is not a --device flag of a render device")
+        if not _DEVICE.match(device):
+            raise InputError(f"{source}: '{device}' is not a render device (/dev/dri/renderD<n>)")
+        out.append(f"--device={device}")
+    if not out:
+        raise InputError(f"{source}: lists no GPU")
+    return out
+
+
+def devices(entry: ServerEntry) -> list[str]:
+    """The GPUs of this runner: its allocation file's, or every render device."""
+    source = entry["container"]["allocation_file"]
+    if source is None:
+        return ["--device=/dev/dri"]
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(
+            f"the runner label {entry['runner']} allocates GPUs in {source}, which cannot be "
+            f"read here: {exc.strerror}"
+        ) from exc
+    return allocated_devices(text, source)
+
+
+def container_name(entry: ServerEntry, environ: Mapping[str, str]) -> str:
+    """One name per runner (a runner runs one job at a time), so a container a cancelled
+    run left behind is found and removed."""
+    owner = environ.get("RUNNER_NAME") or entry["id"]
+    return "sglang-ci-" + re.sub(r"[^A-Za-z0-9_.-]", "-", owner)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] not in PROGRAMS:
+        print("usage: run_in_container.py benchmark|accuracy FILE", file=sys.stderr)
+        return 2
+    kind, path = args
+    environ = os.environ
+    try:
+        data = load_object(Path(path))
+        entry: ServerEntry = (
+            check_job(data, path) if kind == "benchmark" else check_case(data, path)
+        )
+        cache = entry["container"]["model_cache"]
+        if cache is not None and not Path(cache).is_dir():
+            raise InputError(f"the runner label's model cache {cache} is not a directory here")
+        workspace = environ.get("GITHUB_WORKSPACE") or os.getcwd()
+        argv_docker = commands.container_argv(
+            entry,
+            name=container_name(entry, environ),
+            devices=devices(entry),
+            workspace=workspace,
+            scratch=str(Path(path).resolve().parent),
+            passed=[name for name in PASSED if name in environ],
+            program=f"scripts/{PROGRAMS[kind]}",
+            entry_file=str(Path(path).resolve()),
+        )
+    except InputError as exc:
+        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
+        return 2
+    name = container_name(entry, environ)
+    subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)
+    print(f"[run_in_container] {shlex.join(argv_docker)}", flush=True)
+    os.execvp(argv_docker[0], argv_docker)
