@@ -12,7 +12,7 @@ from generator.errors import Loc
 from generator.expand.model import Expanded
 from generator.jsonio import dumps
 from generator.render import limits
-from generator.render.docs import coverage, recipes
+from generator.render.docs import coverage, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates
 from generator.render.workflows import WORKFLOWS, workflows
@@ -48,5 +48,6 @@ def render(expanded: Expanded) -> dict[str, str]:
         limits.check_expressions(path, text)
     out.update(flows)
     out.update(coverage(expanded, t))
+    out.update(runners(expanded, t))
     out.update(recipes(expanded, t))
     return dict(sorted(out.items()))

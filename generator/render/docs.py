@@ -18,6 +18,29 @@ def coverage(expanded: Expanded, t: Templates) -> dict[str, str]:
     return {"docs/coverage.md": t("coverage.md.j2", tables=markdown(summary(expanded)))}
 
 
+def runners(expanded: Expanded, t: Templates) -> dict[str, str]:
+    """docs/runners.md: the runner contract of every label, and what a machine needs."""
+    catalog = expanded.catalog
+    users: dict[str, list[str]] = {r.label: [] for r in catalog.runners}
+    for c in catalog.configs:
+        users[c.runner].append(f"config `{c.prefix}`")
+    for case in catalog.cases:
+        users[case.runner].append(f"case `{case.id}`")
+    rows = [
+        {
+            "label": r.label,
+            "gpus": r.gpus,
+            "count": r.count,
+            "model_cache": r.model_cache,
+            "allocation_file": r.allocation_file,
+            "options": " ".join(f"`{o}`" for o in r.container_options) or "none",
+            "users": users[r.label],
+        }
+        for r in catalog.runners
+    ]
+    return {"docs/runners.md": t("runners.md.j2", runners=rows)}
+
+
 def _pairs(job_id: str, prefix: str) -> str:
     rest = job_id[len(prefix) :].lstrip("-")
     return f" ({rest.replace('-', ', ')})" if rest else ""

@@ -14,6 +14,7 @@ MARKED_GLOBS = (
     ".github/workflows/*.yaml",
     ".github/actionlint.yaml",
     "docs/coverage.md",
+    "docs/runners.md",
     "docs/recipes/*.md",
 )
 

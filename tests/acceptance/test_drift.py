@@ -21,7 +21,7 @@ def rendered(cli: Invoke, tmp_path: Path) -> Path:
     root = copy_catalogs(tmp_path)
     result = cli("render", root=root)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("rendered 68 files; 68 changed\n")
+    assert result.stdout.startswith("rendered 69 files; 69 changed\n")
     return root
 
 
@@ -36,9 +36,9 @@ def test_a_second_render_changes_nothing(cli: Invoke, rendered: Path) -> None:
     before = snapshot(rendered)
     result = cli("render", root=rendered)
     assert result.exit_code == 0
-    assert result.stdout == "rendered 68 files; 0 changed\n"
+    assert result.stdout == "rendered 69 files; 0 changed\n"
     assert snapshot(rendered) == before
-    assert cli("check", root=rendered).stdout == "check: 68 generated files match the catalogs\n"
+    assert cli("check", root=rendered).stdout == "check: 69 generated files match the catalogs\n"
 
 
 def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, rendered: Path) -> None:
@@ -61,10 +61,10 @@ def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, rende
 
 def test_editing_a_generated_workflow_fails_the_check(cli: Invoke, rendered: Path) -> None:
     root = rendered
-    edit(root / ".github/workflows/benchmark.yml", "timeout-minutes: 5", "timeout-minutes: 50")
+    edit(root / ".github/workflows/benchmark.yml", "timeout-minutes: 15", "timeout-minutes: 50")
     result = cli("check", root=root)
     assert result.exit_code == 1
-    assert "-    timeout-minutes: 50\n+    timeout-minutes: 5\n" in result.stdout
+    assert "-    timeout-minutes: 50\n+    timeout-minutes: 15\n" in result.stdout
     assert result.stderr == FIX_LINE.format(n=1)
 
 

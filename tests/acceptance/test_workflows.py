@@ -421,3 +421,41 @@ def test_actionlint_config_declares_the_catalog_runner_labels(rendered_fixture: 
         "linux-atom-mi35x-4",
         "linux-atom-mi35x-8",
     ]
+
+
+@pytest.mark.parametrize(
+    ("workflow", "job", "program"),
+    [
+        ("benchmark-job.yml", "benchmark", "benchmark"),
+        ("accuracy-case.yml", "accuracy", "accuracy"),
+    ],
+)
+def test_a_gpu_job_starts_its_container_itself_and_reads_hf_token_in_that_step_only(
+    workflow: str, job: str, program: str
+) -> None:
+    text = (ROOT / ".github/workflows" / workflow).read_text()
+    data = load(ROOT / ".github/workflows" / workflow)
+    gpu = data["jobs"][job]
+    assert "container" not in gpu  # the step runs docker with the runner's GPUs only
+    steps = gpu["steps"]
+    launch = next(s for s in steps if "run_in_container.py" in s.get("run", ""))
+    assert launch["run"].startswith(f"python3 -I scripts/run_in_container.py {program} ")
+    assert launch["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    assert text.count("secrets.") == 1
+    assert data[True]["workflow_call"]["secrets"]["HF_TOKEN"]["required"] is False
+
+
+@pytest.mark.parametrize("workflow", ["benchmark.yml", "accuracy-nightly.yml", "pr.yml"])
+def test_callers_pass_only_hf_token_and_never_inherit_secrets(workflow: str) -> None:
+    jobs = load(ROOT / ".github/workflows" / workflow)["jobs"]
+    callers = [j for j in jobs.values() if "uses" in j]
+    assert callers
+    for job in callers:
+        assert job["uses"].startswith("./.github/workflows/")
+        assert job["secrets"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    assert "$/" not in (ROOT / ".github/workflows" / workflow).read_text()
+
+
+def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:
+    data = load(rendered_fixture / ".github/workflows/accuracy-nightly.yml")
+    assert data[True]["schedule"] == [{"cron": "0 18 * * *"}]
