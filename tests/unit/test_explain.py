@@ -181,3 +181,24 @@ def test_the_same_job_through_three_kinds_prints_the_same_commands(
     assert commands_of(text) == commands_of(
         explain(fixture, "qwen3-5-397b-a17b-fp8-tp4", kind="job")
     )
+
+
+def test_every_oob_cell_runs_the_declared_client_with_the_original_methodology(
+    fixture: Expanded,
+) -> None:
+    cells = [
+        c for (prefix, _), cs in fixture.cells.items() for c in cs if c.config.suite == "SGLang-OOB"
+    ]
+    assert len(cells) == 120
+    for cell in cells:
+        [client] = commands_of(explain(fixture, cell.id, kind="cell"))[1:]
+        flags = dict(zip(client[3::2], client[4::2], strict=False))
+        assert client[:3] == ["/py", "-m", "sglang.bench_serving"], cell.id
+        assert {k: flags[k] for k in ("--backend", "--dataset-name", "--seed")} == {
+            "--backend": "sglang-oai",
+            "--dataset-name": "random-ids",
+            "--seed": "0",
+        }
+        assert int(flags["--warmup-requests"]) == 2 * cell.concurrency
+        assert int(flags["--max-concurrency"]) == cell.concurrency
+        assert flags["--request-rate"] == "inf"
