@@ -70,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     out: dict[str, float | str | None] = {}
     for key, value in dict(metrics).items():
-        number = float(value)
+        try:
+            number = float(value)  # numpy floats too
+        except (TypeError, ValueError):
+            continue  # not a metric the launcher reads
         out[str(key)] = number if math.isfinite(number) else None
     out.update(sglang_version=version or None, host=host)
     args.metrics_file.write_text(json.dumps(out) + "\n", encoding="utf-8")

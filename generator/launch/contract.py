@@ -112,7 +112,7 @@ class CaseEntry(ServerFields):
     level: str
     threshold: float
     min_acceptance_rate: float | None
-    eval_timeout_minutes: int
+    eval_timeout_minutes: float
     evaluator: EvaluatorEntry
 
 
@@ -156,6 +156,7 @@ def _number(obj: dict[str, Any], key: str, where: str, *, integer: bool) -> floa
 def _server_fields(obj: dict[str, Any], where: str) -> None:
     _str(obj, "id", where, ident=True)
     _str(obj, "model_path", where)
+    _str(obj, "spec", where)
     _number(obj, "gpus", where, integer=True)
     draft = obj.get("draft_tokens")
     if draft is not None:
@@ -216,7 +217,10 @@ def check_case(data: dict[str, Any], where: str) -> CaseEntry:
         raise InputError(f"{where}: 'evaluator' must be an object")
     kind = evaluator.get("kind")
     at = f"{where}: evaluator"
-    _number(data, "eval_timeout_minutes", where, integer=True)
+    if _number(data, "eval_timeout_minutes", where, integer=False) <= 0:
+        raise InputError(f"{where}: 'eval_timeout_minutes' must be positive")
+    if data.get("min_acceptance_rate") is not None:
+        _number(data, "min_acceptance_rate", where, integer=False)
     if kind == "lm-eval":
         for key in ("task", "metric", "model"):
             _str(evaluator, key, at)

@@ -57,7 +57,9 @@ def _json(argv: list[str]) -> Any:
 
 
 def _gigabytes(value: Any, unit: str = "B") -> float | None:
-    """A memory size as GB (decimal), from a number and its unit, or '288 GB' text."""
+    """A memory size in GiB, from a number and its unit or '288 GB' text. The tools' units
+    are binary: amd-smi's "MB" is MiB (the library divides bytes by 1024 * 1024), so an
+    MI300X reads 192 and an MI355X 288, as their data sheets say."""
     if isinstance(value, dict):
         return _gigabytes(value.get("value"), str(value.get("unit", unit)))
     if isinstance(value, str):
@@ -66,47 +68,44 @@ def _gigabytes(value: Any, unit: str = "B") -> float | None:
             return None
         return _gigabytes(float(match[1]), match[2] or unit)
     if isinstance(value, int | float) and not isinstance(value, bool):
-        scale = {"B": 1e-9, "KB": 1e-6, "MB": 1e-3, "GB": 1.0, "TB": 1e3}
+        scale = {"B": 2.0**-30, "KB": 2.0**-20, "MB": 2.0**-10, "GB": 1.0, "TB": 2.0**10}
         factor = scale.get(unit.upper().replace("IB", "B"))
         return None if factor is None else round(float(value) * factor, 1)
     return None
 
 
-def _market_name(asic: Any) -> str | None:
-    if isinstance(asic, dict) and asic.get("market_name"):
-        return str(asic["market_name"])
-    return None
+def _gpu_entries(data: Any) -> list[dict[str, Any]]:
+    """The per-GPU objects of an amd-smi JSON answer: a bare list, or the object newer
+    releases print for `static` and `metric` ({"gpu_data": [...], "cpu_data": ...})."""
+    if isinstance(data, dict):
+        data = data.get("gpu_data")
+    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
 
 
 def _amd_smi() -> Gpus:
     listed = _json(["amd-smi", "list", "--json"])
-    gpus = listed if isinstance(listed, list) else []
-    static = _json(["amd-smi", "static", "--asic", "--vram", "--json"])
-    first = static[0] if isinstance(static, list) and static else {}
-    asic = first.get("asic", {}) if isinstance(first, dict) else {}
-    vram = first.get("vram", {}) if isinstance(first, dict) else {}
+    gpus = _gpu_entries(listed)
+    static = _gpu_entries(_json(["amd-smi", "static", "--asic", "--vram", "--json"]))
+    first = static[0] if static else {}
+    asic = first.get("asic")
+    vram = first.get("vram")
     size = vram.get("size") if isinstance(vram, dict) else None
-    procs = _json(["amd-smi", "process", "--json"])
     found = []
-    for gpu in procs if isinstance(procs, list) else []:
-        listing = gpu.get("process_list") if isinstance(gpu, dict) else None
+    for gpu in _gpu_entries(_json(["amd-smi", "process", "--json"])):
+        listing = gpu.get("process_list")
         for item in listing if isinstance(listing, list) else []:
             info = item.get("process_info", item) if isinstance(item, dict) else None
             if isinstance(info, dict) and "pid" in info:
-                found.append(
-                    Process(
-                        gpu=str(gpu.get("gpu")), pid=str(info["pid"]), name=str(info.get("name"))
-                    )
-                )
+                name = str(info.get("name"))
+                found.append(Process(gpu=str(gpu.get("gpu")), pid=str(info["pid"]), name=name))
+    model = asic.get("market_name") if isinstance(asic, dict) else None
     return Gpus(
         tool="amd-smi",
-        count=len(gpus) if listed is not None else None,
-        model=str(asic["market_name"])
-        if isinstance(asic, dict) and asic.get("market_name")
-        else None,
+        count=len(gpus) if isinstance(listed, list) else None,
+        model=str(model) if model and model != "N/A" else None,
         vram_gb=_gigabytes(size) if size is not None else None,
         processes=tuple(found),
-        devices=tuple(str(g.get("gpu")) for g in gpus if isinstance(g, dict)),
+        devices=tuple(f"GPU {g.get('gpu')} ({g.get('bdf')})" for g in gpus),
     )
 
 

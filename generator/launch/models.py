@@ -114,7 +114,9 @@ def _download(
         raise ModelError(f"cannot run hf download for {model}: {exc}") from exc
     if returncode != 0:
         detail = tail(output, DOWNLOAD_TAIL_LINES)
-        status = "ran out of time" if returncode is None else describe_exit(returncode)
+        status = (
+            "ran out of time" if returncode is None else f"exited with {describe_exit(returncode)}"
+        )
         raise ModelError(f"hf download {model} {status}" + (f":\n{detail}" if detail else ""))
     (snapshot / MARKER).unlink()
     still = missing(snapshot)

@@ -119,13 +119,15 @@ def _common(entry: ServerEntry, common: Common, error: str | None) -> dict[str, 
 def point_validity(
     job: JobEntry, point: PointEntry, status: str, metrics: Mapping[str, Any], restarted: bool
 ) -> tuple[bool, str | None]:
-    """Whether a point's numbers may stand for its server, and why not."""
-    if status != "ok":
-        return False, f"status {status}"
+    """Whether a point's numbers may stand for its server, and why not (the first reason
+    that applies: restart, incomplete requests, status, non-finite metrics, acceptance)."""
+    done = metrics["completed"]
     if restarted:
         return False, "the server restarted during the point"
-    if metrics["completed"] != point["num_prompts"]:
-        return False, f"{metrics['completed']} of {point['num_prompts']} requests completed"
+    if done is not None and done != point["num_prompts"]:
+        return False, f"{done} of {point['num_prompts']} requests completed"
+    if status != "ok":
+        return False, f"status {status}"
     bad = [key for key in REQUIRED if metrics[key] is None]
     if bad:
         return False, f"non-finite or missing {', '.join(bad)}"

@@ -1,7 +1,9 @@
-"""Helpers that run the real launcher scripts against the stand-in sglang package."""
+"""Helpers that run the real launcher scripts against the stand-in tools."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 import shlex
@@ -14,12 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+from click.testing import CliRunner
+
+from generator.cli import main as sglang_ci
 from generator.launch.commands import Where
+from tests.helpers import FIXTURE
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
 STANDIN = REPO / "tests" / "standin"
+AMD_SMI_DIR = STANDIN / "gpu" / "amd"
+ROCM_SMI_DIR = STANDIN / "gpu" / "rocm"
+RECORD_SCHEMA = REPO / "generator" / "results" / "schemas" / "record-1.schema.json"
 RUN_TIMEOUT_S = 60
+SHARDS = ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")
 
 
 def free_port() -> int:
@@ -50,6 +61,53 @@ def running(pids: list[int]) -> list[int]:
     return [pid for pid in pids if process_state(pid) not in (None, "Z", "X")]
 
 
+@functools.cache
+def _record_validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(RECORD_SCHEMA.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def assert_valid_record(record: Mapping[str, Any]) -> None:
+    """The record follows schema sglang-ci/record/1 (every error listed on failure)."""
+    errors = [
+        f"{list(e.absolute_path)}: {e.message}" for e in _record_validator().iter_errors(record)
+    ]
+    assert errors == []
+
+
+@functools.cache
+def _cli_json(*args: str) -> Any:
+    result = CliRunner().invoke(sglang_ci, ["--root", str(FIXTURE), *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def fixture_job(*selection: str, index: int = 0) -> dict[str, Any]:
+    """A job entry the generator writes for the fixture catalogs (a fresh copy)."""
+    job: dict[str, Any] = copy.deepcopy(_cli_json("jobs", *selection)["include"][index])
+    return job
+
+
+def fixture_case(case_id: str, level: str = "nightly") -> dict[str, Any]:
+    """A case entry the generator writes for the fixture catalogs (a fresh copy)."""
+    cases = _cli_json("cases", "--level", level)
+    case: dict[str, Any] = copy.deepcopy(next(c for c in cases if c["id"] == case_id))
+    return case
+
+
+def complete_snapshot(cache: Path, model: str) -> Path:
+    """What `hf download` leaves: config.json, a weights index and the shards it names."""
+    snapshot = cache / model
+    snapshot.mkdir(parents=True, exist_ok=True)
+    (snapshot / "config.json").write_text("{}\n", encoding="utf-8")
+    weight_map = {f"layer.{i}": name for i, name in enumerate(SHARDS)}
+    index = json.dumps({"weight_map": weight_map})
+    (snapshot / "model.safetensors.index.json").write_text(index, encoding="utf-8")
+    for name in SHARDS:
+        (snapshot / name).write_bytes(b"\0")
+    return snapshot
+
+
 @dataclass
 class Run:
     returncode: int
@@ -59,13 +117,15 @@ class Run:
 
 @dataclass
 class Harness:
-    """One isolated launcher environment under tmp_path, with its own free port."""
+    """One isolated launcher environment under `root`, with its own free port.
+    `model_cache` is passed as MODEL_CACHE when set."""
 
     root: Path
     port: int = field(default_factory=free_port)
+    model_cache: Path | None = None
 
     def __post_init__(self) -> None:
-        (self.root / "tmp").mkdir()
+        (self.root / "tmp").mkdir(parents=True)
         (self.root / "home").mkdir()
 
     @property
@@ -79,7 +139,13 @@ class Harness:
     @property
     def where(self) -> Where:
         """What the launcher fills `commands.Where` with under base_env()."""
-        return Where(python=sys.executable, port=str(self.port), logs=str(self.logs))
+        return Where(
+            python=sys.executable,
+            port=str(self.port),
+            logs=str(self.logs),
+            model_cache=None if self.model_cache is None else str(self.model_cache),
+            root=str(REPO),
+        )
 
     @property
     def record_file(self) -> Path:
@@ -88,6 +154,10 @@ class Harness:
     @property
     def client_record_file(self) -> Path:
         return self.root / "client-record.jsonl"
+
+    @property
+    def hf_record_file(self) -> Path:
+        return self.root / "hf-record.jsonl"
 
     @property
     def pids_file(self) -> Path:
@@ -99,7 +169,7 @@ class Harness:
 
     def base_env(self) -> dict[str, str]:
         """The complete environment the launcher is started with."""
-        return {
+        env = {
             "PATH": f"{STANDIN / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
             "HOME": str(self.root / "home"),
             "PWD": str(self.root),
@@ -115,10 +185,15 @@ class Harness:
             "SERVER_STOP_GRACE_S": "2",
             "RESULTS_DIR": str(self.results),
             "GITHUB_STEP_SUMMARY": str(self.summary_file),
+            "GITHUB_SHA": "c0ffee0000000000000000000000000000000000",
             "SGLANG_STANDIN_RECORD": str(self.record_file),
             "SGLANG_STANDIN_CLIENT_RECORD": str(self.client_record_file),
+            "SGLANG_STANDIN_HF_RECORD": str(self.hf_record_file),
             "SGLANG_STANDIN_PIDS": str(self.pids_file),
         }
+        if self.model_cache is not None:
+            env["MODEL_CACHE"] = str(self.model_cache)
+        return env
 
     def write_json(self, name: str, data: Mapping[str, Any]) -> Path:
         path = self.root / name
@@ -129,10 +204,9 @@ class Harness:
         return [str(SCRIPTS / script), str(input_file)]
 
     def run(self, script: str, input_file: Path, env: Mapping[str, str] | None = None) -> Run:
-        full_env = {**self.base_env(), **(env or {})}
         proc = subprocess.run(
             self.command(script, input_file),
-            env=full_env,
+            env={**self.base_env(), **(env or {})},
             cwd=self.root,
             capture_output=True,
             text=True,
@@ -153,17 +227,20 @@ class Harness:
             text=True,
         )
 
-    def server_records(self) -> list[dict[str, Any]]:
-        if not self.record_file.exists():
+    @staticmethod
+    def _lines(path: Path) -> list[dict[str, Any]]:
+        if not path.exists():
             return []
-        lines = self.record_file.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines]
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def server_records(self) -> list[dict[str, Any]]:
+        return self._lines(self.record_file)
 
     def client_records(self) -> list[dict[str, Any]]:
-        if not self.client_record_file.exists():
-            return []
-        lines = self.client_record_file.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines]
+        return self._lines(self.client_record_file)
+
+    def hf_records(self) -> list[dict[str, Any]]:
+        return self._lines(self.hf_record_file)
 
     def pids(self) -> list[int]:
         if not self.pids_file.exists():
@@ -183,9 +260,6 @@ class Harness:
         data: dict[str, Any] = json.loads((self.results / f"{name}.json").read_text("utf-8"))
         return data
 
-    def server_prefix(self, model_path: str) -> list[str]:
-        return ["--model-path", model_path, "--host", "127.0.0.1", "--port", str(self.port)]
-
     def expected_server_env(self, job_env: Mapping[str, str]) -> dict[str, str]:
         """The launcher's complete environment with the job env on top, nothing else."""
         return {**self.base_env(), **job_env}
@@ -196,34 +270,19 @@ def printed_command(env: Mapping[str, str], argv: list[str]) -> list[str]:
     return [f"{key}={shlex.quote(value)}" for key, value in env.items()] + [shlex.join(argv)]
 
 
-def bench_job(job_id: str, points: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    job: dict[str, Any] = {
-        "id": job_id,
-        "suite": "SGLang-OOB",
-        "config": f"{job_id}-config",
-        "display": f"Display {job_id}",
-        "model_path": "deepseek-ai/DeepSeek-R1-0528",
-        "runner": "atom-mi355-8gpu-aac-runner",
-        "image": "rocm/atom-dev:sglang-latest",
-        "server_mode": "sglang-atom",
-        "server_args": ["--trust-remote-code", "--tensor-parallel-size", "4"],
-        "env": {"SGLANG_USE_AITER": "1", "SGLANG_DEFAULT_SERVER_ARGS": ""},
-        "timeout_minutes": 120,
-        "points": points,
-    }
-    job.update(extra)
+def small_points(job: dict[str, Any], concurrencies: list[int], **point: Any) -> dict[str, Any]:
+    """`job` with points at these concurrencies (2 prompts, no warm-up unless given), each
+    named after the job and its concurrency."""
+    template = job["points"][0]
+    job["points"] = [
+        {
+            **template,
+            "id": f"{job['id']}-c{c}",
+            "concurrency": c,
+            "num_prompts": 2,
+            "num_warmups": 0,
+            **point,
+        }
+        for c in concurrencies
+    ]
     return job
-
-
-def bench_point(
-    point_id: str, concurrency: int, *, num_prompts: int = 2, num_warmups: int = 0
-) -> dict[str, Any]:
-    return {
-        "id": point_id,
-        "isl": 1024,
-        "osl": 512,
-        "concurrency": concurrency,
-        "random_range_ratio": 0.8,
-        "num_prompts": num_prompts,
-        "num_warmups": num_warmups,
-    }

@@ -1,20 +1,25 @@
 """What the launcher runs is what `sglang-ci explain` prints, token for token: the server,
-every client and the evaluator, recorded by the stand-ins."""
+every client and the evaluator, recorded by the stand-ins, with the models in a model
+cache (MODEL_CACHE) that holds complete snapshots of them."""
 
 from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from generator.launch import commands
+from generator.launch.contract import ServerEntry, check_case, check_job
 from tests.conftest import Invoke
-from tests.launchers.support import Harness
+from tests.launchers.support import Harness, complete_snapshot
 
 MORI = ("--mode", "sglang-mori", "--image", "lmsysorg/sglang-rocm:x")
-# The stand-in clients record the module they stand for and their own arguments.
-MODULES = ("sglang.bench_serving", "sglang.test.few_shot_gsm8k")
+# The stand-in clients record the module they stand for and their own arguments; the
+# few-shot evaluation records the argv of the script that calls run_eval.
+MODULES = ("sglang.bench_serving",)
 
 
 def explained(cli: Invoke, harness: Harness, *args: str) -> tuple[list[list[str]], dict[str, str]]:
@@ -22,10 +27,14 @@ def explained(cli: Invoke, harness: Harness, *args: str) -> tuple[list[list[str]
     harness's values (the only parts explain leaves to the machine)."""
     result = cli("explain", *args)
     assert result.exit_code == 0, result.stderr
+    where = harness.where
+    assert where.model_cache is not None
     text = (
-        result.stdout.replace('"${PYTHON}"', shlex.quote(harness.where.python))
-        .replace('"${SGLANG_PORT}"', harness.where.port)
-        .replace('"${LOG_DIR}"', shlex.quote(harness.where.logs))
+        result.stdout.replace('"${PYTHON}"', shlex.quote(where.python))
+        .replace('"${SGLANG_PORT}"', where.port)
+        .replace('"${LOG_DIR}"', shlex.quote(where.logs))
+        .replace('"${MODEL_CACHE}"', shlex.quote(where.model_cache))
+        .replace('"${SGLANG_CI_ROOT}"', shlex.quote(where.root))
     )
     argvs, env = [], {}
     for line in text.splitlines():
@@ -46,9 +55,19 @@ def recorded(harness: Harness) -> list[list[str]]:
     out = [[harness.where.python, "-m", "sglang.launch_server", *server["argv"]]]
     for client in harness.client_records():
         tool = client["tool"]
-        head = [harness.where.python, "-m", tool] if tool in MODULES else [tool]
+        if tool == "python":
+            head = [harness.where.python]
+        else:
+            head = [harness.where.python, "-m", tool] if tool in MODULES else [tool]
         out.append([*head, *client["argv"]])
     return out
+
+
+def cache_models(harness: Harness, tmp_path: Path, entry: ServerEntry) -> None:
+    """A model cache holding a complete snapshot of every model of `entry`."""
+    harness.model_cache = tmp_path / "cache"
+    for model in commands.models(entry, harness.where):
+        complete_snapshot(harness.model_cache, model)
 
 
 def job_of(cli: Invoke, *args: str) -> dict[str, Any]:
@@ -77,11 +96,19 @@ def job_of(cli: Invoke, *args: str) -> dict[str, Any]:
     ids=["oob-preset", "mesh-preset-mori"],
 )
 def test_a_benchmark_job_runs_exactly_what_explain_prints(
-    cli: Invoke, harness: Harness, selection: tuple[str, ...], explain_args: tuple[str, ...]
+    cli: Invoke,
+    harness: Harness,
+    tmp_path: Path,
+    selection: tuple[str, ...],
+    explain_args: tuple[str, ...],
 ) -> None:
     job = job_of(cli, *selection)
+    cache_models(harness, tmp_path, check_job(job, "job"))
     run = harness.run("run_benchmark.sh", harness.write_json("job.json", job))
     assert run.returncode == 0, run.stdout + run.stderr
+    assert harness.hf_records() == []
+    served = commands.models(check_job(job, "job"), harness.where)[job["model_path"]]
+    assert served == f"{tmp_path}/cache/{job['model_path']}"
     argvs, env = explained(cli, harness, job["id"], *explain_args)
     assert recorded(harness) == argvs
     assert len(argvs) == 1 + len(job["points"])
@@ -91,12 +118,16 @@ def test_a_benchmark_job_runs_exactly_what_explain_prints(
 
 @pytest.mark.parametrize("case_id", ["deepseek-r1-fp4-tp4", "deepseek-r1-mxfp4-tp4-mtp-rocm720"])
 def test_an_accuracy_case_runs_exactly_what_explain_prints(
-    cli: Invoke, harness: Harness, case_id: str
+    cli: Invoke, harness: Harness, tmp_path: Path, case_id: str
 ) -> None:
     result = cli("cases")
     case = next(c for c in json.loads(result.stdout) if c["id"] == case_id)
+    cache_models(harness, tmp_path, check_case(case, "case"))
     run = harness.run("run_accuracy.sh", harness.write_json("case.json", case))
     assert run.returncode == 0, run.stdout + run.stderr
+    assert harness.hf_records() == []
+    served = commands.models(check_case(case, "case"), harness.where)[case["model_path"]]
+    assert served == f"{tmp_path}/cache/{case['model_path']}"
     argvs, env = explained(cli, harness, case_id, "--kind", "case")
     assert recorded(harness) == argvs
     assert len(argvs) == 2

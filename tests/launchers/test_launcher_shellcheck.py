@@ -12,7 +12,13 @@ import pytest
 from .support import SCRIPTS, STANDIN
 
 WRAPPERS = {"run_benchmark.sh": "benchmark", "run_accuracy.sh": "accuracy"}
-SHELL_FILES = [*(SCRIPTS / name for name in WRAPPERS), STANDIN / "bin" / "lm_eval"]
+SHELL_FILES = [
+    *(SCRIPTS / name for name in WRAPPERS),
+    STANDIN / "bin" / "lm_eval",
+    STANDIN / "bin" / "hf",
+    STANDIN / "gpu" / "amd" / "amd-smi",
+    STANDIN / "gpu" / "rocm" / "rocm-smi",
+]
 
 
 def shellcheck_binary() -> str | None:

@@ -14,9 +14,16 @@ import pytest
 
 from generator.launch import commands
 from generator.launch.contract import check_job
-from generator.launch.results import BENCH_METRICS
+from generator.launch.results import last_json_line
 
-from .support import Harness, bench_job, bench_point, printed_command, running
+from .support import (
+    Harness,
+    assert_valid_record,
+    fixture_job,
+    printed_command,
+    running,
+    small_points,
+)
 
 SCRIPT = "run_benchmark.sh"
 HOSTILE_TOKENS = [
@@ -33,6 +40,19 @@ HOSTILE_TOKENS = [
     "line one\nline two",
     "\\$HOME ${HOME} $HOME",
 ]
+NO_GPU_TOOL = "warning: neither amd-smi nor rocm-smi is here: GPU check skipped, GPU fields null"
+
+
+def qwen_job(concurrencies: list[int], **point: Any) -> dict[str, Any]:
+    """The fixture's OOB Qwen TP4 job (4 GPUs) with small points at these concurrencies."""
+    return small_points(fixture_job("--preset", "all-qwen"), concurrencies, **point)
+
+
+def bench_line(h: Harness, point_id: str) -> dict[str, Any]:
+    """The result line the client appended for a point."""
+    line = last_json_line(h.logs / f"{point_id}.bench.jsonl")
+    assert line is not None
+    return dict(line)
 
 
 def statuses(h: Harness, job: dict[str, Any]) -> list[str]:
@@ -42,7 +62,7 @@ def statuses(h: Harness, job: dict[str, Any]) -> list[str]:
 def test_the_server_gets_exactly_the_job_args_and_env_and_hostile_tokens_arrive_literally(
     harness: Harness,
 ) -> None:
-    job = bench_job("hostile", [bench_point("hostile-c1", 1)])
+    job = qwen_job([1])
     job["model_path"] = "org/model with space $(touch pwned-model)"
     job["server_args"] = ["--trust-remote-code", *HOSTILE_TOKENS]
     job["env"] = {
@@ -58,159 +78,150 @@ def test_the_server_gets_exactly_the_job_args_and_env_and_hostile_tokens_arrive_
     [record] = harness.server_records()
     argv = commands.server_argv(check_job(job, "job"), harness.where)
     assert [harness.where.python, "-m", "sglang.launch_server", *record["argv"]] == argv
-    assert record["argv"] == harness.server_prefix(job["model_path"]) + job["server_args"]
+    assert record["argv"] == [
+        "--model-path",
+        job["model_path"],
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(harness.port),
+        *job["server_args"],
+    ]
     assert record["env"] == harness.expected_server_env(job["env"])
     assert record["env"]["HOME"] == "/job/home"
     printed = "\n".join(printed_command(job["env"], argv))
     assert f"] server environment additions and command:\n{printed}\n" in run.stdout
     assert sorted(p.name for p in harness.root.rglob("pwned*")) == []
+    result = harness.result(job["points"][0]["id"])
+    assert (result["server"], result["served_model_path"]) == (
+        {"argv": argv, "env": job["env"]},
+        job["model_path"],
+    )
 
 
-def test_five_points_share_one_server_flushed_between_points_and_run_the_explained_client(
+def test_five_points_share_one_server_flushed_between_points_and_run_the_declared_client(
     harness: Harness,
 ) -> None:
-    points = [bench_point(f"five-c{c}", c, num_prompts=3, num_warmups=1) for c in (1, 2, 4, 8, 16)]
-    job = bench_job("five", points)
+    harness.summary_file.write_text("previous step\n", encoding="utf-8")
+    job = qwen_job([1, 2, 4, 8, 16], num_warmups=4)
     run = harness.run(SCRIPT, harness.write_json("job.json", job))
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert len(harness.server_records()) == 1
     assert statuses(harness, job) == ["ok"] * 5
-    server_log = (harness.logs / "five.server.log").read_text(encoding="utf-8")
+    server_log = (harness.logs / f"{job['id']}.server.log").read_text(encoding="utf-8")
     assert server_log.count('"POST /flush_cache HTTP/1.1" 200') == 4
+    # The declared client, token for token: random token ids on /v1/completions, seed 0.
     entry = check_job(job, "job")
-    assert [c["argv"] for c in harness.client_records()] == [
-        commands.bench_argv(entry, point, harness.where)[3:] for point in entry["points"]
+    clients = harness.client_records()
+    assert [[harness.where.python, "-m", c["tool"], *c["argv"]] for c in clients] == [
+        commands.bench_argv(entry, point, harness.where) for point in entry["points"]
     ]
-    result = harness.result("five-c2")
-    raw = json.loads((harness.logs / "five-c2.bench.jsonl").read_text(encoding="utf-8"))
-    wall, server_start = result.pop("wall_time_s"), result.pop("server_start_s")
-    assert isinstance(wall, float) and wall > 0
-    assert isinstance(server_start, float) and server_start > 0
-    assert result == {
-        "job_id": "five",
-        "suite": "SGLang-OOB",
-        "config": "five-config",
-        "display": "Display five",
-        "model_path": "deepseek-ai/DeepSeek-R1-0528",
-        "runner": "atom-mi355-8gpu-aac-runner",
-        "image": "rocm/atom-dev:sglang-latest",
-        "server_mode": "sglang-atom",
-        "point_id": "five-c2",
-        "isl": 1024,
-        "osl": 512,
-        "concurrency": 2,
-        "random_range_ratio": 0.8,
-        "num_prompts": 3,
-        "num_warmups": 1,
-        "estimate_minutes": None,
-        "status": "ok",
-        "error": None,
-        "completed": 3,
-        **{key: raw[key] for key in BENCH_METRICS},
-    }
-
-
-def test_a_bench_failure_fails_only_its_point_and_the_step_summary_shows_every_point(
-    harness: Harness,
-) -> None:
-    harness.summary_file.write_text("previous step\n", encoding="utf-8")
-    points = [bench_point(f"conc-c{c}", c) for c in (1, 2, 4)]
-    for point, minutes in zip(points, (3, 4, 5), strict=True):
-        point["estimate_minutes"] = minutes
-    job = bench_job("conc", points, startup_minutes=35)
-    run = harness.run(
-        SCRIPT, harness.write_json("job.json", job), {"SGLANG_STANDIN_BENCH_FAIL_CONC": "2"}
-    )
-
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert statuses(harness, job) == ["ok", "failed", "ok"]
-    assert len(harness.server_records()) == 1
-    failed = harness.result("conc-c2")
-    assert failed["error"].startswith("sglang.bench_serving exited with status 1:\n")
-    assert "RuntimeError: standin: simulated benchmark crash at concurrency 2" in failed["error"]
-    assert {key: failed[key] for key in BENCH_METRICS} == dict.fromkeys(BENCH_METRICS)
-
-    def row(point_id: str, conc: int, estimate: int) -> str:
-        res = harness.result(point_id)
-        keys = [
-            "request_throughput",
-            "output_throughput",
-            "median_ttft_ms",
-            "median_tpot_ms",
-            "median_itl_ms",
-            "median_e2e_latency_ms",
-        ]
-        metrics = " | ".join("-" if res[k] is None else f"{res[k]:.2f}" for k in keys)
-        return (
-            f"| `{point_id}` | 1024 | 512 | {conc} | {res['status']} | {metrics}"
-            f" | {res['wall_time_s'] / 60:.1f} | {estimate} |\n"
+    assert clients[0]["argv"][:2] == ["--backend", "sglang-oai"]
+    assert "--dataset-name random-ids" in " ".join(clients[0]["argv"])
+    for point in job["points"]:
+        result = harness.result(point["id"])
+        assert_valid_record(result)
+        line = bench_line(harness, point["id"])
+        assert line["request_rate"] == float("inf")
+        assert result["metrics"]["total_token_throughput"] == line["total_throughput"]
+        assert result["metrics"]["output_throughput_per_gpu"] == line["output_throughput"] / 4
+        assert (result["validity"], result["client"]["version"]) == (
+            {"valid": True, "reason": None},
+            "0.5.23",
         )
-
-    start_min = harness.result("conc-c1")["server_start_s"] / 60
-    assert harness.summary_file.read_text(encoding="utf-8") == (
-        "previous step\n"
-        "### Benchmark: Display conc (`conc`)\n"
+        assert result["provenance"]["gpu"] == {"model": None, "count": None, "vram_gb": None}
+        assert result["timings"]["download_s"] is None
+    # Without amd-smi or rocm-smi: one warning line, GPU fields null.
+    assert run.stdout.count(NO_GPU_TOOL) == 1
+    section = (harness.results / "summary.md").read_text(encoding="utf-8")
+    assert harness.summary_file.read_text(encoding="utf-8") == "previous step\n" + section
+    assert section.startswith(
+        f"### Benchmark: Qwen3.5-397B-A17B-FP8 TP4 (`{job['id']}`)\n"
         "\n"
-        "Image `rocm/atom-dev:sglang-latest` · runner `atom-mi355-8gpu-aac-runner`"
-        f" · server starts: 1 · start-up {start_min:.1f} min (estimated 35)\n"
+        "- **Image** `rocm/atom-dev:sglang-latest`: tag -, not pinned (not resolved)\n"
+        "- **Versions** SGLang `0.5.23` (commit -), ATOM -, AITER -, ROCm -\n"
+        "- **GPUs** - x -, - GB each; runner - (`atom-mi355-8gpu-aac-runner`)\n"
+        "- **Run** - attempt -, catalog commit `c0ffee0000000000000000000000000000000000`\n"
         "\n"
-        "| Point | ISL | OSL | Conc | Status | Req/s | Output tok/s | TTFT p50 (ms) "
-        "| TPOT p50 (ms) | ITL p50 (ms) | E2E p50 (ms) | Minutes | Estimated |\n"
-        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-        + row("conc-c1", 1, 3)
-        + row("conc-c2", 2, 4)
-        + row("conc-c4", 4, 5)
-        + "\n"
+        "Server mode `sglang-atom` · server starts: 1 · model download - min · start-up "
     )
-    assert "| `conc-c2` | 1024 | 512 | 2 | failed | - | - | - | - | - | - |" in run.stdout
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert [row.split(" | ")[:5] for row in rows] == [
+        [f"| `{job['id']}-c{c}`", "1024", "1024", str(c), "ok"] for c in (1, 2, 4, 8, 16)
+    ]
+    assert section in run.stdout
 
 
-def test_a_server_dying_mid_sweep_is_restarted_once_and_completed_points_are_kept(
+def test_failed_incomplete_and_non_finite_points_are_invalid_with_their_reasons(
     harness: Harness,
 ) -> None:
-    # Each point sends 2 generation requests; the server exits after its 5th.
-    job = bench_job("die", [bench_point(f"die-p{i}", 1) for i in range(1, 6)])
-    run = harness.run(
-        SCRIPT, harness.write_json("job.json", job), {"SGLANG_STANDIN_FAIL": "die-after:5"}
-    )
-
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert statuses(harness, job) == ["ok", "ok", "server-died", "ok", "ok"]
-    assert len(harness.server_records()) == 2
-    died = harness.result("die-p3")
-    assert died["error"] == "server process exited during the point; 1 of 2 requests completed"
-    assert died["completed"] == 1
-    assert "server is gone: restart 1 of 1" in run.stdout
-
-
-def test_a_death_beyond_the_restart_budget_marks_the_remaining_points_server_died(
-    harness: Harness,
-) -> None:
-    # The server exits right after answering each point's 2 requests.
-    job = bench_job("budget", [bench_point(f"budget-p{i}", 1) for i in range(1, 5)])
+    job = qwen_job([1, 2, 4, 8])
+    overrides = {"4": {"completed": 1}, "8": {"median_ttft_ms": float("nan")}}
     run = harness.run(
         SCRIPT,
         harness.write_json("job.json", job),
-        {"SGLANG_STANDIN_FAIL": "die-after:2", "MAX_SERVER_RESTARTS": "1"},
+        {
+            "SGLANG_STANDIN_BENCH_FAIL_CONC": "2",
+            "SGLANG_STANDIN_BENCH_SET": json.dumps(overrides),
+            "SGLANG_STANDIN_BENCH_DROP": "total_throughput",
+        },
     )
 
     assert run.returncode == 1, run.stdout + run.stderr
-    assert statuses(harness, job) == ["ok", "ok", "server-died", "server-died"]
+    results = [harness.result(point["id"]) for point in job["points"]]
+    for result in results:
+        assert_valid_record(result)
+    assert [(r["status"], r["validity"]) for r in results] == [
+        ("ok", {"valid": True, "reason": None}),
+        ("failed", {"valid": False, "reason": "status failed"}),
+        ("failed", {"valid": False, "reason": "1 of 2 requests completed"}),
+        ("ok", {"valid": False, "reason": "non-finite or missing median_ttft_ms"}),
+    ]
+    crashed = results[1]
+    assert crashed["error"].startswith("sglang.bench_serving exited with status 1:\n")
+    assert "RuntimeError: standin: simulated benchmark crash at concurrency 2" in crashed["error"]
+    assert results[2]["error"] == "1 of 2 requests completed"
+    # The result line has no total_throughput: the total comes from the token totals.
+    line = bench_line(harness, f"{job['id']}-c1")
+    assert "total_throughput" not in line
+    total = (line["total_input_tokens"] + line["total_output_tokens"]) / line["duration"]
+    assert results[0]["metrics"]["total_token_throughput"] == total
+
+
+def test_a_dying_server_is_restarted_within_the_budget_then_points_are_server_died(
+    harness: Harness,
+) -> None:
+    # Each point sends 2 generation requests; the server exits after its 3rd.
+    job = qwen_job([1, 2, 4, 8, 16])
+    run = harness.run(
+        SCRIPT,
+        harness.write_json("job.json", job),
+        {"SGLANG_STANDIN_FAIL": "die-after:3", "MAX_SERVER_RESTARTS": "1"},
+    )
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert statuses(harness, job) == ["ok", "server-died", "ok", "server-died", "server-died"]
     assert len(harness.server_records()) == 2
-    assert harness.result("budget-p4")["error"] == (
+    died = harness.result(f"{job['id']}-c2")
+    assert died["error"].startswith(
+        "server process exited during the point; sglang.bench_serving exited with status 1:\n"
+    )
+    assert died["metrics"]["completed"] is None
+    assert harness.result(f"{job['id']}-c16")["error"] == (
         "server not running; restart budget exhausted (MAX_SERVER_RESTARTS=1)"
     )
+    assert "server is gone: restart 1 of 1" in run.stdout
 
 
 def test_a_server_that_exits_at_start_gives_exit_2_with_its_log_tail(harness: Harness) -> None:
-    job = bench_job("crash", [bench_point("crash-c1", 1), bench_point("crash-c2", 2)])
+    job = qwen_job([1, 2])
     run = harness.run(
         SCRIPT, harness.write_json("job.json", job), {"SGLANG_STANDIN_FAIL": "exit-at-start"}
     )
 
     assert run.returncode == 2
-    log = str(harness.logs / "crash.server.log")
+    log = str(harness.logs / f"{job['id']}.server.log")
     assert f"===== last 200 lines of {log} =====" in run.stdout
     assert "standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)" in run.stdout
     assert len(harness.server_records()) == 1
@@ -219,10 +230,11 @@ def test_a_server_that_exits_at_start_gives_exit_2_with_its_log_tail(harness: Ha
     for point in job["points"]:
         result = harness.result(point["id"])
         assert (result["status"], result["error"]) == ("failed", error)
+        assert_valid_record(result)
 
 
 def test_a_server_that_never_becomes_ready_times_out_with_exit_2(harness: Harness) -> None:
-    job = bench_job("stuck", [bench_point("stuck-c1", 1)])
+    job = qwen_job([1])
     started = time.monotonic()
     run = harness.run(
         SCRIPT,
@@ -233,7 +245,7 @@ def test_a_server_that_never_becomes_ready_times_out_with_exit_2(harness: Harnes
 
     assert run.returncode == 2
     assert 0.5 <= elapsed < 5
-    result = harness.result("stuck-c1")
+    result = harness.result(f"{job['id']}-c1")
     assert (result["status"], result["error"]) == (
         "failed",
         "server did not become ready: server not ready after READY_TIMEOUT_S=0.5s "
@@ -254,7 +266,7 @@ def test_a_port_already_in_use_is_an_infrastructure_failure(harness: Harness) ->
         deadline = time.monotonic() + 10
         while b"HTTP" not in _probe(harness.port) and time.monotonic() < deadline:
             time.sleep(0.02)
-        job = bench_job("busy", [bench_point("busy-c1", 1)])
+        job = qwen_job([1])
         run = harness.run(SCRIPT, harness.write_json("job.json", job))
     finally:
         squatter.terminate()
@@ -262,14 +274,14 @@ def test_a_port_already_in_use_is_an_infrastructure_failure(harness: Harness) ->
 
     assert run.returncode == 2
     assert harness.server_records() == []
-    assert harness.result("busy-c1")["error"] == (
+    assert harness.result(f"{job['id']}-c1")["error"] == (
         "server did not become ready: port "
         f"{harness.port} already answers HTTP before the server was started"
     )
 
 
 def test_sigterm_mid_sweep_exits_143_and_leaves_no_process_behind(harness: Harness) -> None:
-    job = bench_job("cancel", [bench_point("cancel-c1", 1), bench_point("cancel-c2", 2)])
+    job = qwen_job([1, 2])
     proc = harness.start(
         SCRIPT, harness.write_json("job.json", job), {"SGLANG_STANDIN_BENCH_SLEEP_S": "30"}
     )
@@ -297,7 +309,7 @@ def test_sigterm_mid_sweep_exits_143_and_leaves_no_process_behind(harness: Harne
 
 
 def test_an_invalid_job_exits_2_before_starting_a_server(harness: Harness) -> None:
-    job = bench_job("invalid", [bench_point("invalid-c1", 1)])
+    job = qwen_job([1])
     job["env"] = {"NOT-A-NAME": "1"}
     path = harness.write_json("job.json", job)
     run = harness.run(SCRIPT, path)
@@ -311,13 +323,17 @@ def test_an_invalid_job_exits_2_before_starting_a_server(harness: Harness) -> No
 
 @pytest.mark.parametrize(
     ("knob", "value"),
-    [("READY_TIMEOUT_S", "soon"), ("SGLANG_PORT", "30000x"), ("MAX_SERVER_RESTARTS", "-1")],
+    [
+        ("READY_TIMEOUT_S", "soon"),
+        ("SGLANG_PORT", "30000x"),
+        ("MAX_SERVER_RESTARTS", "-1"),
+        ("MODEL_CACHE", "models"),
+    ],
 )
 def test_an_invalid_knob_exits_2_before_starting_a_server(
     harness: Harness, knob: str, value: str
 ) -> None:
-    job = bench_job("knob", [bench_point("knob-c1", 1)])
-    run = harness.run(SCRIPT, harness.write_json("job.json", job), {knob: value})
+    run = harness.run(SCRIPT, harness.write_json("job.json", qwen_job([1])), {knob: value})
 
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr.startswith(f"run_benchmark.sh: error: {knob} must be ")

@@ -1,4 +1,4 @@
-"""generator.launch.results: reading the scores and metrics the tools write."""
+"""generator.launch.results: reading what the tools write."""
 
 from __future__ import annotations
 
@@ -6,25 +6,16 @@ import json
 import os
 from pathlib import Path
 
-from generator.launch.results import (
-    BENCH_METRICS,
-    bench_metrics,
-    last_json_line,
-    lm_eval_score,
-    parse_few_shot,
-)
+from generator.launch.results import few_shot_metrics, last_json_line, lm_eval_score
 
 
-def test_few_shot_values_are_the_last_ones_printed() -> None:
-    text = "Accuracy: 0.100\nAccuracy: 0.953\nInvalid: 0.001\nLatency: 41.017 s\n"
-    text += "Output throughput: 5123.456 token/s\n"
-    assert parse_few_shot(text) == {
-        "accuracy": 0.953,
-        "invalid_rate": 0.001,
-        "latency_s": 41.017,
-        "output_throughput": 5123.456,
-    }
-    assert parse_few_shot("Accuracy: nan\n")["accuracy"] is None
+def test_the_client_result_is_its_last_line_with_a_bare_infinity_read_as_inf(
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "point.bench.jsonl"
+    output.write_text('{"completed": 1}\n{"completed": 2, "request_rate": Infinity}\n\n')
+    assert last_json_line(output) == {"completed": 2, "request_rate": float("inf")}
+    assert last_json_line(tmp_path / "missing.jsonl") is None
 
 
 def test_the_lm_eval_score_comes_from_the_newest_results_file(tmp_path: Path) -> None:
@@ -39,13 +30,10 @@ def test_the_lm_eval_score_comes_from_the_newest_results_file(tmp_path: Path) ->
     assert lm_eval_score(tmp_path / "model", "x", "y")[0] is None
 
 
-def test_bench_metrics_copy_finite_values_and_null_the_rest(tmp_path: Path) -> None:
-    output = tmp_path / "point.bench.jsonl"
-    lines = [{"completed": 1}, {"completed": 2, "mean_ttft_ms": 5, "p99_ttft_ms": float("nan")}]
-    output.write_text("".join(json.dumps(line) + "\n" for line in lines) + "\n")
-    line = last_json_line(output)
-    assert line is not None and line["completed"] == 2
-    metrics = bench_metrics(line)
-    assert list(metrics) == list(BENCH_METRICS)
-    assert (metrics["mean_ttft_ms"], metrics["p99_ttft_ms"]) == (5.0, None)
-    assert last_json_line(tmp_path / "missing.jsonl") is None
+def test_the_few_shot_metrics_keep_the_unrounded_accuracy(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.json"
+    path.write_text('{"accuracy": 0.9439, "invalid": 0.0, "latency": NaN, "host": "127.0.0.1"}')
+    metrics = {"accuracy": 0.9439, "invalid": 0.0, "latency": None, "output_throughput": None}
+    assert few_shot_metrics(path) == (metrics, None)
+    path.write_text('{"accuracy": NaN}')
+    assert few_shot_metrics(path)[1] == f"{path}: no finite accuracy (nan)"

@@ -1,9 +1,12 @@
 """Stand-in for `lm_eval` (python -m lm_eval / the lm_eval console script).
 
-Accepts the real CLI flag names, sends two completion requests to the
-`base_url` given in --model_args (a failing request makes it exit non-zero,
-as lm-eval does after its retries), prints the results table and writes the
-aggregated results where lm-eval writes them:
+Accepts the real CLI flag names and the `local-completions` model arguments of
+lm-eval 0.4.5 and later (`num_concurrent`, `max_retries`, `tokenized_requests`,
+`trust_remote_code=True`, ...; True/False read as booleans), loads the tokenizer of
+`model` (a local path that is not a directory fails, as AutoTokenizer does), sends two
+completion requests to the `base_url` (a failing request makes it exit non-zero, as
+lm-eval does after its retries), prints the results table and writes the aggregated
+results where lm-eval writes them:
 <output_path>/<sanitized model name>/results_<ISO time with ':' as '-'>.json.
 
 results[<task>]["exact_match,flexible-extract"] is $SGLANG_STANDIN_LMEVAL_SCORE
@@ -53,9 +56,14 @@ def http_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def parse_model_args(text: str) -> dict[str, str]:
+def parse_model_args(text: str) -> dict[str, str | bool]:
+    """lm-eval's simple_parse_args_string: k=v pairs, 'True'/'False' as booleans."""
     pairs = (item.split("=", 1) for item in text.split(",") if item)
-    return {key.strip(): value.strip() for key, value in pairs}
+    out: dict[str, str | bool] = {}
+    for key, value in pairs:
+        text_value = value.strip()
+        out[key.strip()] = {"True": True, "False": False}.get(text_value, text_value)
+    return out
 
 
 def model_name(model_args: str) -> str:
@@ -112,7 +120,10 @@ def main() -> int:
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         raise RuntimeError("standin: simulated evaluator crash")
     model_args = parse_model_args(args.model_args)
-    base_url = model_args["base_url"]
+    base_url = str(model_args["base_url"])
+    model = str(model_args.get("tokenizer") or model_args.get("model") or "")
+    if model.startswith("/") and not Path(model).is_dir():
+        raise OSError(f"Can't load tokenizer for '{model}': not a directory")
     for i in range(2):
         http_json(
             base_url,

@@ -1,13 +1,24 @@
 """Stand-in for `python -m sglang.launch_server`.
 
-Parses --model-path/--host/--port (every other argument is accepted and kept),
-appends {"argv", "env", "pid", "start"} as one JSON line to
+Parses --model-path/--host/--port/--speculative-algorithm (every other argument
+is accepted and kept), appends {"argv", "env", "pid", "start"} as one JSON line to
 $SGLANG_STANDIN_RECORD, starts one "scheduler" child process that stays in the
 server's process group and outlives a crashed parent (as the real server's
 subprocesses can), then serves on loopback:
 
-  GET  /health /v1/models /get_model_info /get_server_info
-  POST /flush_cache /generate /v1/completions
+  GET  /health /v1/models /get_model_info /model_info /server_info /get_server_info
+  POST /flush_cache (GET too) /generate /v1/completions
+
+A model given as a local path (--model-path, --speculative-draft-model-path) must be a
+directory with a config.json, or the server exits 1 at start, as the real one fails to
+load it.
+
+/server_info and its older alias /get_server_info answer {"internal_states": [{...}],
+"version": ...} as the real server does. With --speculative-algorithm,
+internal_states[0]["avg_spec_accept_length"] is $SGLANG_STANDIN_ACCEPT_LENGTH (default
+2.5) once a generation request that decodes (more than one output token) has been served
+since the last POST /flush_cache, which resets it; absent before.
+$SGLANG_STANDIN_ACCEPT_LENGTH=none never reports it.
 
 $SGLANG_STANDIN_FAIL selects a failure mode:
   exit-at-start   exit 1 right after recording
@@ -27,9 +38,10 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from ._standin import note_pid
+from ._standin import note_pid, version
 
 SCHEDULER_CODE = """
 import os, time
@@ -52,13 +64,26 @@ def answer_for(prompt: str) -> str:
 class StandinServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], model_path: str, fail: str) -> None:
+    def __init__(
+        self, address: tuple[str, int], model_path: str, fail: str, speculative: bool
+    ) -> None:
         super().__init__(address, Handler)
         self.model_path = model_path
         self.never_ready = fail == "never-ready"
         self.die_after = int(fail.split(":", 1)[1]) if fail.startswith("die-after:") else None
         self.generated = 0
         self.lock = threading.Lock()
+        self.speculative = speculative
+        self.decoded_since_flush = False
+
+    def internal_state(self) -> dict[str, Any]:
+        """internal_states[0] of /server_info: the server args' share the tests need, and
+        the average acceptance length of a speculative server that has decoded."""
+        state: dict[str, Any] = {"model_path": self.model_path, "last_gen_throughput": 0.0}
+        accept = os.environ.get("SGLANG_STANDIN_ACCEPT_LENGTH") or "2.5"
+        if self.speculative and self.decoded_since_flush and accept != "none":
+            state["avg_spec_accept_length"] = float(accept)
+        return state
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -89,7 +114,7 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/v1/models":
             model = {"id": srv.model_path, "object": "model", "created": 0, "owned_by": "sglang"}
             self.send_json(200, {"object": "list", "data": [model]})
-        elif self.path == "/get_model_info":
+        elif self.path in ("/get_model_info", "/model_info"):
             self.send_json(
                 200,
                 {
@@ -98,14 +123,24 @@ class Handler(BaseHTTPRequestHandler):
                     "is_generation": True,
                 },
             )
-        elif self.path == "/get_server_info":
-            self.send_json(200, {"model_path": srv.model_path, "internal_states": [{}]})
+        elif self.path in ("/server_info", "/get_server_info"):
+            with srv.lock:
+                state = srv.internal_state()
+            info = {"model_path": srv.model_path, "internal_states": [state], "version": version()}
+            self.send_json(200, info)
+        elif self.path == "/flush_cache":
+            self.flush()
         else:
             self.send_json(404, {"error": f"no route {self.path}"})
 
+    def flush(self) -> None:
+        with self.server.lock:
+            self.server.decoded_since_flush = False
+        self.send_json(200, {"message": "Cache flushed."})
+
     def do_POST(self) -> None:
         if self.path == "/flush_cache":
-            self.send_json(200, {"message": "Cache flushed."})
+            self.flush()
             return
         if self.path not in ("/generate", "/v1/completions"):
             self.send_json(404, {"error": f"no route {self.path}"})
@@ -118,9 +153,15 @@ class Handler(BaseHTTPRequestHandler):
             os._exit(1)  # the process is already going down; drop this request
         body = self.read_json()
         if self.path == "/generate":
+            params = body.get("sampling_params") or {}
+            max_new = int(params.get("max_new_tokens") or 16)
             self.answer_generate(body)
         else:
+            max_new = int(body.get("max_tokens") or 16)
             self.answer_completions(body)
+        if max_new > 1:
+            with srv.lock:
+                srv.decoded_since_flush = True
         if srv.die_after is not None and count == srv.die_after:
             sys.stderr.write(f"[standin server] die-after:{srv.die_after} reached; exiting\n")
             sys.stderr.flush()
@@ -187,6 +228,8 @@ def main() -> int:
     parser.add_argument("--model-path", required=True)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=30000)
+    parser.add_argument("--speculative-algorithm", default=None)
+    parser.add_argument("--speculative-draft-model-path", default=None)
     args, _kept = parser.parse_known_args(argv)
     note_pid()
     record(argv)
@@ -194,10 +237,15 @@ def main() -> int:
     if fail == "exit-at-start":
         print("standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)", flush=True)
         return 1
+    for model in (args.model_path, args.speculative_draft_model_path):
+        if model and model.startswith("/") and not Path(model, "config.json").is_file():
+            print(f"standin: cannot load {model}: no config.json there", flush=True)
+            return 1
     if fail.startswith("slow-start:"):
         time.sleep(float(fail.split(":", 1)[1]))
     subprocess.Popen([sys.executable, "-c", SCHEDULER_CODE])
-    server = StandinServer((args.host, args.port), args.model_path, fail)
+    speculative = args.speculative_algorithm is not None
+    server = StandinServer((args.host, args.port), args.model_path, fail, speculative)
     print(f"standin: serving {args.model_path} on http://{args.host}:{args.port}", flush=True)
     print("The server is fired up and ready to roll!", flush=True)
     server.serve_forever()

@@ -1,11 +1,23 @@
-"""Stand-in for `python -m sglang.test.few_shot_gsm8k`.
+"""Stand-in for `sglang.test.few_shot_gsm8k` (its `run_eval` and its CLI).
 
-Same flags as the real tool. Like the real RuntimeEndpoint it first reads
-/get_model_info, then sends min(--num-questions, 3) few-shot GSM8K prompts to
-/generate. The accuracy it prints comes from $SGLANG_STANDIN_GSM8K_ACCURACY
-(default 0.95); the invalid rate is the share of failed requests. Output
-format, 3-decimal rounding and the tmp_output_gsm8k.txt dump in the working
-directory follow the real tool. $SGLANG_STANDIN_EVAL_CRASH=1 makes it crash.
+`run_eval(args)` reads the fields the real one reads and builds the server URL the way
+the SGLang version in $SGLANG_STANDIN_VERSION does:
+
+- up to 0.5.9: f"{args.host}:{args.port}", so a bare `127.0.0.1` fails ('unknown url
+  type', from urllib);
+- 0.5.10 to 0.5.20: a host with a scheme is used as is, a bare host gets `http://`;
+- from 0.5.21: f"http://{args.host}:{args.port}", so `http://127.0.0.1` gives
+  `http://http://127.0.0.1:PORT`, whose host does not resolve.
+
+Like the real RuntimeEndpoint it first reads /get_model_info, then sends
+min(num_questions, 3) few-shot prompts to /generate. It returns {"accuracy", "invalid",
+"latency", "output_throughput"} with the accuracy $SGLANG_STANDIN_GSM8K_ACCURACY
+(default 0.95) unrounded, prints `Accuracy: %.3f` and the rest as the real one does, and
+dumps tmp_output_gsm8k.txt in the working directory.
+
+run_eval records its call with the argv of the process that runs it (sys.argv, the
+calling script first) and the host and URL it used. $SGLANG_STANDIN_EVAL_CRASH=1 makes it
+crash; $SGLANG_STANDIN_EVAL_SLEEP_S=<s> makes it sleep first.
 """
 
 from __future__ import annotations
@@ -14,17 +26,31 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
-from .._standin import RequestError, http_json, note_client
+from .._standin import RequestError, http_json, note_client, version_tuple
 
 MAX_REAL_REQUESTS = 3
 FEW_SHOT = "Question: What is 40 plus 2?\nAnswer: 40 + 2 = 42. The answer is 42.\n\n"
 
 
-def run_eval(args: argparse.Namespace) -> dict[str, float]:
+def base_url(host: str, port: int) -> str:
+    """The RuntimeEndpoint URL this SGLang version builds from --host and --port."""
+    numbers = version_tuple()
+    has_scheme = host.startswith(("http://", "https://"))
+    if numbers < (0, 5, 10) or (numbers < (0, 5, 21) and has_scheme):
+        return f"{host}:{port}"
+    return f"http://{host}:{port}"
+
+
+def run_eval(args: Any) -> dict[str, float]:
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         raise RuntimeError("standin: simulated evaluator crash")
-    base = f"{args.host}:{args.port}"
+    time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S") or "0"))
+    base = base_url(args.host, args.port)
+    note_client("python", list(sys.argv), host=args.host, url=base)
+    _ = (args.data_path, args.num_shots, args.max_new_tokens, args.parallel)
+    temperature = args.temperature if hasattr(args, "temperature") else 0
     http_json(f"{base}/get_model_info")
     sent = min(args.num_questions, MAX_REAL_REQUESTS)
     tic = time.perf_counter()
@@ -37,7 +63,7 @@ def run_eval(args: argparse.Namespace) -> dict[str, float]:
             "sampling_params": {
                 "max_new_tokens": args.max_new_tokens,
                 "stop": ["Question", "Assistant:", "<|separator|>"],
-                "temperature": args.temperature,
+                "temperature": temperature,
             },
         }
         try:
@@ -49,7 +75,7 @@ def run_eval(args: argparse.Namespace) -> dict[str, float]:
         answers.append(str(out.get("text", "")))
         tokens += int(out.get("meta_info", {}).get("completion_tokens", 0))
     latency = time.perf_counter() - tic
-    acc = float(os.environ.get("SGLANG_STANDIN_GSM8K_ACCURACY", "0.95"))
+    acc = float(os.environ.get("SGLANG_STANDIN_GSM8K_ACCURACY") or "0.95")
     invalid = answers.count("") / max(sent, 1)
     output_throughput = tokens / latency if latency > 0 else 0.0
 
@@ -61,18 +87,23 @@ def run_eval(args: argparse.Namespace) -> dict[str, float]:
     with open("tmp_output_gsm8k.txt", "w", encoding="utf-8") as handle:
         for answer in answers:
             handle.write(answer + "\n" + "=" * 50 + "\n")
-    return {"accuracy": acc, "latency": latency, "output_throughput": output_throughput}
+    return {
+        "accuracy": acc,
+        "invalid": invalid,
+        "latency": latency,
+        "output_throughput": output_throughput,
+    }
 
 
 def main() -> int:
-    note_client("sglang.test.few_shot_gsm8k")
+    default_host = "http://127.0.0.1" if version_tuple() < (0, 5, 10) else "127.0.0.1"
     parser = argparse.ArgumentParser()
     parser.add_argument("--num-shots", type=int, default=5)
     parser.add_argument("--data-path", type=str)
     parser.add_argument("--num-questions", type=int, default=200)
     parser.add_argument("--max-new-tokens", type=int, default=512)
     parser.add_argument("--parallel", type=int, default=128)
-    parser.add_argument("--host", type=str, default="http://127.0.0.1")
+    parser.add_argument("--host", type=str, default=default_host)
     parser.add_argument("--port", type=int, default=30000)
     parser.add_argument("--temperature", type=float, default=0.0)
     run_eval(parser.parse_args())

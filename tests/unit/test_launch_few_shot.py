@@ -1,0 +1,72 @@
+"""scripts/few_shot_gsm8k.py passes the --host form the image's SGLang wants, and the
+stand-in run_eval refuses the other form as those versions do."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def forget_imports() -> Iterator[None]:
+    """Modules imported from scripts/ and the stand-ins leave sys.modules afterwards."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
+
+def module(name: str, monkeypatch: pytest.MonkeyPatch, path: Path) -> ModuleType:
+    monkeypatch.syspath_prepend(str(path))
+    return importlib.import_module(name)
+
+
+@pytest.mark.parametrize(
+    ("version", "host"),
+    [
+        ("0.5.8.post1", "http://127.0.0.1"),
+        ("0.5.9", "http://127.0.0.1"),
+        ("0.5.10.dev3+gabc1234", "127.0.0.1"),
+        ("0.5.23", "127.0.0.1"),
+        ("", "127.0.0.1"),
+    ],
+)
+def test_the_host_form_follows_the_sglang_version(
+    monkeypatch: pytest.MonkeyPatch, version: str, host: str
+) -> None:
+    script = module("few_shot_gsm8k", monkeypatch, ROOT / "scripts")
+    assert script.host_for(version) == host
+
+
+@pytest.mark.parametrize(
+    ("version", "host", "error"),
+    [
+        ("0.5.8", "127.0.0.1", "unknown url type: 127.0.0.1"),
+        ("0.5.21", "http://127.0.0.1", "Name or service not known: 'http'"),
+    ],
+)
+def test_the_stand_in_refuses_the_host_form_of_other_versions(
+    monkeypatch: pytest.MonkeyPatch, version: str, host: str, error: str
+) -> None:
+    monkeypatch.setenv("SGLANG_STANDIN_VERSION", version)
+    monkeypatch.delenv("SGLANG_STANDIN_CLIENT_RECORD", raising=False)
+    standin = module("sglang.test.few_shot_gsm8k", monkeypatch, ROOT / "tests" / "standin")
+    args = SimpleNamespace(
+        host=host,
+        port=9,
+        data_path=None,
+        num_questions=1,
+        num_shots=1,
+        max_new_tokens=8,
+        parallel=1,
+    )
+    with pytest.raises(urllib.error.URLError, match=error):
+        standin.run_eval(args)
