@@ -26,6 +26,8 @@ SERVER_INFO_PATHS = ("/server_info", "/get_server_info")
 COMPLETIONS_PATH = "/v1/completions"
 # Server flags whose value is a model the server loads (besides --model-path).
 MODEL_FLAGS = ("--speculative-draft-model-path", "--speculative-draft-model", "--tokenizer-path")
+# The one of them whose model needs only its tokenizer files, no weights.
+TOKENIZER_FLAG = "--tokenizer-path"
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 FEW_SHOT_SCRIPT = "scripts/few_shot_gsm8k.py"
 
@@ -50,14 +52,16 @@ def server_log(entry: ServerEntry, where: Where) -> str:
 
 
 def models(entry: ServerEntry, where: Where) -> dict[str, str]:
-    """Every Hugging Face model the server loads -> the path it is given: the model cache's
-    copy, or the id itself without a model cache."""
+    """Every model the server loads -> the path it is given: the model cache's copy of a
+    Hugging Face id, or the id itself without a model cache (a path that is not a hub id,
+    such as a local directory, is given as it is)."""
     ids = [entry["model_path"]]
     args = entry["server_args"]
     for flag, value in itertools.pairwise(args):
         if flag in MODEL_FLAGS and HUB_ID.match(value):
             ids.append(value)
-    return {i: (f"{where.model_cache}/{i}" if where.model_cache else i) for i in dict.fromkeys(ids)}
+    cache = where.model_cache
+    return {i: (f"{cache}/{i}" if cache and HUB_ID.match(i) else i) for i in dict.fromkeys(ids)}
 
 
 CONTAINER_CACHE = "/models"  # where the runner's model cache appears in the container
@@ -87,6 +91,14 @@ def container_argv(
     argv += [f"--volume={scratch}:{scratch}"]
     argv += [f"--env={variable}" for variable in passed]
     return [*argv, entry["image"], "bash", program, entry_file]
+
+
+def tokenizer_only(entry: ServerEntry) -> set[str]:
+    """The models of `entry` the server loads only a tokenizer from."""
+    args = entry["server_args"]
+    named = {v for f, v in itertools.pairwise(args) if f == TOKENIZER_FLAG}
+    weights = {v for f, v in itertools.pairwise(args) if f in MODEL_FLAGS and f != TOKENIZER_FLAG}
+    return named - weights - {entry["model_path"]}
 
 
 def download_argv(model: str, directory: str) -> list[str]:

@@ -3,7 +3,8 @@ complete in `$MODEL_CACHE/<id>` before the server starts, downloaded once when i
 
 A snapshot is complete when nothing of ours marks it as being written, its config.json is
 there, and its weights are: every file its weights index names, or, without an index, a
-single weights file. A cache filled by `hf download` before this launcher existed counts.
+single weights file (a model given only as --tokenizer-path needs only its tokenizer
+files). A cache filled by `hf download` before this launcher existed counts.
 A download runs `hf download <id> --local-dir <dir>` into exactly that directory under an
 exclusive lock (`$MODEL_CACHE/.locks/<id>.lock`), so launchers sharing a cache download
 once; while it runs the directory holds a marker, so a failed or interrupted download
@@ -27,6 +28,7 @@ from generator.launch.process import Supervisor, describe_exit
 
 INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 SINGLE_FILES = ("model.safetensors", "pytorch_model.bin")
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 MARKER = ".sglang-ci-incomplete"
 DOWNLOAD_TAIL_LINES = 20
 
@@ -35,10 +37,14 @@ class ModelError(Exception):
     """A model could not be made available (the launcher exits 2)."""
 
 
-def missing(snapshot: Path) -> str | None:
-    """Why `snapshot` is not a complete model, or None when it is."""
+def missing(snapshot: Path, *, tokenizer_only: bool = False) -> str | None:
+    """Why `snapshot` is not a complete model (or, `tokenizer_only`, tokenizer), or None
+    when it is."""
     if (snapshot / MARKER).exists():
         return f"{MARKER} is there (a download did not finish)"
+    if tokenizer_only:
+        found = any((snapshot / name).is_file() for name in TOKENIZER_FILES)
+        return None if found else f"no {' or '.join(TOKENIZER_FILES)}"
     if not (snapshot / "config.json").is_file():
         return "no config.json"
     for name in INDEXES:
@@ -84,24 +90,27 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
         log("MODEL_CACHE is not set: the server gets the Hugging Face ids")
         return None
     spent = 0.0
+    tokenizers = commands.tokenizer_only(entry)
     for model, path in commands.models(entry, knobs.where).items():
-        snapshot = Path(path)
-        if missing(snapshot) is None:
+        if path == model:
+            continue  # not a hub id: the server gets it as it is
+        snapshot, only = Path(path), model in tokenizers
+        if missing(snapshot, tokenizer_only=only) is None:
             log(f"model {model}: complete in {snapshot}")
             continue
         started = time.monotonic()
         with _locked(lock_path(cache, model)):
-            reason = missing(snapshot)
+            reason = missing(snapshot, tokenizer_only=only)
             if reason is None:
                 log(f"model {model}: completed by another launcher while this one waited")
             else:
-                _download(model, snapshot, reason, knobs, supervisor)
+                _download(model, snapshot, reason, only, knobs, supervisor)
         spent += time.monotonic() - started
     return round(spent, 3)
 
 
 def _download(
-    model: str, snapshot: Path, reason: str, knobs: Knobs, supervisor: Supervisor
+    model: str, snapshot: Path, reason: str, only: bool, knobs: Knobs, supervisor: Supervisor
 ) -> None:
     log(f"model {model}: not complete in {snapshot} ({reason}): downloading")
     snapshot.mkdir(parents=True, exist_ok=True)
@@ -119,7 +128,7 @@ def _download(
         )
         raise ModelError(f"hf download {model} {status}" + (f":\n{detail}" if detail else ""))
     (snapshot / MARKER).unlink()
-    still = missing(snapshot)
+    still = missing(snapshot, tokenizer_only=only)
     if still is not None:
         (snapshot / MARKER).write_text("hf download ended but the snapshot is not complete\n")
         raise ModelError(f"hf download {model} ended, but {snapshot} is not complete: {still}")
