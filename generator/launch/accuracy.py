@@ -33,6 +33,7 @@ class _Result:
     accept_length: float | None = None
     wall_s: float | None = None
     started_at: str | None = None
+    infrastructure: str | None = None  # why the runner could not run the case
 
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
@@ -41,7 +42,8 @@ def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     try:
         ready = preflight.prepare(case, knobs, supervisor)
     except preflight.Unready as exc:
-        return _finish(case, knobs, exc.common, _Result(error=f"infrastructure: {exc}"))
+        result = _Result(error=f"infrastructure: {exc}", infrastructure=str(exc))
+        return _finish(case, knobs, exc.common, result)
     server = Server(case, knobs, supervisor)
     server.print_command()
     try:
@@ -168,6 +170,7 @@ def _finish(
             download_s=download_s,
             estimate_minutes=None,
         ),
+        infrastructure=result.infrastructure,
     )
     record.write(knobs.results_dir / f"{case['id']}.json", data)
     summary.publish(summary.accuracy(data), knobs.step_summary, knobs.results_dir)

@@ -48,7 +48,9 @@ def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
         ready = preflight.prepare(job, knobs, supervisor)
     except preflight.Unready as exc:
         ctx = _Job(job, knobs, supervisor, exc.common, None, None)
-        records = [_missed(ctx, p, "failed", f"infrastructure: {exc}") for p in points]
+        records = [
+            _missed(ctx, p, "failed", f"infrastructure: {exc}", infra=str(exc)) for p in points
+        ]
         _publish(ctx, records, 0)
         return 2
     module = job["client"]["module"]
@@ -179,9 +181,15 @@ def _judge(
 
 
 def _missed(
-    ctx: _Job, point: PointEntry, status: str, error: str, server_start_s: float | None = None
+    ctx: _Job,
+    point: PointEntry,
+    status: str,
+    error: str,
+    server_start_s: float | None = None,
+    *,
+    infra: str | None = None,
 ) -> dict[str, Any]:
-    """The record of a point that did not run."""
+    """The record of a point that did not run (`infra`: why the runner could not run it)."""
     result = record.point_record(
         ctx.job,
         point,
@@ -199,6 +207,7 @@ def _missed(
             download_s=ctx.download_s,
             estimate_minutes=point["estimate_minutes"],
         ),
+        infrastructure=infra,
     )
     record.write(ctx.knobs.results_dir / f"{point['id']}.json", result)
     log(f"point {point['id']}: {status} ({error})")

@@ -15,6 +15,9 @@ from typing import Any
 from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
 
 SCHEMA = "sglang-ci/record/1"
+# The validity reason of a record that failed for the runner, not the server (as
+# generator.results.record.INFRASTRUCTURE).
+INFRASTRUCTURE = "infrastructure error"
 # Metrics copied from the client's result line under the same name.
 COPIED = (
     "request_throughput",
@@ -117,17 +120,25 @@ def _common(entry: ServerEntry, common: Common, error: str | None) -> dict[str, 
 
 
 def point_validity(
-    job: JobEntry, point: PointEntry, status: str, metrics: Mapping[str, Any], restarted: bool
+    job: JobEntry,
+    point: PointEntry,
+    status: str,
+    metrics: Mapping[str, Any],
+    restarted: bool,
+    infrastructure: str | None = None,
 ) -> tuple[bool, str | None]:
-    """Whether a point's numbers may stand for its server, and why not (the first reason
-    that applies: restart, incomplete requests, status, non-finite metrics, acceptance)."""
-    done = metrics["completed"]
-    if restarted:
-        return False, "the server restarted during the point"
-    if done is not None and done != point["num_prompts"]:
-        return False, f"{done} of {point['num_prompts']} requests completed"
+    """Whether a point's numbers may stand for its server, and why not: the first rule
+    that applies, in the order of generator.results.record.point_validity (an
+    infrastructure error, a status other than ok, a restart, incomplete requests,
+    non-finite metrics, a missing acceptance length)."""
+    if infrastructure:
+        return False, f"{INFRASTRUCTURE}: {infrastructure}"
     if status != "ok":
         return False, f"status {status}"
+    if restarted:
+        return False, "the server restarted during the point"
+    if metrics["completed"] != point["num_prompts"]:
+        return False, f"{metrics['completed']} of {point['num_prompts']} requests completed"
     bad = [key for key in REQUIRED if metrics[key] is None]
     if bad:
         return False, f"non-finite or missing {', '.join(bad)}"
@@ -148,8 +159,9 @@ def point_record(
     common: Common,
     timings: dict[str, Any],
     restarted: bool = False,
+    infrastructure: str | None = None,
 ) -> dict[str, Any]:
-    valid, reason = point_validity(job, point, status, metrics, restarted)
+    valid, reason = point_validity(job, point, status, metrics, restarted, infrastructure)
     return {
         **_common(job, common, error),
         "kind": "point",
@@ -186,8 +198,10 @@ def case_record(
     evaluator_version: str | None,
     common: Common,
     timings: dict[str, Any],
+    infrastructure: str | None = None,
 ) -> dict[str, Any]:
     valid = status in ("passed", "failed")
+    reason = f"{INFRASTRUCTURE}: {infrastructure}" if infrastructure else f"status {status}"
     return {
         **_common(case, common, error),
         "kind": "case",
@@ -197,7 +211,7 @@ def case_record(
         "suite": case["suite"],
         "benchmark": case["benchmark"],
         "status": status,
-        "validity": {"valid": valid, "reason": None if valid else f"status {status}"},
+        "validity": {"valid": valid, "reason": None if valid else reason},
         "metrics": metrics,
         "evaluator": {
             "name": case["evaluator"]["kind"],

@@ -113,3 +113,6 @@ def test_a_failed_download_exits_2_and_leaves_no_complete_looking_snapshot(
         f"infrastructure: hf download {MODEL} exited with status 1:\n"
     )
     assert f"standin: download of {MODEL} failed half-way" in record["error"]
+    assert (
+        record["validity"]["reason"] == "infrastructure error: " + record["error"].split(": ", 1)[1]
+    )

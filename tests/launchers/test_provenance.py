@@ -141,6 +141,10 @@ def test_too_few_gpus_or_a_foreign_process_exit_2_before_any_server_start(
     assert harness.client_records() == []
     for point in job["points"]:
         record = harness.result(point["id"])
-        assert (record["status"], record["error"]) == ("failed", f"infrastructure: {reason}")
+        assert (record["status"], record["error"], record["validity"]) == (
+            "failed",
+            f"infrastructure: {reason}",
+            {"valid": False, "reason": f"infrastructure error: {reason}"},
+        )
         assert_valid_record(record)
     assert f"({'infrastructure: ' + reason})" in run.stdout

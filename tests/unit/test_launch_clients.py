@@ -1,5 +1,6 @@
-"""scripts/few_shot_gsm8k.py passes the --host form the image's SGLang wants, and the
-stand-in run_eval refuses the other form as those versions do."""
+"""The clients: scripts/few_shot_gsm8k.py passes the --host form the image's SGLang wants;
+the stand-ins refuse what the real tools would fail on (the other host form, a dataset
+download), so the end-to-end tests would catch it."""
 
 from __future__ import annotations
 
@@ -70,3 +71,13 @@ def test_the_stand_in_refuses_the_host_form_of_other_versions(
     )
     with pytest.raises(urllib.error.URLError, match=error):
         standin.run_eval(args)
+
+
+def test_the_stand_in_client_refuses_a_dataset_the_real_one_would_download(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bench = module("sglang.bench_serving", monkeypatch, ROOT / "tests" / "standin")
+    args = ["--backend", "sglang-oai", "--model", "org/model", "--port", "9"]
+    parsed = bench.build_parser().parse_args([*args, "--dataset-name", "random"])
+    with pytest.raises(RuntimeError, match=r"downloads .*ShareGPT.* from the Hugging Face hub"):
+        bench.run(parsed)
