@@ -41,7 +41,8 @@ class Gpus:
 
 
 def _json(argv: list[str]) -> Any:
-    """The tool's JSON output, or None when it fails or prints something else."""
+    """The tool's JSON output, or None when it fails or prints something else. Lines
+    before the JSON (a warning the tool prints first) are skipped."""
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, check=False
@@ -50,8 +51,10 @@ def _json(argv: list[str]) -> Any:
         return None
     if done.returncode != 0:
         return None
+    lines = done.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.lstrip()[:1] in ("[", "{")), None)
     try:
-        return json.loads(done.stdout)
+        return None if start is None else json.loads("\n".join(lines[start:]))
     except ValueError:
         return None
 

@@ -17,7 +17,8 @@ want GPUs). Only the JSON queries the launcher makes are answered, in the tools'
 
 Driven by $SGLANG_STANDIN_GPU_COUNT (default 8), $SGLANG_STANDIN_GPU_MODEL (default
 "AMD Instinct MI355X"), $SGLANG_STANDIN_GPU_VRAM_MB (MiB, default 294912: 288 GiB) and
-$SGLANG_STANDIN_GPU_PROCESSES="gpu:pid:name,..." (processes holding memory).
+$SGLANG_STANDIN_GPU_PROCESSES="gpu:pid:name,..." (processes holding memory);
+$SGLANG_STANDIN_SMI_WARNING=<text> prints that line before the JSON.
 """
 
 from __future__ import annotations
@@ -155,6 +156,9 @@ def rocm_smi(args: list[str]) -> Any:
 def main(argv: list[str]) -> int:
     tool, args = argv[0], argv[1:]
     data = amd_smi(args) if tool == "amd-smi" else rocm_smi(args)
+    warning = os.environ.get("SGLANG_STANDIN_SMI_WARNING")
+    if warning:
+        print(warning)  # a line some releases print before the JSON
     print(json.dumps(data, indent=4))
     return 0
 

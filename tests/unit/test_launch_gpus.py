@@ -22,12 +22,16 @@ def tool_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
-@pytest.mark.parametrize("static_shape", ["gpu_data", "list"])
+@pytest.mark.parametrize(
+    ("static_shape", "warning"),
+    [("gpu_data", ""), ("list", "WARNING: User is missing the following required groups: render")],
+)
 def test_amd_smi_gives_count_model_vram_and_processes(
-    tool_env: pytest.MonkeyPatch, static_shape: str
+    tool_env: pytest.MonkeyPatch, static_shape: str, warning: str
 ) -> None:
     tool_env.setenv("PATH", f"{STANDIN / 'gpu' / 'amd'}:{os.environ['PATH']}")
     tool_env.setenv("SGLANG_STANDIN_AMDSMI_STATIC", static_shape)
+    tool_env.setenv("SGLANG_STANDIN_SMI_WARNING", warning)
     assert probe() == Gpus(
         tool="amd-smi",
         count=2,
