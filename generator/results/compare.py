@@ -15,7 +15,7 @@ from generator.results.curve import Curve, CurveJudgement, judge
 from generator.results.expected import Expected, missing_cases, missing_points
 from generator.results.gates import Gate, gates
 from generator.results.policy import METRICS, Policy
-from generator.results.record import INFRASTRUCTURE, needs_acceptance
+from generator.results.record import is_infrastructure, needs_acceptance
 from generator.results.store import CURRENT, Store
 from generator.results.verdict import (
     IMPROVED,
@@ -194,8 +194,10 @@ def _metric(policy: Policy, metric: str, value: float, row: dict[str, Any] | Non
 def _missing_reason(row: dict[str, Any]) -> str | None:
     if row["status"] == "cancelled":
         return "cancelled"
-    reason = row["reason"] or ""
-    return reason if reason.startswith(INFRASTRUCTURE) else None
+    reason, error = row["reason"], row["error"]
+    if is_infrastructure(reason, error):
+        return str(reason if (reason or "").startswith("infrastructure") else error)
+    return None
 
 
 def _curves(store: Store, policy: Policy) -> dict[str, CurveResult]:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from generator.results.record import INFRASTRUCTURE, needs_acceptance
+from generator.results.record import is_infrastructure, needs_acceptance
 from generator.results.store import Store
 
 ACCURACY = "accuracy"
@@ -67,7 +67,7 @@ def gates(store: Store) -> Iterator[Gate]:
     for row in store.rows(
         "SELECT * FROM records WHERE role = 'current' ORDER BY kind, config, case_id, id"
     ):
-        if row["status"] == "cancelled" or (row["reason"] or "").startswith(INFRASTRUCTURE):
+        if row["status"] == "cancelled" or is_infrastructure(row["reason"], row["error"]):
             continue
         if row["kind"] == "case":
             subject = row["case_id"]

@@ -106,6 +106,12 @@ def read_record(path: Path) -> tuple[dict[str, Any] | None, Problem | None]:
     return (None, Problem(str(path), reason)) if reason else (data, None)
 
 
+def is_infrastructure(reason: str | None, error: str | None) -> bool:
+    """The record failed for the infrastructure (runner, network, registry), not for the
+    server: its validity reason or its error starts with `infrastructure`."""
+    return any((text or "").startswith("infrastructure") for text in (reason, error))
+
+
 def is_mtp(spec: str | None) -> bool:
     """A speculative-decoding (MTP) server."""
     return spec is not None and spec != SPEC_NONE

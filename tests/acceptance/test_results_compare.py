@@ -295,3 +295,60 @@ def test_the_markdown_names_the_regression(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "**FAIL**: 2 confirmed regression(s) (fail)" in result.stdout
     assert "| regression | ds-fp8-tp8 | 1024x1024 | 16 | tok/s/GPU |" in result.stdout
+
+
+def test_an_expected_case_without_a_record_is_listed_and_gates_nothing(tmp_path: Path) -> None:
+    (tmp_path / "history").mkdir()
+    run = Run(day=30)
+    write_run(tmp_path, run, [case_record(run)], name="run")
+    cases = [
+        {"id": "gsm8k-ds-fp8-nightly", "case": "gsm8k-ds-fp8"},
+        {"id": "mmlu-nightly", "case": "mmlu"},
+    ]
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    result, data = compare(tmp_path, "--expected", str(tmp_path / "cases.json"))
+    assert result.exit_code == 0
+    assert data["missing_cases"] == [{"id": "mmlu-nightly", "case": "mmlu"}]
+
+
+def test_a_matrix_that_is_not_one_is_bad_input(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 1)
+    current(tmp_path)
+    (tmp_path / "m.json").write_text('{"include": [{"points": [{"id": "x"}]}]}')
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(tmp_path),
+            "results",
+            "compare",
+            "--history",
+            str(tmp_path / "history"),
+            "--current",
+            str(tmp_path / "run"),
+            "--expected",
+            str(tmp_path / "m.json"),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == f"error: {tmp_path}/m.json: entry 0: not a job or case entry (KeyError('isl'))\n"
+    )
+
+
+def test_an_infrastructure_failure_is_missing_data(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 7)
+    lost = Shape(status="failed", extra={"completed": None})
+    current(tmp_path, {POINTS[0]: lost})
+    record = tmp_path / "run" / "ds-fp8-tp8-1024x1024" / f"{POINTS[0].point_id}.json"
+    data = json.loads(record.read_text())
+    data["error"] = "infrastructure: hf download exited with status 1"
+    record.write_text(json.dumps(data))
+    result, verdicts_ = compare(tmp_path)
+    assert result.exit_code == 0
+    assert (verdicts_["points"][0]["verdict"], verdicts_["points"][0]["reason"]) == (
+        "missing",
+        "infrastructure: hf download exited with status 1",
+    )
