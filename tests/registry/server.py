@@ -66,9 +66,13 @@ class LocalRegistry:
     skopeo: str
 
     def push(self, layout: Path, refs: Sequence[tuple[str, str]]) -> None:
-        """Copy each (layout ref, `name:tag`) to the registry, all platforms of an index."""
-        processes = [
-            subprocess.Popen(
+        """Copy each (layout ref, `name:tag`) to the registry, all platforms of an index.
+
+        One copy at a time: the registry's filesystem storage can answer 500 to two
+        uploads of one blob into one repository at once."""
+        failures = []
+        for ref, target in refs:
+            done = subprocess.run(
                 [
                     *(self.skopeo, "--insecure-policy", "copy", "--quiet", "--all"),
                     *("--dest-tls-verify=false", f"oci:{layout}:{ref}"),
@@ -76,14 +80,11 @@ class LocalRegistry:
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
+                timeout=60,
+                check=False,
             )
-            for ref, target in refs
-        ]
-        failures = []
-        for process, (_, target) in zip(processes, refs, strict=True):
-            _, err = process.communicate(timeout=60)
-            if process.returncode:
-                failures.append(f"{target}: {err.decode().strip()}")
+            if done.returncode:
+                failures.append(f"{target}: {done.stderr.decode().strip()}")
         assert not failures, "skopeo copy failed: " + "; ".join(failures)
 
     def raw_digest(self, target: str) -> str:

@@ -35,7 +35,7 @@ ENV = {
     "HOSTILE_QUOTES": "say \"hi\" and 'bye'",
     "HOSTILE_HOME": "$HOME/with space",
     "HOSTILE_SUBST": "$(touch /tmp/pwned) `id` ; rm -rf ~ && echo > /tmp/x",
-    "HOSTILE_EXPR": "${{ github.token }}",
+    "HOSTILE_EXPR": "${{ github.event.pull_request.title }}",
     "HOSTILE_BLANKS": "  two  spaces  ",
     "HOSTILE_UNICODE": "naïve ☃ «»",
 }

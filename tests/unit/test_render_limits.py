@@ -96,16 +96,18 @@ def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
         "suite",
         "oob_preset",
         "mesh_preset",
+        "configs",
+        "points",
         "server_mode",
         "image",
-        "publish_dashboard",
+        "resolve_images",
     ]
-    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 6)
+    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 8)
     render(fixture)
-    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 5)
+    monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 7)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:249: .github/workflows/benchmark.yml would have 6 "
-        "dispatch inputs; GitHub allows 5: merge suites"
+        f"{fixture.catalog.benchmark_file}:249: .github/workflows/benchmark.yml would have 8 "
+        "dispatch inputs; GitHub allows 7: merge suites"
     )
 
 
@@ -125,16 +127,17 @@ def test_the_longest_rendered_expression_is_the_one_refused_under_a_lower_limit(
     fixture: Expanded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     outputs = render(fixture)
-    monkeypatch.setattr(limits, "MAX_EXPRESSION_CHARS", 116)
+    monkeypatch.setattr(limits, "MAX_EXPRESSION_CHARS", 195)
     with pytest.raises(LimitError) as info:
         render(fixture)
     loc = info.value.loc
     assert loc is not None
-    assert loc.file == ".github/workflows/pr.yml"
+    # The history job's condition, the same in both workflows: the first rendered is refused.
+    assert loc.file == ".github/workflows/benchmark.yml"
     line = outputs[loc.file].splitlines()[loc.line - 1]
-    assert [len(e) for e in re.findall(r"\$\{\{.*?\}\}", line)] == [117]
+    assert [len(e) for e in re.findall(r"\$\{\{.*?\}\}", line)] == [196]
     assert info.value.message == (
-        "an expression of 117 characters; GitHub allows 116: move the data into a committed "
+        "an expression of 196 characters; GitHub allows 195: move the data into a committed "
         "JSON file"
     )
 
