@@ -169,6 +169,10 @@ def _server_fields(obj: dict[str, Any], where: str) -> None:
         raise InputError(f"{where}: 'server_args' must be a list of strings")
     if any("\0" in a for a in args):
         raise InputError(f"{where}: 'server_args' tokens must not contain NUL")
+    _env(obj, where)
+
+
+def _env(obj: dict[str, Any], where: str) -> None:
     env = obj.get("env")
     if not isinstance(env, dict):
         raise InputError(f"{where}: 'env' must be an object")
@@ -189,6 +193,7 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
     args = client.get("args")
     if not isinstance(args, list) or not all(isinstance(a, str) and "\0" not in a for a in args):
         raise InputError(f"{where}: client 'args' must be a list of strings")
+    _env(client, f"{where}: client")
     points = data.get("points")
     if not isinstance(points, list) or not points:
         raise InputError(f"{where}: 'points' must be a non-empty list")
@@ -205,6 +210,7 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
             if _number(point, key, at, integer=True) < (1 if key != "num_warmups" else 0):
                 raise InputError(f"{at}: '{key}' is out of range")
         _number(point, "random_range_ratio", at, integer=False)
+        _number(point, "estimate_minutes", at, integer=True)
     return cast(JobEntry, data)
 
 
