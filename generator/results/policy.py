@@ -153,4 +153,4 @@ def policy_for(root: Path, path: Path | None) -> tuple[Policy, str]:
     found = getattr(load(root), SECTION, None)
     if isinstance(found, Policy):
         return found, str(root / BENCHMARK)
-    return Policy(), "defaults"
+    return Policy(), f"defaults ({root / BENCHMARK} has no {SECTION} section)"
