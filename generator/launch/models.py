@@ -99,12 +99,15 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
             log(f"model {model}: complete in {snapshot}")
             continue
         started = time.monotonic()
-        with _locked(lock_path(cache, model)):
-            reason = missing(snapshot, tokenizer_only=only)
-            if reason is None:
-                log(f"model {model}: completed by another launcher while this one waited")
-            else:
-                _download(model, snapshot, reason, only, knobs, supervisor)
+        try:
+            with _locked(lock_path(cache, model)):
+                reason = missing(snapshot, tokenizer_only=only)
+                if reason is None:
+                    log(f"model {model}: completed by another launcher while this one waited")
+                else:
+                    _download(model, snapshot, reason, only, knobs, supervisor)
+        except OSError as exc:  # a cache that cannot be written
+            raise ModelError(f"cannot fill the model cache for {model}: {exc}") from exc
         spent += time.monotonic() - started
     return round(spent, 3)
 

@@ -116,3 +116,18 @@ def test_a_failed_download_exits_2_and_leaves_no_complete_looking_snapshot(
     assert (
         record["validity"]["reason"] == "infrastructure error: " + record["error"].split(": ", 1)[1]
     )
+
+
+def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
+    harness: Harness, tmp_path: Path
+) -> None:
+    (tmp_path / "file").write_text("not a directory\n", encoding="utf-8")
+    harness.model_cache = tmp_path / "file" / "cache"
+    job = mtp_job()
+    run = harness.run(SCRIPT, harness.write_json("job.json", job))
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert (harness.server_records(), harness.hf_records()) == ([], [])
+    error = harness.result(job["points"][0]["id"])["error"]
+    assert error.startswith(f"infrastructure: cannot fill the model cache for {MODEL}: ")
+    assert "Not a directory" in error
