@@ -17,6 +17,7 @@ from generator.catalog.model import Catalog
 from generator.catalog.reader import Reader
 from generator.catalog.schema import validate
 from generator.catalog.yamlio import load_mapping
+from generator.results.policy import build_policy
 
 BENCHMARK = "catalogs/benchmark.yaml"
 ACCURACY = "catalogs/accuracy.yaml"
@@ -73,4 +74,5 @@ def load(root: Path) -> Catalog:
         recipes=recipes,
         clients=tuple(bench.clients.values()),
         nightly_window_days=int(bench_r.doc["images"].get("nightly_window_days", 7)),
+        regression=build_policy(bench_r.doc.get("regression"), bench_r.shown),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from generator.errors import Loc
+from generator.results.policy import Policy
 
 SPEC_NONE = "none"
 # Accuracy levels: the nightly workflow runs one, the PR check the other.
@@ -335,6 +336,8 @@ class Catalog:
     recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
     clients: tuple[Client, ...] = field(default=())
     nightly_window_days: int = 7
+    # How `sglang-ci results compare` calls a regression (docs/results.md).
+    regression: Policy = field(default_factory=Policy)
 
     def client(self, name: str) -> Client:
         return next(c for c in self.clients if c.name == name)

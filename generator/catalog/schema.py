@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
@@ -62,10 +63,17 @@ def _where(path: Sequence[str | int]) -> str:
     return text.lstrip(".") + ": "
 
 
+SINGLE_LINE = (
+    "^[^\\u0000-\\u001f\\u007f\\u0085\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$"
+)
+_INVISIBLE = re.compile("[\u0085\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 PATTERNS = {
     "^[1-9][0-9]*x[1-9][0-9]*$": "is not an ISLxOSL pair like 8192x1024",
     "^[A-Za-z_][A-Za-z0-9_]*$": "is not a valid environment variable name",
-    "^[^\\n\\r\\u0000]*$": "must be a single line (no newline, carriage return or NUL)",
+    SINGLE_LINE: (
+        "must be one line of printable text (no control character, line or paragraph "
+        "separator, or bidirectional control)"
+    ),
     "^--[a-z0-9][a-z0-9-]*$": "is not a flag like --page-size",
     "^[a-z][a-z0-9_]*$": "is not a fragment name (lower case, digits, _)",
     "^[a-z0-9][a-z0-9._-]*$": "is not a name (lower case, digits, '.', '_', '-')",
@@ -131,4 +139,7 @@ def _show(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return ""
     text = json.dumps(value, ensure_ascii=False, default=str)
+    # Line breaks YAML reads as such, and bidirectional controls, shown escaped: an
+    # error stays one line that reads as what it is.
+    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
     return text if len(text) <= 60 else text[:57] + "..."

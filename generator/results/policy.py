@@ -150,7 +150,4 @@ def policy_for(root: Path, path: Path | None) -> tuple[Policy, str]:
         return policy_file(path), str(path)
     if not (root / BENCHMARK).is_file():
         return Policy(), "defaults"
-    found = getattr(load(root), SECTION, None)
-    if isinstance(found, Policy):
-        return found, str(root / BENCHMARK)
-    return Policy(), f"defaults ({root / BENCHMARK} has no {SECTION} section)"
+    return load(root).regression, str(root / BENCHMARK)

@@ -23,7 +23,9 @@ from tests.conftest import Invoke
 from tests.helpers import expanded_at
 
 DISPLAY = "DeepSeek-R1 ☃ «TP8»"
-DASHBOARD = "R1 'dash' $(touch /tmp/pwned)"
+# A dashboard model names artifacts and files: only letters, digits, '.', '_' and '-'.
+DASHBOARD = "R1-dash_0.8"
+HOSTILE_DASHBOARD = "R1 'dash' $(touch /tmp/pwned)"
 CASE_NAME = "Case ☃ «x» `id`"
 ARGS: dict[str, str | list[str]] = {
     "--served-model-name": 'it\'s "quoted" and spaced',
@@ -46,7 +48,7 @@ CASE_ENV = {"CASE_ENV": "`id` $HOME ${{ github.actor }}"}
 
 # The scalars that must never be written into a workflow file.
 HOSTILE = sorted(
-    {DISPLAY, DASHBOARD, CASE_NAME, *ENV.values(), *PAIR_ENV.values(), *CASE_ENV.values()}
+    {DISPLAY, CASE_NAME, *ENV.values(), *PAIR_ENV.values(), *CASE_ENV.values()}
     | {
         v
         for value in [*ARGS.values(), *PAIR_ARGS.values(), *CASE_ARGS.values()]
@@ -334,8 +336,9 @@ def test_a_display_name_with_a_newline_is_refused(tmp_path: Path) -> None:
         tmp_path,
         spec,
         "display: 'R1",
-        'configs[0].display: "R1\\ntouch /tmp/pwned" must be a single line '
-        "(no newline, carriage return or NUL)",
+        'configs[0].display: "R1\\ntouch /tmp/pwned" '
+        "must be one line of printable text (no control character, line or paragraph separator, "
+        "or bidirectional control)",
     )
 
 
@@ -362,8 +365,9 @@ def test_a_schedule_title_with_a_newline_is_refused(tmp_path: Path) -> None:
         tmp_path,
         spec,
         'title: "Nightly',
-        'schedules[0].title: "Nightly\\n  push:" must be a single line '
-        "(no newline, carriage return or NUL)",
+        'schedules[0].title: "Nightly\\n  push:" '
+        "must be one line of printable text (no control character, line or paragraph separator, "
+        "or bidirectional control)",
     )
 
 
@@ -377,4 +381,42 @@ def test_an_image_pattern_with_shell_syntax_is_refused(tmp_path: Path) -> None:
         "image_pattern: x*",
         f'server_modes.mori.image_pattern: "{pattern}" is not an image pattern like '
         "lmsysorg/sglang-rocm*",
+    )
+
+
+def test_a_dashboard_model_that_cannot_name_an_artifact_is_refused(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    spec = hostile_spec()
+    spec.benchmark["configs"][0]["dashboard_model"] = HOSTILE_DASHBOARD
+    result = cli("render", root=spec.write(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        f"configs[0].dashboard_model: {json.dumps(HOSTILE_DASHBOARD)} is not a label "
+        "(letters, digits, '.', '_', '-')\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("separator", "shown"),
+    [("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\u0085", "\\u0085"), ("\u202e", "\\u202e")],
+    ids=["line-separator", "paragraph-separator", "next-line", "bidi-override"],
+)
+def test_a_schedule_title_with_a_unicode_line_break_or_bidi_control_is_refused(
+    tmp_path: Path, separator: str, shown: str
+) -> None:
+    """YAML parsers read U+2028, U+2029 and U+0085 as line breaks: in the comment a title
+    becomes, one would end the comment and start a cron of the title's making."""
+    spec = hostile_spec()
+    title = f"Nightly{separator}    - cron: '*/5 * * * *'"
+    spec.benchmark["schedules"] = [
+        {"name": "nightly", "title": title, "cron": "0 14 * * 1", "select": {}}
+    ]
+    refused(
+        tmp_path,
+        spec,
+        "title: ",
+        f"schedules[0].title: \"Nightly{shown}    - cron: '*/5 * * * *'\" "
+        "must be one line of printable text (no control character, line or paragraph separator, "
+        "or bidirectional control)",
     )
