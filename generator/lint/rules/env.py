@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from generator.catalog.model import EnvVar
@@ -20,19 +19,16 @@ FORBIDDEN = (
 RENAMED = {"ATOM_USE_FP4_TRITON_GEMM": "ATOM_USE_FP4_NON_SHUFFLE_TRITON_GEMM"}
 # The SGLang nightly seed keeps it only "to mirror the reported launch"; retired on main.
 RETIRED = ("SGLANG_ENABLE_SPEC_V2",)
-SHELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def check_var(var: EnvVar, owner: Owner | None) -> Iterator[Hit]:
-    """L501-L505 for one variable.
+    """L501-L503 for one variable.
 
     L501 env-forbidden (SPEC.md: the names the ATOM pull request removed; the launcher and
     SGLang own GPU placement and speculative settings). L502 env-renamed (error naming the
     new name: the old one is ignored). L503 env-retired (warning: still accepted, no effect
-    on current SGLang main). L504/L505: the launchers refuse a name that is not a shell
-    identifier (generator/launch/contract.py `ENV_KEY_RE`) and a value with NUL, and print the
-    server's environment one `K=V` per line (a newline or carriage return in a value would
-    forge a line); catching them here fails at commit time instead of on a GPU runner.
+    on current SGLang main). Names and values the launcher could not pass literally are
+    refused when the catalog is loaded (L504 and L505 are retired).
     """
     name, loc = var.name, var.loc
     if name in FORBIDDEN:
@@ -61,22 +57,6 @@ def check_var(var: EnvVar, owner: Owner | None) -> Iterator[Hit]:
                 f"{name} is retired in SGLang and has no effect on current images; drop it once "
                 f"no image in use needs it"
             ),
-        )
-    if not SHELL_NAME.match(name):
-        yield Hit(
-            rule="L504",
-            loc=loc,
-            owner=owner,
-            message=(
-                f"env name '{name}' is not a shell identifier ([A-Za-z_][A-Za-z0-9_]*): rename it"
-            ),
-        )
-    if any(ch in var.value for ch in "\n\r\0"):
-        yield Hit(
-            rule="L505",
-            loc=loc,
-            owner=owner,
-            message=(f"{name}'s value spans lines or holds a NUL byte; write one line"),
         )
 
 
