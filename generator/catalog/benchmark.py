@@ -75,7 +75,7 @@ class BenchmarkBuilder:
 
     def _client(self, name: str, raw: Any) -> Client:
         path: list[str | int] = ["clients", name]
-        flags = merge_flags(self.r.flags(raw["args"], [*path, "args"]))
+        flags = merge_flags(self.r.flags(raw["args"], [*path, "args"], server=False))
         for flag in flags:
             for value in flag.values:
                 for variable in re.findall(r"\{([^{}]*)\}", value):

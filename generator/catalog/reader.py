@@ -6,12 +6,19 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from generator.catalog.flags import canonical
 from generator.catalog.model import EnvVar, Flag, Selector
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 MAX_RANGE = 65536
+# What a flag value may not hold: control characters, Unicode line and paragraph
+# separators, bidirectional controls.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f\u0085\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Flags the launcher sets on every server: a catalog that set them would move the server
+# (address, port) or measure another model under the catalog's name.
+LAUNCHER_FLAGS = ("--host", "--port", "--model-path", "--model")
 
 
 class Reader:
@@ -28,6 +35,21 @@ class Reader:
         return CatalogError(message, self.loc(path))
 
     def values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
+        out = self._values(raw, path)
+        for value in out:
+            if value.startswith("--"):
+                msg = f"the value '{value}' starts with '--': write each flag as a key of its own"
+                raise self.fail(msg, path)
+            bad = _UNPRINTABLE.search(value)
+            if bad:
+                msg = (
+                    f"a flag value holds the character U+{ord(bad[0]):04X}; a value is one line "
+                    "of printable text"
+                )
+                raise self.fail(msg, path)
+        return out
+
+    def _values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
         if raw is True:
             return ()
         items = raw if isinstance(raw, list) else [raw]
@@ -43,7 +65,14 @@ class Reader:
                 out.append(str(item))
         return tuple(out)
 
-    def flags(self, mapping: Any, path: Sequence[str | int]) -> tuple[Flag, ...]:
+    def flags(
+        self, mapping: Any, path: Sequence[str | int], *, server: bool = True
+    ) -> tuple[Flag, ...]:
+        """`mapping`'s flags; a server's may not set the flags the launcher owns."""
+        for name in mapping if server else ():
+            if canonical(str(name)) in LAUNCHER_FLAGS or str(name) in LAUNCHER_FLAGS:
+                msg = f"{name} is set by the launcher on every server: remove it from the catalog"
+                raise self.fail(msg, [*path, name])
         return tuple(
             Flag(
                 name=str(name), values=self.values(raw, [*path, name]), loc=self.loc([*path, name])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,6 +53,25 @@ def _refuse_aliases(text: str, shown: str) -> None:
             raise CatalogError(msg, Loc(shown, line))
 
 
+def refuse_non_finite(root: Any, shown: str) -> None:
+    """A catalog's numbers are finite: `.nan` and `.inf` would pass every bound check."""
+
+    def walk(node: Any, path: tuple[str | int, ...]) -> None:
+        if isinstance(node, float) and not math.isfinite(node):
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+            msg = f"{where.lstrip('.')}: {node!r} is not a number the catalog takes"
+            msg += "; write a finite value"
+            raise CatalogError(msg, Loc(shown, line_of(root, path)))
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, (*path, key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, (*path, i))
+
+    walk(root, ())
+
+
 def load_mapping(path: Path, shown: str) -> CommentedMap:
     """Load one catalog file; every failure is a CatalogError naming file and line."""
     try:
@@ -64,7 +84,9 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
     text = _decode(data, shown)
     if not text.strip():
         raise CatalogError("catalog is empty", Loc(shown, 1))
-    return parse_mapping(text, shown)
+    doc = parse_mapping(text, shown)
+    refuse_non_finite(doc, shown)
+    return doc
 
 
 def parse_mapping(text: str, shown: str) -> CommentedMap:
