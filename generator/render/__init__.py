@@ -11,7 +11,7 @@ from generator.catalog.model import LEVELS
 from generator.errors import Loc
 from generator.expand.model import Expanded
 from generator.jsonio import dumps
-from generator.render import limits
+from generator.render import integrity, limits
 from generator.render.docs import coverage, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates
@@ -46,6 +46,7 @@ def render(expanded: Expanded) -> dict[str, str]:
     limits.check_dispatch_inputs(bench, flows[bench], catalog.suites[-1].loc)
     for path, text in flows.items():
         limits.check_expressions(path, text)
+    integrity.check(catalog, flows)
     out.update(flows)
     out.update(coverage(expanded, t))
     out.update(runners(expanded, t))

@@ -1,0 +1,87 @@
+"""Every workflow render writes is parsed back and must declare exactly what the catalog
+and the templates say: its triggers, its crons, its jobs and its dispatch inputs. A
+catalog value that broke out of its place (a title that ended a comment, a name that
+opened a mapping) would show here as a trigger, a cron or a job nobody declared."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from generator.catalog.model import Catalog
+from generator.errors import LimitError, Loc
+
+SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]
+
+
+def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
+    """What each workflow declares: triggers, crons, jobs, dispatch inputs."""
+    suites = [s.key for s in catalog.suites]
+    return {
+        ".github/workflows/benchmark.yml": {
+            "on": ["schedule", "workflow_dispatch"],
+            "crons": [s.cron for s in catalog.schedules],
+            "jobs": SELECT_RUN_RESULTS,
+            "inputs": [
+                "suite",
+                *(f"{key}_preset" for key in suites),
+                "configs",
+                "points",
+                "server_mode",
+                "image",
+                "resolve_images",
+            ],
+        },
+        ".github/workflows/accuracy-nightly.yml": {
+            "on": ["schedule", "workflow_dispatch"],
+            "crons": [catalog.accuracy_schedule[0]],
+            "jobs": SELECT_RUN_RESULTS,
+            "inputs": ["level", "cases"],
+        },
+        ".github/workflows/benchmark-job.yml": {
+            "on": ["workflow_call"],
+            "crons": [],
+            "jobs": ["benchmark"],
+            "inputs": [],
+        },
+        ".github/workflows/accuracy-case.yml": {
+            "on": ["workflow_call"],
+            "crons": [],
+            "jobs": ["accuracy"],
+            "inputs": [],
+        },
+        ".github/workflows/pr.yml": {
+            "on": ["pull_request"],
+            "crons": [],
+            "jobs": ["tests", "select", "accuracy"],
+            "inputs": [],
+        },
+    }
+
+
+def declared(text: str) -> dict[str, Any]:
+    """What a workflow's text declares, read back with a YAML parser."""
+    doc = yaml.safe_load(text)
+    on = doc.get("on", doc.get(True)) or {}  # YAML 1.1 reads the key `on` as true
+    dispatch = on.get("workflow_dispatch") or {}
+    return {
+        "on": list(on),
+        "crons": [str(entry.get("cron")) for entry in on.get("schedule") or []],
+        "jobs": list(doc.get("jobs") or {}),
+        "inputs": list(dispatch.get("inputs") or {}),
+    }
+
+
+def check(catalog: Catalog, outputs: Mapping[str, str]) -> None:
+    """LimitError (exit 2) naming the workflow and what differs."""
+    for path, wanted in expected(catalog).items():
+        found = declared(outputs[path])
+        for key in ("on", "crons", "jobs", "inputs"):
+            if found[key] != wanted[key]:
+                raise LimitError(
+                    f"{path} declares {key} {found[key]} where the catalog and templates "
+                    f"declare {wanted[key]}: a catalog value broke out of its place",
+                    Loc(path, 1),
+                )
