@@ -78,6 +78,7 @@ class PointModel:
 class Estimates:
     max_job_minutes: float
     job_timeout_minutes: int
+    point_timeout_factor: float
     startup: tuple[StartupRule, ...]
     point: PointModel
     loc: Loc

@@ -7,6 +7,9 @@ from typing import Any
 from generator.catalog.model import Estimates, Model, Pair, Parallel, PointModel, StartupRule
 from generator.catalog.reader import Reader
 
+# A point's timeout is its estimate times this factor unless the catalog says otherwise.
+POINT_TIMEOUT_FACTOR = 3.0
+
 
 def parse_pair(text: str) -> Pair:
     isl, osl = text.split("x")
@@ -60,6 +63,7 @@ def build_estimates(r: Reader, raw: Any) -> Estimates:
     return Estimates(
         max_job_minutes=bound,
         job_timeout_minutes=timeout,
+        point_timeout_factor=float(raw.get("point_timeout_factor", POINT_TIMEOUT_FACTOR)),
         startup=rules,
         point=PointModel(
             overhead_minutes=float(point["overhead_minutes"]),

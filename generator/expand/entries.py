@@ -84,6 +84,11 @@ def client_entry(client: Client) -> ClientEntry:
     }
 
 
+def _number(value: float) -> int | float:
+    """A whole number written as one (3, not 3.0)."""
+    return int(value) if value.is_integer() else value
+
+
 def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
     config = job.config
     fields = _server_fields(catalog, job.server, config.spec, config.parallel.gpus)
@@ -96,6 +101,7 @@ def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
         **fields,
         "image": image,
         "timeout_minutes": catalog.estimates.job_timeout_minutes,
+        "point_timeout_factor": _number(catalog.estimates.point_timeout_factor),
         "startup_minutes": minutes(job.startup_minutes),
         "estimate_minutes": minutes(job.minutes),
         "client": client_entry(catalog.client(catalog.suite(config.suite).client)),

@@ -47,6 +47,7 @@ CLIENT = Client(
 ESTIMATES = Estimates(
     max_job_minutes=360,
     job_timeout_minutes=360,
+    point_timeout_factor=3.0,
     startup=(StartupRule(up_to_params_b=None, minutes=30),),
     point=PointModel(
         overhead_minutes=1,
