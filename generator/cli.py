@@ -310,14 +310,16 @@ def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> No
     from generator.images import registry_from_env
 
     selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
-    for variable, text in (
-        ("GITHUB_OUTPUT", outputs(selected)),
-        ("GITHUB_STEP_SUMMARY", selected.summary),
-    ):
-        if os.environ.get(variable):
-            with Path(os.environ[variable]).open("a", encoding="utf-8") as out:
-                out.write(text)
+    _append("GITHUB_OUTPUT", outputs(selected))
+    _append("GITHUB_STEP_SUMMARY", selected.summary)
     click.echo(f"selected {selected.what}")
+
+
+def _append(variable: str, text: str) -> None:
+    """Append to the file a GitHub variable names (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY)."""
+    if os.environ.get(variable):
+        with Path(os.environ[variable]).open("a", encoding="utf-8") as out:
+            out.write(text)
 
 
 @dispatch_group.command(name="benchmark")
@@ -364,3 +366,50 @@ def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> N
             ),
         ),
     )
+
+
+@dispatch_group.command(name="pr")
+@click.option("--base", required=True, help="The base branch as a git ref (origin/main).")
+@click.option("--benchmark", is_flag=True, help="Also the benchmark jobs the change reaches.")
+@click.pass_context
+def dispatch_pr(ctx: click.Context, /, base: str, benchmark: bool) -> None:
+    """A pull request's GPU run: what `sglang-ci diff BASE` lists, images pinned;
+    outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
+    from generator import dispatch
+    from generator.images import registry_from_env
+
+    def work(c: Context) -> None:
+        accuracy, jobs = dispatch.pr(
+            c.expanded(),
+            c.root,
+            base=base,
+            benchmark=benchmark,
+            today=datetime.now(UTC).date(),
+            client=registry_from_env(os.environ),
+        )
+        _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
+        _append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)
+        click.echo(f"selected {accuracy.what}; {jobs.what}")
+
+    run(ctx, work)
+
+
+@main.command(name="diff")
+@click.argument("base")
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
+@click.pass_context
+def diff_cmd(ctx: click.Context, /, base: str, as_json: bool) -> None:
+    """What a change runs on the GPUs against BASE (a git ref): the accuracy cases whose
+    server, evaluator, gate or image changed (and the PR-level cases when the launcher,
+    scripts or templates changed), and the benchmark jobs whose server, client, points
+    or image changed. A docs-only change lists none."""
+    from generator.diff import diff, text
+
+    def work(c: Context) -> None:
+        changes = diff(c.root, base, c.expanded())
+        if as_json:
+            emit(changes.as_json())
+        else:
+            click.echo(text(changes), nl=False)
+
+    run(ctx, work)

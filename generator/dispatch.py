@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import LEVELS, PER_SERVER
-from generator.errors import SelectionError, did_you_mean
+from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
 from generator.expand.model import Expanded
@@ -195,3 +195,44 @@ def accuracy(
 def outputs(selected: Selected) -> str:
     """The select step's outputs, as GITHUB_OUTPUT lines."""
     return f"matrix={compact(selected.matrix)}\ncount={selected.count}\n"
+
+
+def pr(
+    expanded: Expanded,
+    root: Path,
+    *,
+    base: str,
+    benchmark: bool,
+    today: date,
+    client: Registry | None,
+) -> tuple[Selected, Selected]:
+    """A pull request's GPU run: the accuracy cases and (when asked) the benchmark jobs
+    its change reaches against `base` (`sglang-ci diff`), images pinned."""
+    from generator.diff import diff, text
+    from generator.render.limits import MAX_MATRIX_JOBS
+
+    changes = diff(root, base, expanded)
+    where = Loc(str(expanded.catalog.benchmark_file), 1)
+    picked = []
+    for kind, entries, workflow in (
+        ("accuracy cases", changes.case_entries, "the accuracy workflow"),
+        ("benchmark jobs", changes.job_entries if benchmark else (), "the benchmark workflow"),
+    ):
+        if len(entries) > MAX_MATRIX_JOBS:
+            raise SelectionError(
+                f"this change reaches {len(entries)} {kind}, more than a matrix holds "
+                f"({MAX_MATRIX_JOBS}): run {workflow} on the branch instead"
+            )
+        matrix = {"include": list(entries)}
+        check_matrix(f"this change's {kind}", where, matrix)
+        picked.append(_pin(expanded, f"{kind} changed against {base}", matrix, today, client))
+    accuracy, jobs = picked
+    report = f"### What this change runs\n\n```\n{text(changes)}```\n\n"
+    if not benchmark:
+        report += "Benchmark jobs run only when the dispatch asks for them (`benchmark`).\n\n"
+    return replace(accuracy, summary=report + accuracy.summary), jobs
+
+
+def pr_outputs(accuracy: Selected, benchmark: Selected) -> str:
+    """The PR select step's outputs: both matrices and their counts."""
+    return outputs(accuracy) + f"jobs={compact(benchmark.matrix)}\njobs_count={benchmark.count}\n"

@@ -55,8 +55,14 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
         ".github/workflows/pr.yml": {
             "on": ["pull_request"],
             "crons": [],
-            "jobs": ["tests", "select", "accuracy"],
+            "jobs": ["tests", "plan"],
             "inputs": [],
+        },
+        ".github/workflows/pr-gpu.yml": {
+            "on": ["workflow_dispatch"],
+            "crons": [],
+            "jobs": ["select", "approve", "accuracy", "benchmark"],
+            "inputs": ["pr", "benchmark", "resolve_images"],
         },
     }
 

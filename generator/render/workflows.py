@@ -84,6 +84,7 @@ def workflows(expanded: Expanded, t: Templates) -> dict[str, str]:
         f"{WORKFLOWS}/benchmark-job.yml": t("benchmark-job.yml.j2"),
         f"{WORKFLOWS}/accuracy-case.yml": t("accuracy-case.yml.j2"),
         f"{WORKFLOWS}/accuracy-nightly.yml": accuracy_workflow(expanded, t),
-        f"{WORKFLOWS}/pr.yml": t("pr.yml.j2", pr_file="pr.json"),
+        f"{WORKFLOWS}/pr.yml": t("pr.yml.j2"),
+        f"{WORKFLOWS}/pr-gpu.yml": t("pr-gpu.yml.j2"),
         ".github/actionlint.yaml": t("actionlint.yaml.j2", runner_labels=labels),
     }

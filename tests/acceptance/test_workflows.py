@@ -32,12 +32,13 @@ def load(path: Path) -> dict[Any, Any]:
     return data
 
 
-def test_the_generated_workflows_are_the_five_expected() -> None:
+def test_the_generated_workflows_are_the_six_expected() -> None:
     assert [p.name for p in WORKFLOWS] == [
         "accuracy-case.yml",
         "accuracy-nightly.yml",
         "benchmark-job.yml",
         "benchmark.yml",
+        "pr-gpu.yml",
         "pr.yml",
     ]
 
@@ -104,15 +105,19 @@ def test_each_workflow_is_marked_generated_and_least_privileged(path: Path) -> N
     data = load(path)
     assert data["permissions"] == {}
     for name, job in data["jobs"].items():
-        assert job.get("permissions") == WRITES.get(name, {"contents": "read"}), name
+        wanted = WRITES.get(f"{name}@{path.name}", WRITES.get(name, {"contents": "read"}))
+        assert job.get("permissions") == wanted, name
         if "uses" not in job:
             assert "timeout-minutes" in job, name
 
 
-# The only jobs that write: the history append and the Pages deployment.
+# The only jobs that write: the history append and the Pages deployment; the PR GPU
+# run's select reads the pull request, its approval gate holds no token at all.
 WRITES = {
     "history": {"contents": "write"},
     "pages": {"contents": "read", "pages": "write", "id-token": "write"},
+    "select@pr-gpu.yml": {"contents": "read", "pull-requests": "read"},
+    "approve@pr-gpu.yml": {},
 }
 
 
@@ -400,18 +405,82 @@ def test_the_sglang_nightly_images_do_not_cancel_each_other() -> None:
     assert run["uses"] == "./.github/workflows/accuracy-case.yml"
 
 
-def test_pr_accuracy_runs_only_for_non_draft_pull_requests_from_this_repository() -> None:
+def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> None:
+    """The PR's own workflow file can reach no GPU runner: its jobs run on ubuntu-latest
+    and call no reusable workflow, so a fork or draft evaluates no matrix at all."""
     data = load(ROOT / ".github/workflows/pr.yml")
     assert data[True] == {
         "pull_request": {"types": ["opened", "synchronize", "reopened", "ready_for_review"]}
     }
-    assert data["jobs"]["tests"]["runs-on"] == "ubuntu-latest"
+    assert list(data["jobs"]) == ["tests", "plan"]
+    for job in data["jobs"].values():
+        assert job["runs-on"] == "ubuntu-latest"
+        assert "uses" not in job and "strategy" not in job and "if" not in job
     assert any(s.get("run") == "make test" for s in data["jobs"]["tests"]["steps"])
-    assert data["jobs"]["select"]["if"] == (
-        "${{ github.event.pull_request.draft == false && "
-        "github.event.pull_request.head.repo.full_name == github.repository }}"
+    plan = data["jobs"]["plan"]["steps"]
+    assert 'sglang-ci diff "origin/$BASE_REF"' in plan[-1]["run"]
+    assert plan[-1]["env"] == {"BASE_REF": "${{ github.base_ref }}"}
+    assert "fromJSON" not in (ROOT / ".github/workflows/pr.yml").read_text()
+
+
+def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> None:
+    data = load(ROOT / ".github/workflows/pr-gpu.yml")
+    assert list(data[True]) == ["workflow_dispatch"]
+    jobs = data["jobs"]
+    assert jobs["select"]["if"] == (
+        "${{ github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}"
     )
-    assert data["jobs"]["accuracy"]["needs"] == "select"
+    assert jobs["select"]["runs-on"] == "ubuntu-latest"
+    guard = jobs["select"]["steps"][0]
+    assert guard["id"] == "pr"
+    assert 'if [ "$head" != "$REPO" ]; then' in guard["run"]
+    assert 'if [ "$draft" != "false" ] || [ "$state" != "open" ]; then' in guard["run"]
+    checkout = jobs["select"]["steps"][1]
+    assert checkout["with"] == {
+        "ref": "${{ steps.pr.outputs.sha }}",
+        "fetch-depth": 0,
+        "persist-credentials": False,
+    }
+    assert jobs["approve"]["environment"] == {"name": "gpu-pr"}
+    assert jobs["approve"]["runs-on"] == "ubuntu-latest"
+    for name, workflow, key, count, output in (
+        ("accuracy", "accuracy-case.yml", "case", "count", "matrix"),
+        ("benchmark", "benchmark-job.yml", "job", "jobs_count", "jobs"),
+    ):
+        job = jobs[name]
+        assert job["needs"] == ["select", "approve"]
+        assert job["if"] == f"${{{{ needs.select.outputs.{count} != '0' }}}}"
+        assert job["uses"] == f"./.github/workflows/{workflow}"
+        assert job["with"] == {
+            key: "${{ toJSON(matrix) }}",
+            "ref": "${{ needs.select.outputs.sha }}",
+        }
+        # A skipped job's strategy is still evaluated: never fromJSON of an empty output.
+        assert job["strategy"]["matrix"] == (
+            f"${{{{ fromJSON(needs.select.outputs.{count} != '0' && "
+            f"needs.select.outputs.{output} || "
+            """'{"include":[{"id":"nothing-selected"}]}') }}"""
+        )
+
+
+@pytest.mark.parametrize(
+    ("workflow", "job"), [("accuracy-case.yml", "accuracy"), ("benchmark-job.yml", "benchmark")]
+)
+def test_gpu_jobs_check_out_the_commit_their_caller_pinned(workflow: str, job: str) -> None:
+    data = load(ROOT / ".github/workflows" / workflow)
+    assert data[True]["workflow_call"]["inputs"]["ref"] == {
+        "description": (
+            "The commit to check out (a PR's head, pinned by its select step); "
+            "empty for the caller's"
+        ),
+        "type": "string",
+        "required": False,
+        "default": "",
+    }
+    assert data["jobs"][job]["steps"][0]["with"] == {
+        "ref": "${{ inputs.ref }}",
+        "persist-credentials": False,
+    }
 
 
 def test_actionlint_config_declares_the_catalog_runner_labels(rendered_fixture: Path) -> None:
@@ -445,7 +514,7 @@ def test_a_gpu_job_starts_its_container_itself_and_reads_hf_token_in_that_step_o
     assert data[True]["workflow_call"]["secrets"]["HF_TOKEN"]["required"] is False
 
 
-@pytest.mark.parametrize("workflow", ["benchmark.yml", "accuracy-nightly.yml", "pr.yml"])
+@pytest.mark.parametrize("workflow", ["benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml"])
 def test_callers_pass_only_hf_token_and_never_inherit_secrets(workflow: str) -> None:
     jobs = load(ROOT / ".github/workflows" / workflow)["jobs"]
     callers = [j for j in jobs.values() if "uses" in j]

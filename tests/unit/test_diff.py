@@ -1,0 +1,168 @@
+"""`sglang-ci diff BASE` and the PR GPU run's selection, on a git repository holding the
+fixture catalogs: what a change runs on the GPUs, and nothing for a docs-only change."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator.diff import diff, text
+from tests.conftest import Invoke
+from tests.helpers import copy_catalogs, edit, expanded_at
+
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+# The PR-level cases of the fixture catalog (levels: [nightly, pr]).
+PR_CASES = ["deepseek-r1-fp4-tp4", "deepseek-r1-fp8-tp4", "qwen3-5-35b-a3b-fp8-tp2"]
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository whose `main` holds the fixture catalogs, a launcher file and a doc,
+    checked out on a branch `change`."""
+    root = copy_catalogs(tmp_path / "repo")
+    (root / "scripts").mkdir()
+    (root / "scripts/launch.py").write_text("print('launch')\n")
+    (root / "docs").mkdir()
+    (root / "docs/index.md").write_text("# Docs\n")
+    git(root, "init", "--quiet", "--initial-branch=main")
+    git(root, "add", ".")
+    git(root, "commit", "--quiet", "-m", "base")
+    git(root, "checkout", "--quiet", "-b", "change")
+    return root
+
+
+def commit(root: Path) -> None:
+    git(root, "commit", "--quiet", "-am", "change")
+
+
+def test_one_changed_accuracy_case_lists_exactly_that_case(repo: Path) -> None:
+    edit(
+        repo / "catalogs/accuracy.yaml",
+        "    benchmark: qwen3-5-397b-a17b-fp8-tp4\n"
+        "    runner: linux-atom-mi35x-4\n"
+        "    levels: [nightly]\n"
+        "    threshold: 0.83\n",
+        "    benchmark: qwen3-5-397b-a17b-fp8-tp4\n"
+        "    runner: linux-atom-mi35x-4\n"
+        "    levels: [nightly]\n"
+        "    threshold: 0.84\n",
+    )
+    commit(repo)
+    changes = diff(repo, "main", expanded_at(repo))
+    assert changes.files == ("catalogs/accuracy.yaml",)
+    assert changes.cases == (("qwen3-5-397b-a17b-fp8-tp4", "threshold changed"),)
+    assert changes.jobs == ()
+    assert [e["id"] for e in changes.case_entries] == ["qwen3-5-397b-a17b-fp8-tp4"]
+    assert changes.case_entries[0]["threshold"] == 0.84
+
+
+def test_a_docs_only_change_lists_nothing(repo: Path) -> None:
+    (repo / "docs/index.md").write_text("# Docs\n\nMore words.\n")
+    commit(repo)
+    changes = diff(repo, "main", expanded_at(repo))
+    assert (changes.files, changes.cases, changes.jobs) == (("docs/index.md",), (), ())
+    assert text(changes) == (
+        "against main: 1 file(s) changed\n"
+        "accuracy cases to run: 0\n"
+        "benchmark jobs whose server, client, points or image changed: 0\n"
+    )
+
+
+def test_a_launcher_change_runs_the_pr_level_cases(repo: Path) -> None:
+    (repo / "scripts/launch.py").write_text("print('launch, changed')\n")  # not committed
+    changes = diff(repo, "main", expanded_at(repo))
+    assert changes.files == ("scripts/launch.py",)
+    assert changes.cases == tuple((c, "PR-level case; scripts/launch.py changed") for c in PR_CASES)
+    assert changes.jobs == ()
+
+
+def test_a_server_change_runs_its_case_and_its_jobs(repo: Path) -> None:
+    edit(
+        repo / "catalogs/benchmark.yaml",
+        "  - prefix: deepseek-r1-fp8-tp8\n"
+        "    display: DeepSeek-R1-0528 FP8 TP8\n"
+        "    suite: SGLang-OOB\n"
+        "    model: deepseek-r1-fp8\n"
+        "    parallel: {tp: 8}\n"
+        "    args: [trust_remote_code, aiter_runtime]\n",
+        "  - prefix: deepseek-r1-fp8-tp8\n"
+        "    display: DeepSeek-R1-0528 FP8 TP8\n"
+        "    suite: SGLang-OOB\n"
+        "    model: deepseek-r1-fp8\n"
+        "    parallel: {tp: 8}\n"
+        "    args: [trust_remote_code, aiter_runtime, {--max-running-requests: 512}]\n",
+    )
+    commit(repo)
+    head = expanded_at(repo)
+    changes = diff(repo, "main", head)
+    assert changes.cases == (("deepseek-r1-fp8-tp8", "server_args changed"),)
+    # The config's one packed job (ten points on one server).
+    (job,) = head.jobs[("deepseek-r1-fp8-tp8", "sglang-atom", "per-server")]
+    assert (job.id, len(job.cells)) == ("deepseek-r1-fp8-tp8", 10)
+    assert changes.jobs == (("deepseek-r1-fp8-tp8", "server_args changed"),)
+    assert all("--max-running-requests" in e["server_args"] for e in changes.job_entries), (
+        changes.job_entries
+    )
+
+
+def test_a_new_case_is_listed_as_new(repo: Path) -> None:
+    text_before = (repo / "catalogs/accuracy.yaml").read_text()
+    block = text_before[text_before.index("  - id: qwen3-5-397b-a17b-fp8-tp4\n") :]
+    block = block[: block.index("\n\n") + 2]
+    (repo / "catalogs/accuracy.yaml").write_text(
+        text_before.replace(block, block + block.replace("fp8-tp4\n", "fp8-tp4-again\n", 1), 1)
+    )
+    commit(repo)
+    changes = diff(repo, "main", expanded_at(repo))
+    assert changes.cases == (("qwen3-5-397b-a17b-fp8-tp4-again", "new"),)
+
+
+def test_the_cli_prints_the_list_and_refuses_an_unknown_base(cli: Invoke, repo: Path) -> None:
+    (repo / "scripts/launch.py").write_text("print('launch, changed')\n")
+    result = cli("diff", "main", "--json", root=repo)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {
+        "base": "main",
+        "files": ["scripts/launch.py"],
+        "cases": [{"id": c, "why": "PR-level case; scripts/launch.py changed"} for c in PR_CASES],
+        "jobs": [],
+    }
+    result = cli("diff", "no-such-branch", root=repo)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: git merge-base no-such-branch HEAD: fatal: ")
+
+
+def test_the_pr_selection_writes_both_matrices(
+    cli: Invoke, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "scripts/launch.py").write_text("print('launch, changed')\n")
+    out, summary = tmp_path / "output", tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("SGLANG_CI_RESOLVE_IMAGES", "0")
+    result = cli("dispatch", "pr", "--base", "main", root=repo)
+    assert result.exit_code == 0, result.output
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert sorted(lines) == ["count", "jobs", "jobs_count", "matrix"]
+    assert [e["id"] for e in json.loads(lines["matrix"])["include"]] == PR_CASES
+    assert (lines["count"], lines["jobs"], lines["jobs_count"]) == ("3", '{"include":[]}', "0")
+    report = summary.read_text()
+    assert report.startswith("### What this change runs\n\n```\nagainst main: 1 file(s) changed\n")
+    assert "Benchmark jobs run only when the dispatch asks for them (`benchmark`)." in report
