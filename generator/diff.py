@@ -1,32 +1,45 @@
 """What a change to the repository changes on the GPUs: `sglang-ci diff BASE_REF`.
 
-The catalogs at the merge base of BASE_REF and HEAD and in the working tree are both
-expanded; an accuracy case runs again when its entry (server, evaluator, image, gate)
-changed or is new, a benchmark job when its server, client, points or image changed or
-it is new. A change to the launcher, the scripts or the workflow templates runs the
-PR-level cases: they test every path. A change to nothing of this (docs, say) runs
-nothing. The PR GPU workflow runs exactly this (docs/security.md).
+The base side is the matrices committed at the merge base of BASE_REF and HEAD (the
+drift check kept them equal to that commit's catalogs and generator); the head side is
+what the working tree's catalogs and generator render now. So a change to a catalog and
+a change to the generator that alters a launch both show. An accuracy case runs again
+when its server, evaluator, gate, runner or image changed, or it is new; a benchmark job
+when its server, client, points, runner or image changed, or it is new. A change to the
+launcher, the scripts or the workflow templates runs the PR-level cases: they test every
+path. A change to nothing of this (docs, say) runs nothing. The PR GPU workflow runs
+exactly this list (docs/security.md).
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.catalog import ACCURACY, BENCHMARK, load
-from generator.catalog.model import PER_SERVER
+from generator.catalog.model import LEVELS
 from generator.errors import SglangCIError
-from generator.expand import expand
-from generator.expand.entries import case_entry, job_entry
 from generator.expand.model import Expanded
-from generator.expand.select import default_mode, image_for
+from generator.render.matrices import MATRICES, level_entries, run_matrix
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")
 PR_LEVEL = "pr"
+CASE_KEYS = (
+    "model_path",
+    "server_args",
+    "env",
+    "image",
+    "evaluator",
+    "threshold",
+    "min_acceptance_rate",
+    "runner",
+)
+JOB_KEYS = ("model_path", "server_args", "env", "image", "client", "runner", "points")
+
+Entries = dict[str, dict[str, Any]]
 
 
 class DiffError(SglangCIError):
@@ -38,7 +51,7 @@ class Changes:
     base: str
     files: tuple[str, ...]
     cases: tuple[tuple[str, str], ...]  # (case run id, why)
-    jobs: tuple[tuple[str, str], ...]  # (job id, why)
+    jobs: tuple[tuple[str, str], ...]  # (job key, why)
     case_entries: tuple[dict[str, Any], ...] = field(default=())  # the cases, as entries
     job_entries: tuple[dict[str, Any], ...] = field(default=())  # the jobs, as entries
 
@@ -60,35 +73,50 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def _base(root: Path, ref: str, into: Path) -> Expanded | None:
-    """The base's catalogs, expanded; None when this version cannot read them."""
-    for rel in (BENCHMARK, ACCURACY):
-        target = into / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_git(root, "show", f"{ref}:{rel}"), encoding="utf-8")
-    try:
-        return expand(load(into))
-    except SglangCIError:
+def _job_key(entry: dict[str, Any]) -> str:
+    """A job's id, with its server mode when the suite has several."""
+    return f"{entry['id']} ({entry['server_mode']})"
+
+
+def _add_cases(out: Entries, level: str, entries: list[dict[str, Any]]) -> None:
+    """A case's entry from the PR level when it has one (its shorter timeout)."""
+    for entry in entries:
+        if level == PR_LEVEL or entry["id"] not in out:
+            out[entry["id"]] = entry
+
+
+def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
+    """The cases and jobs of the matrices committed at `ref`; None when it has none."""
+    listed = _git(root, "ls-tree", "-r", "--name-only", ref, "--", MATRICES).split()
+    if not listed:
         return None
+    cases: Entries = {}
+    jobs: Entries = {}
+    for rel in sorted(listed, key=lambda p: p.endswith(f"/{PR_LEVEL}.json")):
+        if not rel.endswith(".json"):
+            continue
+        try:
+            entries = json.loads(_git(root, "show", f"{ref}:{rel}"))["include"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DiffError(f"{ref}:{rel}: not a matrix ({exc})") from exc
+        if rel.startswith(f"{MATRICES}/accuracy/"):
+            _add_cases(cases, Path(rel).stem, entries)
+        else:
+            jobs.update((_job_key(e), e) for e in entries)
+    return cases, jobs
 
 
-def _case_entries(expanded: Expanded) -> dict[str, dict[str, Any]]:
-    out = {}
-    for run in expanded.case_runs:
-        level = PR_LEVEL if PR_LEVEL in run.case.levels else run.case.levels[0]
-        entry = dict(case_entry(expanded.catalog, run, level))
-        out[run.id] = entry
-    return out
-
-
-def _job_entries(expanded: Expanded) -> dict[str, dict[str, Any]]:
-    catalog = expanded.catalog
-    out = {}
-    for config in catalog.configs:
-        mode = default_mode(catalog, config)
-        for job in expanded.jobs[(config.prefix, mode, PER_SERVER)]:
-            out[job.id] = dict(job_entry(catalog, job, image_for(catalog, mode, None)))
-    return out
+def _head(expanded: Expanded) -> tuple[Entries, Entries]:
+    """The cases and jobs the working tree renders (what `make workflows` commits)."""
+    cases: Entries = {}
+    for level in sorted(LEVELS, key=lambda name: name == PR_LEVEL):
+        _add_cases(cases, level, level_entries(expanded, level))
+    runs = [s.default_run for s in expanded.schedules]
+    runs += [run for p in expanded.presets for run in p.runs.values()]
+    jobs: Entries = {}
+    for run in runs:
+        jobs.update((_job_key(e), dict(e)) for e in run_matrix(expanded, run)["include"])
+    return cases, jobs
 
 
 def _why(old: dict[str, Any] | None, new: dict[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -98,17 +126,12 @@ def _why(old: dict[str, Any] | None, new: dict[str, Any], keys: tuple[str, ...])
     return f"{', '.join(changed)} changed" if changed else None
 
 
-CASE_KEYS = (
-    "model_path",
-    "server_args",
-    "env",
-    "image",
-    "evaluator",
-    "threshold",
-    "min_acceptance_rate",
-    "runner",
-)
-JOB_KEYS = ("model_path", "server_args", "env", "image", "client", "runner", "points")
+def _changed(old: Entries, new: Entries, keys: tuple[str, ...]) -> dict[str, str]:
+    return {
+        key: why
+        for key, entry in sorted(new.items())
+        if (why := _why(old.get(key), entry, keys)) is not None
+    }
 
 
 def diff(root: Path, base: str, head: Expanded) -> Changes:
@@ -118,36 +141,33 @@ def diff(root: Path, base: str, head: Expanded) -> Changes:
     committed = _git(root, "diff", "--name-only", merge_base).split()
     untracked = _git(root, "ls-files", "--others", "--exclude-standard").split()
     files = tuple(sorted({*committed, *untracked}))
-    with tempfile.TemporaryDirectory() as tmp:
-        old = _base(root, merge_base, Path(tmp))
-    new_cases, new_jobs = _case_entries(head), _job_entries(head)
-    old_cases = _case_entries(old) if old is not None else {}
-    old_jobs = _job_entries(old) if old is not None else {}
-    cases: dict[str, str] = {}
-    for run_id, entry in new_cases.items():
-        why = _why(old_cases.get(run_id), entry, CASE_KEYS)
-        if why is not None:
-            cases[run_id] = why
+    new_cases, new_jobs = _head(head)
+    old = _base(root, merge_base)
     if old is None:
-        cases = {i: "the base's catalogs do not load with this version" for i in new_cases}
+        nothing = f"{base} has no committed matrices"
+        cases = dict.fromkeys(new_cases, nothing)
+        jobs = dict.fromkeys(new_jobs, nothing)
+    else:
+        cases = _changed(old[0], new_cases, CASE_KEYS)
+        jobs = _changed(old[1], new_jobs, JOB_KEYS)
     launcher = [f for f in files if f.startswith(LAUNCHER_PATHS)]
     if launcher:
         more = f" and {len(launcher) - 1} more" if len(launcher) > 1 else ""
         for run in head.case_runs:
             if PR_LEVEL in run.case.levels:
                 cases.setdefault(run.id, f"PR-level case; {launcher[0]}{more} changed")
-    jobs = {
-        job_id: why
-        for job_id, entry in new_jobs.items()
-        if (why := _why(old_jobs.get(job_id), entry, JOB_KEYS)) is not None
-    }
+    # A job whose server mode needs an image of its own runs from a dispatch that names one.
+    runnable = [key for key in sorted(jobs) if new_jobs[key]["image"]]
+    for key in sorted(jobs):
+        if not new_jobs[key]["image"]:
+            jobs[key] += "; its server mode needs an image: dispatch the benchmark workflow"
     return Changes(
         base=base,
         files=files,
         cases=tuple(sorted(cases.items())),
         jobs=tuple(sorted(jobs.items())),
         case_entries=tuple(new_cases[i] for i in sorted(cases)),
-        job_entries=tuple(new_jobs[i] for i in sorted(jobs)),
+        job_entries=tuple(new_jobs[k] for k in runnable),
     )
 
 

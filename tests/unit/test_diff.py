@@ -33,13 +33,13 @@ def git(root: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A repository whose `main` holds the fixture catalogs, a launcher file and a doc,
-    checked out on a branch `change`."""
+def repo(tmp_path: Path, cli: Invoke) -> Path:
+    """A repository whose `main` holds the fixture catalogs, their rendered files, a
+    launcher file and a doc, checked out on a branch `change`."""
     root = copy_catalogs(tmp_path / "repo")
+    assert cli("render", root=root).exit_code == 0
     (root / "scripts").mkdir()
     (root / "scripts/launch.py").write_text("print('launch')\n")
-    (root / "docs").mkdir()
     (root / "docs/index.md").write_text("# Docs\n")
     git(root, "init", "--quiet", "--initial-branch=main")
     git(root, "add", ".")
@@ -116,10 +116,36 @@ def test_a_server_change_runs_its_case_and_its_jobs(repo: Path) -> None:
     # The config's one packed job (ten points on one server).
     (job,) = head.jobs[("deepseek-r1-fp8-tp8", "sglang-atom", "per-server")]
     assert (job.id, len(job.cells)) == ("deepseek-r1-fp8-tp8", 10)
-    assert changes.jobs == (("deepseek-r1-fp8-tp8", "server_args changed"),)
+    assert changes.jobs == (("deepseek-r1-fp8-tp8 (sglang-atom)", "server_args changed"),)
+    assert [e["id"] for e in changes.job_entries] == ["deepseek-r1-fp8-tp8"]
     assert all("--max-running-requests" in e["server_args"] for e in changes.job_entries), (
         changes.job_entries
     )
+
+
+def test_a_generator_change_that_alters_a_launch_shows(repo: Path) -> None:
+    """The base side is the committed matrices, rendered by the base's generator: here
+    one whose case entry lacked an argument the working tree's generator adds."""
+    path = repo / ".github/matrices/accuracy/nightly.json"
+    matrix = json.loads(path.read_text())
+    (entry,) = [e for e in matrix["include"] if e["id"] == "deepseek-r1-fp8-tp8"]
+    entry["server_args"] = entry["server_args"][:-1]
+    path.write_text(json.dumps(matrix))
+    git(repo, "commit", "--quiet", "--amend", "-am", "base, rendered differently")
+    git(repo, "branch", "--quiet", "--force", "main")
+    changes = diff(repo, "main", expanded_at(repo))
+    assert changes.files == ()
+    assert changes.cases == (("deepseek-r1-fp8-tp8", "server_args changed"),)
+
+
+def test_a_base_without_matrices_runs_everything(repo: Path) -> None:
+    git(repo, "rm", "--quiet", "-r", ".github/matrices")
+    git(repo, "commit", "--quiet", "-m", "no matrices")
+    git(repo, "branch", "--quiet", "--force", "main")
+    git(repo, "checkout", "--quiet", "-b", "again")
+    changes = diff(repo, "main", expanded_at(repo))
+    assert len(changes.cases) == 17  # 16 cases, the SGLang one on 2 images
+    assert {why for _, why in changes.cases} == {"main has no committed matrices"}
 
 
 def test_a_new_case_is_listed_as_new(repo: Path) -> None:
