@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from generator.diff import diff, text
+from generator.expand.model import Expanded
 from tests.conftest import Invoke
-from tests.helpers import copy_catalogs, edit, expanded_at
+from tests.helpers import edit, expanded_at
 
 GIT_ENV = {
     **os.environ,
@@ -33,11 +35,11 @@ def git(root: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path, cli: Invoke) -> Path:
+def repo(tmp_path: Path, rendered_fixture: Path) -> Path:
     """A repository whose `main` holds the fixture catalogs, their rendered files, a
     launcher file and a doc, checked out on a branch `change`."""
-    root = copy_catalogs(tmp_path / "repo")
-    assert cli("render", root=root).exit_code == 0
+    root = tmp_path / "repo"
+    shutil.copytree(rendered_fixture, root)
     (root / "scripts").mkdir()
     (root / "scripts/launch.py").write_text("print('launch')\n")
     (root / "docs/index.md").write_text("# Docs\n")
@@ -73,10 +75,10 @@ def test_one_changed_accuracy_case_lists_exactly_that_case(repo: Path) -> None:
     assert changes.case_entries[0]["threshold"] == 0.84
 
 
-def test_a_docs_only_change_lists_nothing(repo: Path) -> None:
+def test_a_docs_only_change_lists_nothing(repo: Path, fixture: Expanded) -> None:
     (repo / "docs/index.md").write_text("# Docs\n\nMore words.\n")
     commit(repo)
-    changes = diff(repo, "main", expanded_at(repo))
+    changes = diff(repo, "main", fixture)  # the catalogs are the fixture's
     assert (changes.files, changes.cases, changes.jobs) == (("docs/index.md",), (), ())
     assert text(changes) == (
         "against main: 1 file(s) changed\n"
@@ -85,9 +87,9 @@ def test_a_docs_only_change_lists_nothing(repo: Path) -> None:
     )
 
 
-def test_a_launcher_change_runs_the_pr_level_cases(repo: Path) -> None:
+def test_a_launcher_change_runs_the_pr_level_cases(repo: Path, fixture: Expanded) -> None:
     (repo / "scripts/launch.py").write_text("print('launch, changed')\n")  # not committed
-    changes = diff(repo, "main", expanded_at(repo))
+    changes = diff(repo, "main", fixture)  # the catalogs are the fixture's
     assert changes.files == ("scripts/launch.py",)
     assert changes.cases == tuple((c, "PR-level case; scripts/launch.py changed") for c in PR_CASES)
     assert changes.jobs == ()
@@ -123,7 +125,7 @@ def test_a_server_change_runs_its_case_and_its_jobs(repo: Path) -> None:
     )
 
 
-def test_a_generator_change_that_alters_a_launch_shows(repo: Path) -> None:
+def test_a_generator_change_that_alters_a_launch_shows(repo: Path, fixture: Expanded) -> None:
     """The base side is the committed matrices, rendered by the base's generator: here
     one whose case entry lacked an argument the working tree's generator adds."""
     path = repo / ".github/matrices/accuracy/nightly.json"
@@ -133,17 +135,17 @@ def test_a_generator_change_that_alters_a_launch_shows(repo: Path) -> None:
     path.write_text(json.dumps(matrix))
     git(repo, "commit", "--quiet", "--amend", "-am", "base, rendered differently")
     git(repo, "branch", "--quiet", "--force", "main")
-    changes = diff(repo, "main", expanded_at(repo))
+    changes = diff(repo, "main", fixture)  # the catalogs are the fixture's
     assert changes.files == ()
     assert changes.cases == (("deepseek-r1-fp8-tp8", "server_args changed"),)
 
 
-def test_a_base_without_matrices_runs_everything(repo: Path) -> None:
+def test_a_base_without_matrices_runs_everything(repo: Path, fixture: Expanded) -> None:
     git(repo, "rm", "--quiet", "-r", ".github/matrices")
     git(repo, "commit", "--quiet", "-m", "no matrices")
     git(repo, "branch", "--quiet", "--force", "main")
     git(repo, "checkout", "--quiet", "-b", "again")
-    changes = diff(repo, "main", expanded_at(repo))
+    changes = diff(repo, "main", fixture)  # the catalogs are the fixture's
     assert len(changes.cases) == 17  # 16 cases, the SGLang one on 2 images
     assert {why for _, why in changes.cases} == {"main has no committed matrices"}
 
