@@ -1,14 +1,18 @@
 """An accuracy case: the server, the case's evaluator (`commands.eval_argv`, run in a fresh
 `commands.eval_dir`, bounded by the case's evaluation timeout), the score gated on the
 threshold (and, for a speculative-decoding case, the acceptance rate on its minimum), one
-record."""
+record.
+
+The record is written on every way out: evaluated, not evaluated (status `error`, exit 2:
+the machine, the server or the evaluator failed, or the server died during the
+evaluation), timed out, or cancelled by SIGINT/SIGTERM."""
 
 from __future__ import annotations
 
 import shlex
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +20,10 @@ from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import CaseEntry
 from generator.launch.knobs import Knobs
-from generator.launch.process import Supervisor, describe_exit
+from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
 from generator.launch.server import NotReady, Server
+from generator.launch.sink import Sink
 
 EVAL_TAIL_LINES = 80
 EXIT_CODES = {"passed": 0, "failed": 1, "error": 2, "timeout": 2}
@@ -36,70 +41,106 @@ class _Result:
     infrastructure: str | None = None  # why the runner could not run the case
 
 
+@dataclass
+class _Case:
+    case: CaseEntry
+    knobs: Knobs
+    supervisor: Supervisor
+    sink: Sink
+    common: record.Common | None = None
+    download_s: float | None = None
+    server_start_s: float | None = None
+    evaluator_version: str | None = None
+    result: _Result = field(default_factory=_Result)
+    data: dict[str, Any] | None = None  # the record, once made
+
+
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
-    """0 when the gates pass, 1 when one does not, 2 when there is no score."""
-    log(f"case {case['id']}: evaluator {case['evaluator']['kind']}, threshold {case['threshold']}")
+    """0 when the gates pass, 1 when one does not, 2 when there is no score or the record
+    could not be written to RESULTS_DIR."""
+    state = _Case(case, knobs, supervisor, Sink(knobs, supervisor))
     try:
-        ready = preflight.prepare(case, knobs, supervisor)
-    except preflight.Unready as exc:
-        result = _Result(error=f"infrastructure: {exc}", infrastructure=str(exc))
-        return _finish(case, knobs, exc.common, result)
-    server = Server(case, knobs, supervisor)
+        return _run(state)
+    except Cancelled as exc:
+        data = state.data
+        if data is None:
+            state.result.status, state.result.error = "cancelled", f"cancelled by {exc}"
+            data = _write(state)
+        if not state.sink.published:
+            state.sink.publish(summary.accuracy(data))
+        raise
+
+
+def _run(state: _Case) -> int:
+    case, knobs = state.case, state.knobs
+    log(f"case {case['id']}: evaluator {case['evaluator']['kind']}, threshold {case['threshold']}")
+    problem = state.sink.prepare()
+    if problem is None:
+        try:
+            ready = preflight.prepare(case, knobs, state.supervisor)
+        except preflight.Unready as exc:
+            state.common, problem = exc.common, str(exc)
+    if problem is not None:
+        state.result = _Result(error=f"infrastructure: {problem}", infrastructure=problem)
+        return _finish(state)
+    state.common, state.download_s = ready.common, ready.download_s
+    kind = case["evaluator"]["kind"]
+    state.evaluator_version = ready.versions["lm_eval" if kind == "lm-eval" else "sglang"]
+    server = Server(case, knobs, state.supervisor)
     server.print_command()
     try:
         server.launch()
     except NotReady as exc:
-        result = _Result(error=f"server did not become ready: {exc}")
-        return _finish(case, knobs, ready.common, result, download_s=ready.download_s)
-    result = _evaluate(case, knobs, supervisor, server)
+        state.result = _Result(
+            error=f"server did not become ready: {exc}",
+            infrastructure=str(exc) if exc.infrastructure else None,
+        )
+        return _finish(state)
+    state.server_start_s = server.start_s
+    _evaluate(state, server)
     server.stop()
-    version = ready.versions["lm_eval" if case["evaluator"]["kind"] == "lm-eval" else "sglang"]
-    return _finish(
-        case,
-        knobs,
-        ready.common,
-        result,
-        download_s=ready.download_s,
-        server_start_s=server.start_s,
-        evaluator_version=version,
-    )
+    return _finish(state)
 
 
-def _evaluate(case: CaseEntry, knobs: Knobs, supervisor: Supervisor, server: Server) -> _Result:
-    where = knobs.where
+def _evaluate(state: _Case, server: Server) -> None:
+    case, result, where = state.case, state.result, state.knobs.where
     work_dir = Path(commands.eval_dir(case, where))
     eval_log = Path(commands.eval_log(case, where))
-    shutil.rmtree(work_dir, ignore_errors=True)
-    work_dir.mkdir(parents=True)
-    eval_log.write_bytes(b"")
     argv = commands.eval_argv(case, where)
     limit_s = case["eval_timeout_minutes"] * 60.0
     log(f"evaluator (in {work_dir}, at most {limit_s:g}s): {shlex.join(argv)}")
-    result = _Result(started_at=utc_now())
+    result.started_at = utc_now()
     started = time.monotonic()
     try:
-        returncode = supervisor.run(
+        shutil.rmtree(work_dir, ignore_errors=True)
+        work_dir.mkdir(parents=True)
+        eval_log.write_bytes(b"")
+        returncode = state.supervisor.run(
             "evaluator", argv, output=eval_log, cwd=work_dir, timeout_s=limit_s
         )
     except (OSError, ValueError) as exc:
         result.error = f"cannot start the evaluator: {exc}"
-        return result
+        return
     result.wall_s = round(time.monotonic() - started, 3)
     echo_tail(eval_log, EVAL_TAIL_LINES)
+    gone = server.exit_status()
+    if gone is not None:
+        reason = f"the server exited with {gone} during the evaluation"
+        result.error, result.infrastructure = f"infrastructure: {reason}", reason
+        return
     if returncode is None:
         result.status, result.error = "timeout", f"the evaluation ran out of its {limit_s:g}s"
-        return result
+        return
     log(f"evaluator exited with {describe_exit(returncode)} after {result.wall_s:.3f}s")
     if returncode != 0:
         detail = tail(eval_log, ERROR_TAIL_LINES)
         result.error = f"evaluator exited with {describe_exit(returncode)}" + (
             f":\n{detail}" if detail else ""
         )
-        return result
+        return
     if case["spec"] != "none":
         result.accept_length = server.accept_length()
-    _score(case, work_dir, where, result)
-    return result
+    _score(case, Path(commands.eval_dir(case, where)), where, result)
 
 
 def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Result) -> None:
@@ -130,17 +171,19 @@ def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Resu
     result.error = "; ".join(below) or None
 
 
-def _finish(
-    case: CaseEntry,
-    knobs: Knobs,
-    common: record.Common,
-    result: _Result,
-    *,
-    download_s: float | None = None,
-    server_start_s: float | None = None,
-    evaluator_version: str | None = None,
-) -> int:
-    """Write the record and the summary; the exit code for the case's status."""
+def _finish(state: _Case) -> int:
+    """Write the record and the summary; the exit code for the case's status (2 whenever
+    the record could not go to RESULTS_DIR)."""
+    data = _write(state)
+    state.sink.publish(summary.accuracy(data))
+    if state.sink.problem is not None:
+        return 2
+    return EXIT_CODES.get(state.result.status, 2)
+
+
+def _write(state: _Case) -> dict[str, Any]:
+    """Make the case's record, keep it in `state.data` and write it."""
+    case, result = state.case, state.result
     extra = result.extra or {}
     metrics: dict[str, Any] = {
         "metric": case["evaluator"].get("metric", "accuracy"),
@@ -154,24 +197,25 @@ def _finish(
         "acceptance_rate": record.acceptance_rate(result.accept_length, case["draft_tokens"]),
         "min_acceptance_rate": case["min_acceptance_rate"],
     }
-    data = record.case_record(
+    if state.common is None:
+        state.common = preflight.bare_common(case, state.knobs)
+    data = state.data = record.case_record(
         case,
         status=result.status,
         error=result.error,
         metrics=metrics,
-        evaluator_argv=commands.eval_argv(case, knobs.where),
-        evaluator_version=evaluator_version,
-        common=common,
+        evaluator_argv=commands.eval_argv(case, state.knobs.where),
+        evaluator_version=state.evaluator_version,
+        common=state.common,
         timings=record.timings(
             started_at=result.started_at,
             ended_at=utc_now() if result.started_at else None,
             wall_time_s=result.wall_s,
-            server_start_s=server_start_s,
-            download_s=download_s,
+            server_start_s=state.server_start_s,
+            download_s=state.download_s,
             estimate_minutes=None,
         ),
         infrastructure=result.infrastructure,
     )
-    record.write(knobs.results_dir / f"{case['id']}.json", data)
-    summary.publish(summary.accuracy(data), knobs.step_summary, knobs.results_dir)
-    return EXIT_CODES[result.status]
+    state.sink.write(f"{case['id']}.json", data)
+    return data

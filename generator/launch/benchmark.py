@@ -1,12 +1,17 @@
 """A benchmark job: one server for the whole job, its points swept in order with the job's
-declared client (`commands.bench_argv`), one record per point."""
+declared client (`commands.bench_argv`), each within its timeout, one record per point.
+
+Every point gets a record on every way out: run, not run (the job could not start, the
+server is gone), timed out, or cancelled by SIGINT/SIGTERM, after which the summary is
+written and the signal goes on to stop every process.
+"""
 
 from __future__ import annotations
 
 import os
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +19,10 @@ from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import JobEntry, PointEntry
 from generator.launch.knobs import Knobs
-from generator.launch.process import Supervisor, describe_exit
-from generator.launch.results import ERROR_TAIL_LINES, last_json_line, utc_now
+from generator.launch.process import Cancelled, Supervisor, describe_exit
+from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import NotReady, Server
+from generator.launch.sink import Sink
 
 BENCH_TAIL_LINES = 60
 
@@ -28,108 +34,159 @@ class _Outcome:
     line: dict[str, object] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Job:
-    """What the points of one job share."""
+    """What the points of one job share, and the records so far."""
 
     job: JobEntry
     knobs: Knobs
     supervisor: Supervisor
-    common: record.Common
-    download_s: float | None
-    client_version: str | None
+    sink: Sink
+    common: record.Common | None = None
+    download_s: float | None = None
+    client_version: str | None = None
+    server: Server | None = None
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def shared(self) -> record.Common:
+        if self.common is None:
+            self.common = preflight.bare_common(self.job, self.knobs)
+        return self.common
+
+
+def point_timeout(job: JobEntry, point: PointEntry, knobs: Knobs) -> tuple[float, str]:
+    """A point's timeout in seconds, and where it comes from."""
+    if knobs.point_timeout_s is not None:
+        return knobs.point_timeout_s, "POINT_TIMEOUT_S"
+    factor = job["point_timeout_factor"]
+    minutes = point["estimate_minutes"]
+    return minutes * 60.0 * factor, f"estimate {minutes} min x point_timeout_factor {factor:g}"
 
 
 def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
-    """0 when every point is ok, 1 when one is not, 2 when the job could not run."""
+    """0 when every point is ok, 1 when one is not, 2 when the job could not run or its
+    results could not be written to RESULTS_DIR."""
+    ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
+    try:
+        return _run(ctx)
+    except Cancelled as exc:
+        for point in job["points"]:
+            if point["id"] not in ctx.records:
+                _missed(ctx, point, "cancelled", f"cancelled by {exc}")
+        if not ctx.sink.published:
+            _publish(ctx)
+        raise
+
+
+def _run(ctx: _Job) -> int:
+    job, knobs = ctx.job, ctx.knobs
     points = job["points"]
     log(f"job {job['id']}: {len(points)} point(s); results in {knobs.results_dir}")
-    try:
-        ready = preflight.prepare(job, knobs, supervisor)
-    except preflight.Unready as exc:
-        ctx = _Job(job, knobs, supervisor, exc.common, None, None)
-        records = [
-            _missed(ctx, p, "failed", f"infrastructure: {exc}", infra=str(exc)) for p in points
-        ]
-        _publish(ctx, records, 0)
+    problem = ctx.sink.prepare()
+    if problem is None:
+        try:
+            ready = preflight.prepare(job, knobs, ctx.supervisor)
+        except preflight.Unready as exc:
+            ctx.common, problem = exc.common, str(exc)
+    if problem is not None:
+        for point in points:
+            _missed(ctx, point, "failed", f"infrastructure: {problem}", infra=problem)
+        _publish(ctx)
         return 2
     module = job["client"]["module"]
-    client_version = ready.versions["sglang"] if module.startswith("sglang.") else None
-    ctx = _Job(job, knobs, supervisor, ready.common, ready.download_s, client_version)
-    server = Server(job, knobs, supervisor)
+    ctx.common, ctx.download_s = ready.common, ready.download_s
+    ctx.client_version = ready.versions["sglang"] if module.startswith("sglang.") else None
+    server = ctx.server = Server(job, knobs, ctx.supervisor)
     server.print_command()
     try:
         server.launch()
     except NotReady as exc:
-        error = f"server did not become ready: {exc}"
-        records = [_missed(ctx, p, "failed", error, server.start_s) for p in points]
-        _publish(ctx, records, server.starts)
+        infra = str(exc) if exc.infrastructure else None
+        for point in points:
+            _missed(ctx, point, "failed", f"server did not become ready: {exc}", infra=infra)
+        _publish(ctx)
         return 2
-    records = _sweep(ctx, server)
-    _publish(ctx, records, server.starts)
+    _sweep(ctx, server)
+    _publish(ctx)
+    server.stop()
+    records = list(ctx.records.values())
     failures = sum(r["status"] != "ok" for r in records)
     log(f"{len(records) - failures} of {len(records)} point(s) ok; server starts: {server.starts}")
+    if ctx.sink.problem is not None:
+        return 2
     return 1 if failures else 0
 
 
-def _publish(ctx: _Job, records: list[dict[str, Any]], starts: int) -> None:
-    text = summary.benchmark(ctx.job, records, starts, ctx.common.provenance)
-    summary.publish(text, ctx.knobs.step_summary, ctx.knobs.results_dir)
+def _publish(ctx: _Job) -> None:
+    records = [ctx.records[p["id"]] for p in ctx.job["points"] if p["id"] in ctx.records]
+    starts = ctx.server.starts if ctx.server is not None else 0
+    text = summary.benchmark(ctx.job, records, starts, ctx.shared().provenance)
+    ctx.sink.publish(text)
 
 
-def _sweep(ctx: _Job, server: Server) -> list[dict[str, Any]]:
-    """Every point in order; a dead server is restarted up to MAX_SERVER_RESTARTS times."""
-    records: list[dict[str, Any]] = []
+def _sweep(ctx: _Job, server: Server) -> None:
+    """Every point in order; a dead server, or one that stops answering /health after a
+    point ran out of time, is restarted up to MAX_SERVER_RESTARTS times."""
     restarts = served = 0
     for index, point in enumerate(ctx.job["points"]):
         if not server.alive():
             server.reap()
             if restarts >= ctx.knobs.max_restarts:
                 spent = f"restart budget exhausted (MAX_SERVER_RESTARTS={ctx.knobs.max_restarts})"
-                records.append(_missed(ctx, point, "server-died", f"server not running; {spent}"))
+                _missed(ctx, point, "server-died", f"server not running; {spent}")
                 continue
             restarts += 1
             log(f"server is gone: restart {restarts} of {ctx.knobs.max_restarts}")
             try:
                 server.launch()
             except NotReady as exc:
-                error = f"server restart failed: {exc}"
-                records.append(_missed(ctx, point, "server-died", error))
+                infra = str(exc) if exc.infrastructure else None
+                _missed(ctx, point, "server-died", f"server restart failed: {exc}", infra=infra)
                 continue
             served = 0
         if served:
             server.flush()
-        records.append(_run_point(ctx, index, server))
+        status = _run_point(ctx, index, server)
         served += 1
-    return records
+        if status == "timeout" and server.alive() and not server.healthy():
+            log("the server does not answer /health after a point ran out of time: stopping it")
+            server.stop()
 
 
-def _run_point(ctx: _Job, index: int, server: Server) -> dict[str, Any]:
+def _run_point(ctx: _Job, index: int, server: Server) -> str:
     job, knobs = ctx.job, ctx.knobs
     point = job["points"][index]
     where = knobs.where
     output = Path(commands.bench_output(point, where))
     client_log = Path(commands.bench_log(point, where))
-    output.unlink(missing_ok=True)
-    client_log.write_bytes(b"")
+    module = job["client"]["module"]
+    limit_s, why = point_timeout(job, point, knobs)
     argv = commands.bench_argv(job, point, where)
-    log(f"point {index + 1}/{len(job['points'])} {point['id']}: {shlex.join(argv)}")
+    at_most = f"at most {limit_s:g}s, {why}"
+    log(f"point {index + 1}/{len(job['points'])} {point['id']} ({at_most}): {shlex.join(argv)}")
     started_at, started = utc_now(), time.monotonic()
     env = {**os.environ, **job["client"]["env"]}
     try:
-        returncode = ctx.supervisor.run(job["client"]["module"], argv, output=client_log, env=env)
+        output.unlink(missing_ok=True)
+        client_log.write_bytes(b"")
+        returncode = ctx.supervisor.run(module, argv, output=client_log, env=env, timeout_s=limit_s)
     except (OSError, ValueError) as exc:
-        outcome = _Outcome("failed", f"cannot start {job['client']['module']}: {exc}")
+        outcome = _Outcome("failed", f"cannot start {module}: {exc}")
         ran = "could not start"
     else:
         echo_tail(client_log, BENCH_TAIL_LINES)
-        outcome = _judge(job, point, returncode, output, client_log)
-        ended = "ran out of time" if returncode is None else describe_exit(returncode)
-        ran = f"{job['client']['module']} exited with {ended}"
+        if returncode is None:
+            outcome = _Outcome("timeout", f"{module} ran out of its {limit_s:g}s ({why})")
+        else:
+            outcome = _judge(module, point, returncode, output, client_log)
+        ended = (
+            "ran out of time" if returncode is None else f"exited with {describe_exit(returncode)}"
+        )
+        ran = f"{module} {ended}"
     wall_s = round(time.monotonic() - started, 3)
     # Read before the next flush, which resets the server's average.
     accept = server.accept_length() if job["spec"] != "none" and server.alive() else None
-    if outcome.status == "failed" and not server.alive():
+    if outcome.status in ("failed", "timeout") and not server.alive():
         outcome = _Outcome(
             "server-died", f"server process exited during the point; {outcome.error}"
         )
@@ -145,7 +202,7 @@ def _run_point(ctx: _Job, index: int, server: Server) -> dict[str, Any]:
         metrics=metrics,
         client_argv=argv,
         client_version=ctx.client_version,
-        common=ctx.common,
+        common=ctx.shared(),
         timings=record.timings(
             started_at=started_at,
             ended_at=utc_now(),
@@ -155,26 +212,29 @@ def _run_point(ctx: _Job, index: int, server: Server) -> dict[str, Any]:
             estimate_minutes=point["estimate_minutes"],
         ),
     )
-    record.write(knobs.results_dir / f"{point['id']}.json", result)
+    _keep(ctx, point, result)
     log(f"point {point['id']}: {outcome.status} ({ran}, {wall_s:.3f}s)")
-    return result
+    return outcome.status
 
 
 def _judge(
-    job: JobEntry, point: PointEntry, returncode: int | None, output: Path, client_log: Path
+    module: str, point: PointEntry, returncode: int, output: Path, client_log: Path
 ) -> _Outcome:
-    """ok when the client exited 0 and its result line reports every prompt completed."""
-    module = job["client"]["module"]
+    """ok when the client exited 0 and its result line, with usable values, reports every
+    prompt completed."""
     if returncode != 0:
         detail = tail(client_log, ERROR_TAIL_LINES)
-        ended = (
-            "ran out of time" if returncode is None else f"exited with {describe_exit(returncode)}"
-        )
+        ended = f"exited with {describe_exit(returncode)}"
         return _Outcome("failed", f"{module} {ended}" + (f":\n{detail}" if detail else ""))
-    line = last_json_line(output)
+    line, reason = result_line(output)
     if line is None:
-        return _Outcome("failed", f"{module} wrote no result line to its --output-file")
+        return _Outcome("failed", f"{module} wrote no usable result line: {reason}")
+    problems = record.line_problems(line)
+    if problems:
+        return _Outcome("failed", f"{module} result line: {'; '.join(problems)}", line)
     done = line.get("completed")
+    if done is None:
+        return _Outcome("failed", f"{module} result line has no 'completed' count", line)
     if done != point["num_prompts"]:
         return _Outcome("failed", f"{done} of {point['num_prompts']} requests completed", line)
     return _Outcome("ok", None, line)
@@ -185,11 +245,12 @@ def _missed(
     point: PointEntry,
     status: str,
     error: str,
-    server_start_s: float | None = None,
     *,
     infra: str | None = None,
-) -> dict[str, Any]:
-    """The record of a point that did not run (`infra`: why the runner could not run it)."""
+) -> None:
+    """The record of a point that did not run, or not to its end (`infra`: why the runner
+    could not run it)."""
+    server = ctx.server
     result = record.point_record(
         ctx.job,
         point,
@@ -198,17 +259,21 @@ def _missed(
         metrics=record.point_metrics(None, ctx.job["gpus"], None, ctx.job["draft_tokens"]),
         client_argv=commands.bench_argv(ctx.job, point, ctx.knobs.where),
         client_version=ctx.client_version,
-        common=ctx.common,
+        common=ctx.shared(),
         timings=record.timings(
             started_at=None,
             ended_at=None,
             wall_time_s=None,
-            server_start_s=server_start_s,
+            server_start_s=None if server is None else server.start_s,
             download_s=ctx.download_s,
             estimate_minutes=point["estimate_minutes"],
         ),
         infrastructure=infra,
     )
-    record.write(ctx.knobs.results_dir / f"{point['id']}.json", result)
+    _keep(ctx, point, result)
     log(f"point {point['id']}: {status} ({error})")
-    return result
+
+
+def _keep(ctx: _Job, point: PointEntry, result: dict[str, Any]) -> None:
+    ctx.records[point["id"]] = result  # first: a cancel during the write keeps it
+    ctx.sink.write(f"{point['id']}.json", result)

@@ -17,6 +17,9 @@ from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEnt
 HOST = "127.0.0.1"
 # Polled in this order until each answers 200: the server is up, then its model is loaded.
 READY_PATHS = ("/health", "/v1/models")
+# Read once ready, for the model the server on the port serves (`model_path`): current
+# SGLang serves the first, older releases only the second.
+MODEL_INFO_PATHS = ("/model_info", "/get_model_info")
 # Posted between two points served by one server process, so no point reuses another's cache.
 FLUSH_PATH = "/flush_cache"
 # Read before a flush (which resets it) for the speculative acceptance length; SGLang

@@ -8,6 +8,10 @@ import time
 from pathlib import Path
 
 _BLOCK = 64 * 1024
+# The most of a log that is read for its tail, and the longest line shown: a tool that
+# prints one endless line must not fill the job log or the launcher's memory.
+MAX_TAIL_BYTES = 1024 * 1024
+MAX_LINE_CHARS = 2000
 
 
 def log(message: str) -> None:
@@ -16,19 +20,26 @@ def log(message: str) -> None:
 
 def tail(path: Path, lines: int) -> str:
     """The last `lines` lines of a file that may be large, or "" when it cannot be read.
-    Undecodable bytes are replaced."""
+    At most MAX_TAIL_BYTES are read; undecodable bytes are replaced and each line is cut
+    at MAX_LINE_CHARS characters."""
     try:
         with path.open("rb") as handle:
             end = handle.seek(0, os.SEEK_END)
             start, data = end, b""
-            while start > 0 and data.count(b"\n") <= lines:
-                start = max(0, start - _BLOCK)
+            while start > 0 and data.count(b"\n") <= lines and end - start < MAX_TAIL_BYTES:
+                start = max(0, start - _BLOCK, end - MAX_TAIL_BYTES)
                 handle.seek(start)
                 data = handle.read(end - start)
     except OSError:
         return ""
     kept = data.decode("utf-8", errors="replace").splitlines()[-lines:]
-    return "\n".join(kept)
+    return "\n".join(_clip(line) for line in kept)
+
+
+def _clip(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}... ({len(line) - MAX_LINE_CHARS} more characters)"
 
 
 def echo_tail(path: Path, lines: int, *, banner: str | None = None) -> None:

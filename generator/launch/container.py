@@ -35,9 +35,11 @@ PASSED = (
     "GITHUB_REF",
     "GITHUB_SHA",
     "RUNNER_NAME",
+    "RUNNER_TEMP",  # mounted (the entry file's directory): the results' fallback
     "SGLANG_PORT",
     "READY_TIMEOUT_S",
     "SERVER_STOP_GRACE_S",
+    "POINT_TIMEOUT_S",
     "MAX_SERVER_RESTARTS",
 )
 

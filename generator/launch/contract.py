@@ -81,6 +81,7 @@ class JobEntry(ServerFields):
     dashboard_model: str
     startup_minutes: int
     estimate_minutes: int
+    point_timeout_factor: float  # a point's timeout: its estimate_minutes times this
     client: ClientEntry
     points: list[PointEntry]
 
@@ -194,6 +195,8 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
     if not isinstance(args, list) or not all(isinstance(a, str) and "\0" not in a for a in args):
         raise InputError(f"{where}: client 'args' must be a list of strings")
     _env(client, f"{where}: client")
+    if _number(data, "point_timeout_factor", where, integer=False) <= 0:
+        raise InputError(f"{where}: 'point_timeout_factor' must be positive")
     points = data.get("points")
     if not isinstance(points, list) or not points:
         raise InputError(f"{where}: 'points' must be a non-empty list")
@@ -210,7 +213,8 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
             if _number(point, key, at, integer=True) < (1 if key != "num_warmups" else 0):
                 raise InputError(f"{at}: '{key}' is out of range")
         _number(point, "random_range_ratio", at, integer=False)
-        _number(point, "estimate_minutes", at, integer=True)
+        if _number(point, "estimate_minutes", at, integer=True) < 1:
+            raise InputError(f"{at}: 'estimate_minutes' must be at least 1")
     return cast(JobEntry, data)
 
 

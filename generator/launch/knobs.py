@@ -17,6 +17,9 @@ from generator.launch.contract import InputError
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 ROOT = Path(__file__).resolve().parents[2]
 _INTEGER = re.compile(r"[0-9]+")
+# SIGTERM to SIGKILL of a stop. A cancelled GitHub job gets SIGINT, SIGTERM 7.5 s later
+# and SIGKILL 2.5 s after that: the whole cleanup must fit in the first 7.5 s.
+STOP_GRACE_S = "5"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,10 +29,12 @@ class Knobs:
     ready_timeout_s: float
     ready_poll_s: float
     stop_grace_s: float
+    point_timeout_s: float | None  # POINT_TIMEOUT_S: every point's timeout (unset: estimate)
     max_restarts: int
     results_dir: Path
     log_dir: Path
     step_summary: Path | None
+    runner_temp: Path | None  # RUNNER_TEMP: where results go when RESULTS_DIR cannot be written
     model_cache: Path | None  # MODEL_CACHE: where model weights live (unset: hub ids)
     root: Path  # this checkout
     environ: Mapping[str, str]  # the launcher's environment, for provenance
@@ -59,11 +64,13 @@ def read_knobs(environ: Mapping[str, str], cwd: Path) -> Knobs:
         port=_port(environ),
         ready_timeout_s=_seconds(environ, "READY_TIMEOUT_S", "3600"),
         ready_poll_s=_seconds(environ, "READY_POLL_S", "5"),
-        stop_grace_s=_seconds(environ, "SERVER_STOP_GRACE_S", "30"),
+        stop_grace_s=_seconds(environ, "SERVER_STOP_GRACE_S", STOP_GRACE_S),
+        point_timeout_s=_positive(environ, "POINT_TIMEOUT_S"),
         max_restarts=_count(environ, "MAX_SERVER_RESTARTS", "1"),
         results_dir=results,
         log_dir=cwd / logs if logs else results / "logs",
         step_summary=cwd / summary if summary else None,
+        runner_temp=cwd / temp if (temp := environ.get("RUNNER_TEMP")) else None,
         model_cache=Path(cache) if cache else None,
         root=ROOT,
         environ=dict(environ),
@@ -85,6 +92,17 @@ def _seconds(environ: Mapping[str, str], name: str, default: str) -> float:
     text = _text(environ, name, default)
     if not _NUMBER.fullmatch(text):
         raise InputError(f"{name} must be a number of seconds such as 5 or 0.5, got {text!r}")
+    return float(text)
+
+
+def _positive(environ: Mapping[str, str], name: str) -> float | None:
+    text = environ.get(name)
+    if not text:
+        return None
+    if not _NUMBER.fullmatch(text) or float(text) <= 0:
+        raise InputError(
+            f"{name} must be a positive number of seconds such as 600 or 0.5, got {text!r}"
+        )
     return float(text)
 
 

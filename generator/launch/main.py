@@ -2,7 +2,8 @@
 `accuracy CASE_JSON_FILE`.
 
 Exit status: 0 success; 1 a failed point or a score below threshold; 2 bad input (checked
-before anything starts) or an infrastructure failure; 128 + signal when cancelled.
+before anything starts), an infrastructure failure or results that could not be written
+to RESULTS_DIR; 128 + signal when cancelled.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from generator.launch.accuracy import run_accuracy
 from generator.launch.benchmark import run_benchmark
 from generator.launch.contract import InputError, check_case, check_job, load_object
-from generator.launch.knobs import Knobs, read_knobs
+from generator.launch.knobs import read_knobs
 from generator.launch.process import Cancelled, Supervisor
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
@@ -42,7 +43,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             run = functools.partial(run_benchmark, check_job(data, path), knobs)
         else:
             run = functools.partial(run_accuracy, check_case(data, path), knobs)
-        _make_dirs(knobs)
     except InputError as exc:
         print(f"{program}: error: {exc}", file=sys.stderr)
         return 2
@@ -55,11 +55,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         print(f"{program}: unexpected error: {exc!r}", file=sys.stderr)
         return 2
-
-
-def _make_dirs(knobs: Knobs) -> None:
-    for name, folder in (("RESULTS_DIR", knobs.results_dir), ("LOG_DIR", knobs.log_dir)):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"{name}: cannot create {folder}: {exc}") from exc

@@ -44,6 +44,21 @@ def prepare(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> Ready:
     return Ready(common=common, download_s=download_s, versions=found)
 
 
+def bare_common(entry: ServerEntry, knobs: Knobs) -> Common:
+    """What the records share, without probing anything (GPUs and versions null): for
+    records written before the probes ran (cancelled, or no results directory)."""
+    where = knobs.where
+    unknown = gpus.Gpus(tool=None, count=None, model=None, vram_gb=None)
+    return Common(
+        served_model_path=commands.models(entry, where)[entry["model_path"]],
+        server_argv=commands.server_argv(entry, where),
+        server_env=dict(entry["env"]),
+        provenance=provenance.collect(
+            entry, unknown, dict.fromkeys(provenance.PACKAGES), knobs.environ, knobs.root
+        ),
+    )
+
+
 class Unready(Infrastructure):
     """Infrastructure, with what is known of the job for its records."""
 

@@ -1,19 +1,25 @@
-"""The process groups the launcher starts, and how they are stopped.
+"""The processes the launcher starts, and how they are stopped.
 
 Each process the launcher starts (the server, each client) leads a session and process
 group of its own, so that stopping the group also stops whatever the process started.
+The launcher is also a child subreaper (Linux), so a descendant that leaves the group
+(`setsid`) and outlives its parent becomes the launcher's child instead of init's: it is
+still found in the launcher's process tree, stopped and reaped.
+
 SIGINT and SIGTERM raise `Cancelled` in the launcher; leaving the `Supervisor` stops every
-group still running, on every exit path: SIGTERM, `grace_s` seconds, then SIGKILL.
+process still running, on every exit path: SIGTERM, `grace_s` seconds, then SIGKILL.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -21,7 +27,11 @@ from types import FrameType, TracebackType
 from generator.launch.console import log
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+PR_SET_CHILD_SUBREAPER = 36
 _STOP_POLL_S = 0.05
+# How long to wait for SIGKILLed processes to be gone (a process in uninterruptible sleep
+# can take a moment) before the launcher goes on.
+_KILL_WAIT_S = 5.0
 _Handler = Callable[[int, FrameType | None], object] | int | None
 
 
@@ -51,8 +61,57 @@ class Child:
 
 def describe_exit(returncode: int) -> str:
     if returncode < 0:
-        return f"signal {signal.Signals(-returncode).name}"
+        with contextlib.suppress(ValueError):
+            return f"signal {signal.Signals(-returncode).name}"
+        return f"signal {-returncode}"
     return f"status {returncode}"
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One line of /proc/<pid>/stat: what the stop needs."""
+
+    pid: int
+    ppid: int
+    pgrp: int
+    zombie: bool
+
+
+def processes() -> dict[int, Proc] | None:
+    """Every process on this machine, or None where /proc cannot be read."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    table: dict[int, Proc] = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path("/proc", name, "stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat.rpartition(b")")[2].split()
+        if len(fields) < 3:
+            continue
+        state, ppid, pgrp = fields[:3]
+        table[int(name)] = Proc(int(name), int(ppid), int(pgrp), state in (b"Z", b"X"))
+    return table
+
+
+def descendants(roots: Iterable[int], table: Mapping[int, Proc]) -> set[int]:
+    """The processes below `roots` in `table` (the roots not included)."""
+    children: dict[int, list[int]] = {}
+    for proc in table.values():
+        children.setdefault(proc.ppid, []).append(proc.pid)
+    found: set[int] = set()
+    todo = list(roots)
+    while todo:
+        for pid in children.get(todo.pop(), ()):
+            if pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
 
 
 def group_alive(pgid: int) -> bool:
@@ -64,34 +123,39 @@ def group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        names = os.listdir("/proc")
-    except OSError:
+    table = processes()
+    if table is None:
         return True
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path("/proc", name, "stat").read_bytes()
-        except OSError:
-            continue
-        state, _ppid, pgrp = stat.rpartition(b")")[2].split()[:3]
-        if int(pgrp) == pgid and state not in (b"Z", b"X"):
-            return True
-    return False
+    return any(p.pgrp == pgid and not p.zombie for p in table.values())
 
 
-def _signal_group(pgid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signum)
+def become_subreaper() -> bool:
+    """Make orphaned descendants this process's children (Linux prctl); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _signal(pgids: Iterable[int], pids: Iterable[int], signum: int) -> None:
+    for pgid in pgids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
 
 
 class Supervisor:
-    """Owns the groups of every started process; use it as a context manager.
+    """Owns every started process and its descendants; use it as a context manager.
 
     The first SIGINT or SIGTERM raises `Cancelled` where the launcher is (a wait, a sleep,
-    an HTTP request), except while a process is being started, where it is raised as soon
-    as the new group is recorded, and while groups are being stopped, where it is ignored.
+    an HTTP request), except inside `shielded()` (a record or the summary being written)
+    and while a process is being started, where it is raised as soon as that is done, and
+    while processes are being stopped, where it is ignored. Later signals are ignored.
     """
 
     def __init__(self, grace_s: float) -> None:
@@ -101,8 +165,20 @@ class Supervisor:
         self._owed = False
         self._defer = False
         self._previous: dict[int, _Handler] = {}
+        self._me = os.getpid()
+        self.subreaper = False
+
+    @property
+    def signum(self) -> int | None:
+        """The signal that cancelled the run, if one did."""
+        return self._signum
 
     def __enter__(self) -> Supervisor:
+        self._me = os.getpid()
+        self.subreaper = become_subreaper()
+        if not self.subreaper:
+            log("warning: cannot become a child subreaper: a process that leaves its group")
+            log("and outlives its parent may escape the cleanup")
         for signum in SIGNALS:
             self._previous[signum] = signal.signal(signum, self._on_signal)
         return self
@@ -121,8 +197,10 @@ class Supervisor:
         cancel = pending or (exc if isinstance(exc, Cancelled) else None)
         if cancel is not None:
             log(f"received {cancel}: stopping")
-        while self._children:
-            self.stop(self._children[-1])
+        self._terminate("every process the launcher started", self._children, everything=True)
+        for child in self._children:
+            child.proc.wait()
+        self._children.clear()
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         if pending is not None:
@@ -138,6 +216,19 @@ class Supervisor:
         else:
             raise Cancelled(signum)
 
+    @contextlib.contextmanager
+    def shielded(self) -> Iterator[None]:
+        """Hold a SIGINT or SIGTERM until the block is done (a file half written)."""
+        outer = self._defer
+        self._defer = True
+        try:
+            yield
+        finally:
+            self._defer = outer
+            if self._owed and not outer:
+                self._owed = False
+                raise Cancelled(self._signum or signal.SIGTERM)
+
     def start(
         self,
         what: str,
@@ -150,25 +241,18 @@ class Supervisor:
         """Start `argv` in a new session, stdout and stderr appended to `output`.
         `env` None: the launcher's own environment. OSError or ValueError when it
         cannot be started."""
-        with output.open("ab") as out:
-            self._defer = True
-            try:
-                proc = subprocess.Popen(
-                    list(argv),
-                    env=env,
-                    cwd=cwd,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-                child = Child(what, proc)
-                self._children.append(child)
-            finally:
-                self._defer = False
-        if self._owed:
-            self._owed = False
-            raise Cancelled(self._signum or signal.SIGTERM)
+        with output.open("ab") as out, self.shielded():
+            proc = subprocess.Popen(
+                list(argv),
+                env=env,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            child = Child(what, proc)
+            self._children.append(child)
         return child
 
     def run(
@@ -181,8 +265,8 @@ class Supervisor:
         env: Mapping[str, str] | None = None,
         timeout_s: float | None = None,
     ) -> int | None:
-        """Start a client, wait for it (at most `timeout_s`), stop what it left in its
-        group; its exit code, or None when it ran out of time (it is stopped)."""
+        """Start a client, wait for it (at most `timeout_s`), stop what it left behind;
+        its exit code, or None when it ran out of time (it is stopped)."""
         child = self.start(what, argv, output=output, cwd=cwd, env=env)
         try:
             returncode: int | None = child.proc.wait(timeout=timeout_s)
@@ -192,21 +276,89 @@ class Supervisor:
         self.stop(child)
         return returncode
 
-    def stop(self, child: Child) -> int:
-        """Stop the child's group (SIGTERM, grace, SIGKILL), reap the child, forget it."""
-        pgid = child.pid
-        if group_alive(pgid):
-            grace = f"{self._grace_s:g}s"
-            log(f"stopping {child.what} (process group {pgid}): SIGTERM, {grace} grace")
-            _signal_group(pgid, signal.SIGTERM)
-            deadline = time.monotonic() + self._grace_s
-            while group_alive(pgid):
-                if time.monotonic() >= deadline:
-                    log(f"{child.what} still running after {grace}: SIGKILL")
-                    _signal_group(pgid, signal.SIGKILL)
-                    break
-                time.sleep(_STOP_POLL_S)
+    def stop(self, child: Child, *, strays: bool = False) -> int:
+        """Stop the child's group and every descendant of it (SIGTERM, grace, SIGKILL),
+        reap the child, forget it. `strays`: also what an earlier process left behind,
+        orphans the launcher adopted (the server's, once it has died)."""
+        self._terminate(child.what, [child], strays=strays)
         returncode = child.proc.wait()
         if child in self._children:
             self._children.remove(child)
         return returncode
+
+    def _targets(
+        self,
+        table: Mapping[int, Proc],
+        mine: set[int],
+        children: Sequence[Child],
+        *,
+        strays: bool,
+        everything: bool,
+    ) -> set[int]:
+        """The running processes a stop is about, within the launcher's own tree `mine`."""
+        if everything:
+            return {pid for pid in mine if not table[pid].zombie}
+        pgids = {c.pid for c in children}
+        roots = set(pgids)
+        if strays:
+            tracked = {c.pid for c in self._children}
+            roots |= {p for p in mine if table[p].ppid == self._me and p not in tracked}
+        found = (roots | descendants(roots, table)) & mine
+        found |= {p for p in mine if table[p].pgrp in pgids}
+        return {p for p in found if not table[p].zombie}
+
+    def _reap(self, table: Mapping[int, Proc]) -> None:
+        """Reap the zombies this process adopted (never a child `subprocess` waits for)."""
+        tracked = {c.pid for c in self._children}
+        for proc in table.values():
+            if proc.zombie and proc.ppid == self._me and proc.pid not in tracked:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(proc.pid, os.WNOHANG)
+
+    def _terminate(
+        self,
+        what: str,
+        children: Sequence[Child],
+        *,
+        strays: bool = False,
+        everything: bool = False,
+    ) -> None:
+        """SIGTERM to the groups of `children` and to every process found below them (or,
+        with `everything`, below the launcher), `grace_s` to go, then SIGKILL. Orphans
+        adopted meanwhile are reaped; a signal to the launcher waits until the end."""
+        with self.shielded():
+            pgids = {c.pid for c in children}
+            known: set[int] = set()
+            grace = f"{self._grace_s:g}s"
+            deadline: float | None = None
+            killed = False
+            while True:
+                table = processes() or {}
+                self._reap(table)
+                mine = descendants([self._me], table)
+                known = {p for p in known if p in mine and not table[p].zombie}
+                known |= self._targets(table, mine, children, strays=strays, everything=everything)
+                group = [g for g in pgids if _group_running(g, table)]
+                if not known and not group:
+                    return
+                now = time.monotonic()
+                if deadline is None:
+                    log(f"stopping {what}: SIGTERM, {grace} grace")
+                    _signal(group, known, signal.SIGTERM)
+                    deadline = now + self._grace_s
+                elif not killed and now >= deadline:
+                    log(f"{what} still running after {grace}: SIGKILL")
+                    killed, deadline = True, now + _KILL_WAIT_S
+                elif killed and now >= deadline:
+                    log(f"warning: still running after SIGKILL: {sorted(known) or group}")
+                    return
+                if killed:
+                    _signal(group, known, signal.SIGKILL)
+                time.sleep(_STOP_POLL_S)
+
+
+def _group_running(pgid: int, table: Mapping[int, Proc]) -> bool:
+    """A member of group `pgid` is running (in `table`, or where /proc cannot be read)."""
+    if not table:
+        return group_alive(pgid)
+    return any(p.pgrp == pgid and not p.zombie for p in table.values())

@@ -5,6 +5,7 @@ provenance, timings and a validity verdict. Only valid records enter a baseline.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Mapping
@@ -43,7 +44,24 @@ REQUIRED = ("output_throughput", "median_ttft_ms", "median_tpot_ms", "total_toke
 def finite(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return number if math.isfinite(number) else None
+
+
+def measure(value: object) -> float | None:
+    """A throughput, latency, count or duration: finite and not negative, else None."""
+    number = finite(value)
+    return number if number is not None and number >= 0 else None
+
+
+def whole(value: object) -> int | None:
+    """A count of requests: a non-negative integer (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
 
 
 def acceptance_rate(accept_length: float | None, draft_tokens: int | None) -> float | None:
@@ -53,29 +71,50 @@ def acceptance_rate(accept_length: float | None, draft_tokens: int | None) -> fl
     return round((accept_length - 1) / draft_tokens, 6)
 
 
+def line_problems(line: Mapping[str, object]) -> list[str]:
+    """What is wrong with the values of a client's result line: a metric that is not a
+    number or is negative, a request count that is not a whole number. (NaN and infinity,
+    which the client writes when nothing completed, are not problems: they become null.)"""
+    problems = []
+    for key in (*COPIED, "duration", "total_throughput", "total_token_throughput"):
+        value = line.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            problems.append(f"{key} {_short(value)} is not a number")
+        elif value < 0:
+            problems.append(f"{key} {value} is negative")
+    if line.get("completed") is not None and whole(line["completed"]) is None:
+        problems.append(f"completed {_short(line['completed'])} is not a whole number")
+    return problems
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def point_metrics(
     line: Mapping[str, object] | None, gpus: int, accept_length: float | None, draft: int | None
 ) -> dict[str, Any]:
-    """The record's metrics from the client's result line (absent: every metric null)."""
+    """The record's metrics from the client's result line (absent: every metric null). A
+    value that is missing, not a number, not finite or negative is null."""
     data = line or {}
-    out: dict[str, Any] = {key: finite(data.get(key)) for key in COPIED}
-    done = data.get("completed")
-    duration = finite(data.get("duration"))
-    total = finite(data.get("total_token_throughput", data.get("total_throughput")))
+    out: dict[str, Any] = {key: measure(data.get(key)) for key in COPIED}
+    duration = measure(data.get("duration"))
+    total = measure(data.get("total_token_throughput", data.get("total_throughput")))
     if total is None and duration:
-        tokens = [finite(data.get(k)) for k in ("total_input_tokens", "total_output_tokens")]
+        tokens = [measure(data.get(k)) for k in ("total_input_tokens", "total_output_tokens")]
         if None not in tokens:
-            total = sum(t for t in tokens if t is not None) / duration
+            total = finite(sum(t for t in tokens if t is not None) / duration)
     tpot = out["median_tpot_ms"]
     out.update(
-        completed=done if isinstance(done, int) and not isinstance(done, bool) else None,
+        completed=whole(data.get("completed")),
         duration_s=duration,
         total_token_throughput=total,
-        output_throughput_per_gpu=None
-        if out["output_throughput"] is None
-        else out["output_throughput"] / gpus,
+        output_throughput_per_gpu=_per(out["output_throughput"], gpus),
         total_token_throughput_per_gpu=_per(total, gpus),
-        interactivity=1000.0 / tpot if tpot else None,
+        interactivity=finite(1000.0 / tpot) if tpot else None,
         accept_length=accept_length,
         acceptance_rate=acceptance_rate(accept_length, draft),
     )
@@ -83,7 +122,7 @@ def point_metrics(
 
 
 def _per(value: float | None, gpus: int) -> float | None:
-    return None if value is None else value / gpus
+    return None if value is None or gpus < 1 else value / gpus
 
 
 def needs_acceptance(entry: ServerEntry, osl: int | None = None) -> bool:
@@ -241,9 +280,31 @@ def timings(
     }
 
 
+def text(record: Mapping[str, Any]) -> str:
+    """The record as JSON; a non-finite number (never valid JSON) becomes null."""
+    return json.dumps(_finite_only(record), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _finite_only(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {key: _finite_only(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_only(item) for item in value]
+    return value
+
+
 def write(path: Path, record: Mapping[str, Any]) -> None:
-    """Write atomically, so a reader never sees half a record."""
+    """Write atomically, so a reader never sees half a record; OSError when it cannot be
+    written (nothing is left behind then)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as out:
+            out.write(text(record))
+        tmp.replace(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

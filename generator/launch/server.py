@@ -12,15 +12,18 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from generator.launch import commands
+from generator.launch import commands, process, sockets
 from generator.launch.console import echo_tail, log
 from generator.launch.contract import ServerEntry
 from generator.launch.knobs import Knobs
 from generator.launch.process import Child, Supervisor, describe_exit
+from generator.launch.record import finite
 
 LOG_TAIL_LINES = 200
 PORT_PROBE_TIMEOUT_S = 2.0
 READY_PROBE_TIMEOUT_S = 5.0
+HEALTH_TIMEOUT_S = 10.0
+MAX_BODY_BYTES = 4 * 1024 * 1024  # an info answer is a few KiB
 FLUSH_TIMEOUT_S = 120.0
 # Loopback only: never through a proxy from http_proxy and friends.
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -30,14 +33,19 @@ def http_json(url: str, *, timeout_s: float) -> object | None:
     """The JSON `url` answers a GET with, or None."""
     try:
         with _OPENER.open(urllib.request.Request(url), timeout=timeout_s) as response:
-            data: object = json.loads(response.read().decode("utf-8"))
+            data: object = json.loads(response.read(MAX_BODY_BYTES).decode("utf-8"))
             return data
-    except (OSError, http.client.HTTPException, ValueError):
+    except (OSError, http.client.HTTPException, ValueError, RecursionError):
         return None
 
 
 class NotReady(Exception):
-    """The server did not become ready; the message says why."""
+    """The server did not become ready; the message says why. `infrastructure`: the
+    machine is at fault (the port is taken), not the server."""
+
+    def __init__(self, reason: str, *, infrastructure: bool = False) -> None:
+        super().__init__(reason)
+        self.infrastructure = infrastructure
 
 
 def http_status(url: str, *, method: str, timeout_s: float) -> int | None:
@@ -62,6 +70,7 @@ class Server:
         self.argv = commands.server_argv(entry, where)
         self.env_added = dict(entry["env"])
         self.base_url = commands.base_url(where)
+        self.model = commands.models(entry, where)[entry["model_path"]]
         self.log_path = Path(commands.server_log(entry, where))
         self.starts = 0
         self.start_s: float | None = None  # launch to readiness, for the current process
@@ -85,7 +94,7 @@ class Server:
         if http_status(probe, method="GET", timeout_s=PORT_PROBE_TIMEOUT_S) is not None:
             reason = f"port {self._knobs.port} already answers HTTP before the server was started"
             log(reason)
-            raise NotReady(reason)
+            raise NotReady(reason, infrastructure=True)
         started = time.monotonic()
         self.starts += 1
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -102,10 +111,11 @@ class Server:
             self._wait_ready(self._child, started)
         except (NotReady, OSError, ValueError) as exc:
             reason = str(exc) if isinstance(exc, NotReady) else f"cannot start the server: {exc}"
+            infrastructure = isinstance(exc, NotReady) and exc.infrastructure
             log(f"server failed to become ready: {reason}")
             echo_tail(self.log_path, LOG_TAIL_LINES, banner="server log")
             self.stop()
-            raise NotReady(reason) from None
+            raise NotReady(reason, infrastructure=infrastructure) from None
         self.start_s = round(time.monotonic() - started, 3)
         log(f"server ready after {self.start_s:.3f}s")
 
@@ -120,6 +130,7 @@ class Server:
             while stage < len(commands.READY_PATHS) and self._ready_at(stage):
                 stage += 1
             if stage == len(commands.READY_PATHS):
+                self._confirm_ours(child)
                 return
             if time.monotonic() >= deadline:
                 raise NotReady(
@@ -127,6 +138,53 @@ class Server:
                     f" (last stage: {commands.READY_PATHS[stage]})"
                 )
             time.sleep(self._knobs.ready_poll_s)
+
+    def _confirm_ours(self, child: Child) -> None:
+        """The server answering on the port serves our model and listens from our
+        server's process tree; NotReady (infrastructure) when another server took the
+        port after the check before the start."""
+        port = self._knobs.port
+        served = self._served_model()
+        if served is None:
+            paths = " or ".join(commands.MODEL_INFO_PATHS)
+            raise NotReady(f"the server on port {port} reports no model_path at {paths}")
+        if served != self.model:
+            raise NotReady(
+                f"port {port} is served by a server of model {served!r}, not ours ({self.model!r}):"
+                " another server took the port",
+                infrastructure=True,
+            )
+        inodes = sockets.listening(port)
+        if inodes is None:
+            log("warning: /proc/net/tcp cannot be read: the listener on the port is not checked")
+            return
+        table = process.processes() or {}
+        ours = {child.pid, *process.descendants([child.pid], table)}
+        ours |= {p.pid for p in table.values() if p.pgrp == child.pid}
+        held = sockets.holders(inodes, ours)
+        foreign = inodes - held.keys()
+        if held and not foreign:
+            return
+        others = sockets.holders(foreign)
+        who = ", ".join(f"pid {pid} ({sockets.command(pid)})" for pid in sorted(others.values()))
+        raise NotReady(
+            f"port {port} is listened on by {who or 'a process this launcher cannot see'},"
+            f" not by the server this launcher started (pid {child.pid})",
+            infrastructure=True,
+        )
+
+    def _served_model(self) -> str | None:
+        for path in commands.MODEL_INFO_PATHS:
+            info = http_json(self.base_url + path, timeout_s=READY_PROBE_TIMEOUT_S)
+            if isinstance(info, dict) and isinstance(info.get("model_path"), str):
+                served: str = info["model_path"]
+                return served
+        return None
+
+    def healthy(self) -> bool:
+        """The process runs and /health answers 200."""
+        url = self.base_url + commands.READY_PATHS[0]
+        return self.alive() and http_status(url, method="GET", timeout_s=HEALTH_TIMEOUT_S) == 200
 
     def _ready_at(self, stage: int) -> bool:
         url = self.base_url + commands.READY_PATHS[stage]
@@ -148,11 +206,19 @@ class Server:
                 info = info["decode"][0]  # a disaggregated server reports per role
             states = info.get("internal_states") if isinstance(info, dict) else None
             if isinstance(states, list) and states and isinstance(states[0], dict):
-                value = states[0].get("avg_spec_accept_length")
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    return float(value)
-                return None
+                value = finite(states[0].get("avg_spec_accept_length"))
+                if value is not None and value < 1:
+                    log(f"warning: the server reports an acceptance length below 1 ({value})")
+                    return None
+                return value
         return None
+
+    def exit_status(self) -> str | None:
+        """How the server process ended, when it has ("status 1", "signal SIGKILL")."""
+        child = self._child
+        if child is None or child.alive():
+            return None
+        return describe_exit(child.proc.wait())
 
     def reap(self) -> None:
         """Log the exit of a server that stopped on its own and stop what it left behind."""
@@ -162,6 +228,7 @@ class Server:
             self.stop()
 
     def stop(self) -> None:
+        """Stop the server, its descendants and what an earlier server left behind."""
         if self._child is not None:
-            self._supervisor.stop(self._child)
+            self._supervisor.stop(self._child, strays=True)
             self._child = None

@@ -31,6 +31,13 @@ def cell(value: object, digits: int = 2) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def first_line(error: object) -> str:
+    """The first line of an error as a cell, at most 300 characters."""
+    lines = str(error).splitlines()
+    text = lines[0] if lines else ""
+    return cell(text if len(text) <= 300 else text[:297] + "...")
+
+
 def _minutes(seconds: float | None) -> str:
     return "-" if seconds is None else cell(seconds / 60, 1)
 
@@ -76,7 +83,7 @@ def benchmark(
         rows.append("| " + " | ".join(cells) + " |")
     failed = [r for r in records if r["error"]]
     if failed:
-        rows += ["", *(f"- `{r['id']}`: {cell(str(r['error']).splitlines()[0])}" for r in failed)]
+        rows += ["", *(f"- `{r['id']}`: {first_line(r['error'])}" for r in failed)]
     return "\n".join(rows) + "\n\n"
 
 
@@ -103,14 +110,15 @@ def accuracy(data: Mapping[str, Any]) -> str:
         "| " + " | ".join(cells) + " |",
     ]
     if data["error"]:
-        rows += ["", f"Error: {cell(str(data['error']).splitlines()[0])}"]
+        rows += ["", f"Error: {first_line(data['error'])}"]
     return "\n".join(rows) + "\n\n"
 
 
-def publish(text: str, step_summary: Path | None, results_dir: Path) -> None:
-    """Print the section, and append it to the step summary and to the results' summary."""
+def publish(text: str, step_summary: Path | None, results_dir: Path | None) -> None:
+    """Print the section, and append it to the step summary and to the results' summary
+    (`results_dir` None: none)."""
     print(text, end="", flush=True)
-    for target in (step_summary, results_dir / SUMMARY_FILE):
+    for target in (step_summary, None if results_dir is None else results_dir / SUMMARY_FILE):
         if target is None:
             continue
         try:

@@ -12,6 +12,13 @@ import pytest
 from .support import Harness, running
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "fault: a fault the launcher must survive (docs/reliability.md lists each one)",
+    )
+
+
 @pytest.fixture
 def harness(tmp_path: Path) -> Iterator[Harness]:
     h = Harness(tmp_path)

@@ -49,6 +49,7 @@ def test_every_mtp_point_records_the_acceptance_read_before_the_flush(harness: H
     assert log.count('"POST /flush_cache HTTP/1.1" 200') == 2
 
 
+@pytest.mark.fault
 def test_an_mtp_point_without_an_acceptance_length_fails_unless_it_has_one_output_token(
     harness: Harness,
 ) -> None:

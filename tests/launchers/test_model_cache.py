@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from generator.launch import commands, models
 from generator.launch.contract import check_job
 
@@ -94,6 +96,7 @@ def test_two_launchers_on_one_cache_download_each_model_once(tmp_path: Path) -> 
         assert running(h.pids()) == []
 
 
+@pytest.mark.fault
 def test_a_failed_download_exits_2_and_leaves_no_complete_looking_snapshot(
     harness: Harness, tmp_path: Path
 ) -> None:
@@ -118,6 +121,7 @@ def test_a_failed_download_exits_2_and_leaves_no_complete_looking_snapshot(
     )
 
 
+@pytest.mark.fault
 def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     harness: Harness, tmp_path: Path
 ) -> None:

@@ -113,6 +113,7 @@ def test_every_record_and_summary_carries_the_provenance(harness: Harness, kind:
     assert summary.split("\n", 2)[2].startswith(block)
 
 
+@pytest.mark.fault
 @pytest.mark.parametrize(
     ("env", "reason"),
     [

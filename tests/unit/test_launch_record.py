@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from generator.launch.record import acceptance_rate, point_metrics
+import json
+
+from generator.launch.record import acceptance_rate, line_problems, point_metrics, text
 
 LINE = {
     "completed": 4,
@@ -38,3 +40,29 @@ def test_the_acceptance_rate_is_accepted_draft_tokens_per_drafted_token() -> Non
 def test_a_missing_line_gives_null_metrics() -> None:
     metrics = point_metrics(None, 8, None, None)
     assert {key for key, value in metrics.items() if value is not None} == set()
+
+
+def test_negative_non_numeric_and_non_finite_values_are_null_and_never_written() -> None:
+    line = {
+        **LINE,
+        "output_throughput": -5.0,
+        "median_ttft_ms": "12.5",
+        "mean_ttft_ms": float("nan"),
+        "median_tpot_ms": 1e-320,  # 1000 / it overflows to infinity
+        "completed": True,
+        "total_throughput": 10**400,
+    }
+    metrics = point_metrics(line, 8, None, None)
+    assert [metrics[k] for k in ("output_throughput", "median_ttft_ms", "mean_ttft_ms")] == [
+        None,
+        None,
+        None,
+    ]
+    assert (metrics["interactivity"], metrics["completed"]) == (None, None)
+    assert line_problems(line) == [
+        "output_throughput -5.0 is negative",
+        "median_ttft_ms '12.5' is not a number",
+        "completed True is not a whole number",
+    ]
+    assert "NaN" not in text({"value": float("nan"), "nested": [float("inf")]})
+    assert json.loads(text({"value": float("-inf")})) == {"value": None}

@@ -10,8 +10,13 @@ results where lm-eval writes them:
 <output_path>/<sanitized model name>/results_<ISO time with ':' as '-'>.json.
 
 results[<task>]["exact_match,flexible-extract"] is $SGLANG_STANDIN_LMEVAL_SCORE
-(default 0.95). $SGLANG_STANDIN_EVAL_CRASH=1 makes it crash;
-$SGLANG_STANDIN_EVAL_SLEEP_S=<s> makes it sleep first, so a run can be cancelled.
+(default 0.95), read as JSON when it is JSON (`NaN`, `"x"`, `[1]`), else taken as the
+string it is (`1.2.3`). $SGLANG_STANDIN_EVAL_CRASH=1 makes it crash;
+$SGLANG_STANDIN_EVAL_SLEEP_S=<s> makes it sleep first, so a run can be cancelled;
+$SGLANG_STANDIN_EVAL_HANG=1 makes it hang for good, ignoring SIGTERM, with a child that
+has left its process group (its pid in $SGLANG_STANDIN_PIDS).
+$SGLANG_STANDIN_LMEVAL_RESULTS=<mode> writes a spoiled results file (see SPOILED) and
+prints a matching line.
 """
 
 from __future__ import annotations
@@ -20,12 +25,52 @@ import argparse
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import time
 import urllib.request
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+# What $SGLANG_STANDIN_LMEVAL_RESULTS writes instead of the results file.
+SPOILED = {
+    "empty": b"",
+    "garbage": b"Accuracy: 1.2.3 {not json",
+    "non-utf8": b'{"results": {"\xff\xfe": 1}}',
+    "nested": b"[" * 100_000 + b"]" * 100_000,
+    "no-task": b'{"results": {}}',
+    "huge": b" " * (8 * 1024 * 1024) + b'{"results": 1}',
+}
+LINGER_CODE = """
+import os, signal, time
+os.setsid()
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+path = os.environ.get("SGLANG_STANDIN_PIDS")
+if path:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()}\\n")
+while True:
+    time.sleep(60)
+"""
+
+
+def hang() -> None:
+    """Never finish: SIGTERM ignored, a child in a session of its own."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    subprocess.Popen([sys.executable, "-c", LINGER_CODE])
+    print("standin: lm_eval hangs", flush=True)
+    while True:
+        time.sleep(60)
+
+
+def configured_score() -> Any:
+    text = os.environ.get("SGLANG_STANDIN_LMEVAL_SCORE", "0.95")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def note_client(tool: str) -> None:
@@ -116,6 +161,8 @@ def write_results(output_path: str, model_args: str, results: dict[str, Any]) ->
 def main() -> int:
     note_client("lm_eval")
     time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S", "0")))
+    if os.environ.get("SGLANG_STANDIN_EVAL_HANG") == "1":
+        hang()
     args = build_parser().parse_args()
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         raise RuntimeError("standin: simulated evaluator crash")
@@ -135,7 +182,7 @@ def main() -> int:
                 "stop": ["Question:", "</s>", "<|im_end|>"],
             },
         )
-    score = float(os.environ.get("SGLANG_STANDIN_LMEVAL_SCORE", "0.95"))
+    score = configured_score()
     shots = args.num_fewshot if args.num_fewshot is not None else 5
     tasks = [t for t in (args.tasks or "").split(",") if t]
     started = time.perf_counter()
@@ -143,7 +190,9 @@ def main() -> int:
         "results": {
             task: {
                 "alias": task,
-                "exact_match,strict-match": round(score - 0.01, 4),
+                "exact_match,strict-match": round(score - 0.01, 4)
+                if isinstance(score, float)
+                else score,
                 "exact_match_stderr,strict-match": 0.0065,
                 "exact_match,flexible-extract": score,
                 "exact_match_stderr,flexible-extract": 0.006,
@@ -178,11 +227,19 @@ def main() -> int:
         flexible = row["exact_match,flexible-extract"]
         strict = row["exact_match,strict-match"]
         cells = f"{shots:6d}|exact_match|↑  "
-        print(f"|{task}|      3|flexible-extract|{cells}|{flexible:.4f}|±  |0.0060|")
-        print(f"|     |       |strict-match    |{cells}|{strict:.4f}|±  |0.0065|")
+        print(f"|{task}|      3|flexible-extract|{cells}|{shown(flexible)}|±  |0.0060|")
+        print(f"|     |       |strict-match    |{cells}|{shown(strict)}|±  |0.0065|")
     if args.output_path:
-        write_results(args.output_path, args.model_args, results)
+        target = write_results(args.output_path, args.model_args, results)
+        spoiled = SPOILED.get(os.environ.get("SGLANG_STANDIN_LMEVAL_RESULTS") or "")
+        if spoiled is not None:
+            target.write_bytes(spoiled)
+            sys.stdout.buffer.write(spoiled[:4096] + b"\n")
     return 0
+
+
+def shown(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
 if __name__ == "__main__":

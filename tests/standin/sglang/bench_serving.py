@@ -22,6 +22,9 @@ $SGLANG_STANDIN_BENCH_FAIL_CONC=<concurrency> makes the run crash for that
 --max-concurrency; $SGLANG_STANDIN_BENCH_SLEEP_S=<s> makes it sleep first;
 $SGLANG_STANDIN_BENCH_SET='{"<concurrency>" or "*": {key: value}}' overrides keys of the
 result line (JSON, so NaN is allowed); $SGLANG_STANDIN_BENCH_DROP=key,... leaves keys out.
+$SGLANG_STANDIN_BENCH_HANG=<concurrency> makes the run hang for good at that
+--max-concurrency. $SGLANG_STANDIN_BENCH_OUTPUT='{"<concurrency>": "<mode>"}' spoils the
+output file at that concurrency (see MALFORMED), and prints a matching line to stdout.
 """
 
 from __future__ import annotations
@@ -56,6 +59,24 @@ DATASETS = (
     "mooncake",
 )
 SHAREGPT = "anon8231489123/ShareGPT_Vicuna_unfiltered/ShareGPT_V3_unfiltered_cleaned_split.json"
+HUGE_BYTES = 8 * 1024 * 1024
+# What $SGLANG_STANDIN_BENCH_OUTPUT writes instead of the result line: bytes, or None to
+# write no file at all. The modes that keep the line change or drop one of its values.
+MALFORMED: dict[str, bytes | None] = {
+    "missing": None,
+    "empty": b"",
+    "garbage": b"Accuracy: 1.2.3 {not json\n",
+    "non-utf8": b'{"completed": 2, "note": "\xff\xfe"}\n',
+    "huge": b"x" * HUGE_BYTES,
+    "nested": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+    "list": b"[1, 2, 3]\n",
+}
+SPOILED_VALUES: dict[str, dict[str, Any]] = {
+    "negative": {"output_throughput": -5.0},
+    "string": {"median_ttft_ms": "12.5"},
+    "completed-float": {"completed": 2.5},
+    "no-completed": {"completed": None},
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -290,15 +311,35 @@ def run(args: argparse.Namespace) -> int:
     }
     chosen, drop = overrides(args)
     result.update(chosen)
+    spoil = json.loads(os.environ.get("SGLANG_STANDIN_BENCH_OUTPUT") or "{}").get(
+        str(args.max_concurrency)
+    )
     print_summary(args, result)
+    result.update(SPOILED_VALUES.get(spoil, {}))
     for key in drop:
         result.pop(key, None)
+    if result.get("completed", 0) is None:
+        result.pop("completed")
     output_file = args.output_file or (
         f"{args.backend}_{datetime.now().strftime('%m%d')}_{args.num_prompts}_"
         f"{args.random_input_len}_{args.random_output_len}.jsonl"
     )
+    if spoil in MALFORMED:
+        return write_malformed(output_file, MALFORMED[spoil])
     with open(output_file, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(result) + "\n")
+    return 0
+
+
+def write_malformed(output_file: str, data: bytes | None) -> int:
+    """Write `data` as the whole output (None: no file), and the same bytes, cut, to
+    stdout, which the launcher echoes."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write((data or b"")[: 2 * 1024 * 1024] + b"\n")
+    sys.stdout.buffer.flush()
+    if data is not None:
+        with open(output_file, "wb") as handle:
+            handle.write(data)
     return 0
 
 
@@ -307,7 +348,12 @@ def main() -> int:
     pause = float(os.environ.get("SGLANG_STANDIN_BENCH_SLEEP_S", "0"))
     if pause > 0:
         time.sleep(pause)
-    return run(build_parser().parse_args())
+    args = build_parser().parse_args()
+    if os.environ.get("SGLANG_STANDIN_BENCH_HANG") == str(args.max_concurrency):
+        print(f"standin: hanging at concurrency {args.max_concurrency}", flush=True)
+        while True:
+            time.sleep(60)
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,17 @@ $SGLANG_STANDIN_FAIL selects a failure mode:
   never-ready     serve, but /health answers 503 forever
   die-after:N     exit after answering N generation requests (/generate,
                   /v1/completions); any later generation request is dropped
+  wedge-after:N   after answering N generation requests, hang on every later one and
+                  answer /health with 503 (a server that is alive but no longer serves)
   slow-start:S    sleep S seconds before serving
+
+$SGLANG_STANDIN_IGNORE_TERM=<file>: the server and its scheduler ignore SIGTERM; the
+server appends the time (time.time()) it got each one to <file>.
+$SGLANG_STANDIN_SETSID selects descendants that leave the process group and linger
+(comma-separated):
+  child    a child that calls setsid
+  daemon   a grandchild that calls setsid and whose parent exits at once (an orphan)
+Each lingering process writes its pid to $SGLANG_STANDIN_PIDS.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -44,13 +55,31 @@ from typing import Any
 from ._standin import note_pid, version
 
 SCHEDULER_CODE = """
-import os, time
+import os, signal, time
+if os.environ.get("SGLANG_STANDIN_IGNORE_TERM"):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 path = os.environ.get("SGLANG_STANDIN_PIDS")
 if path:
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(f"{os.getpid()}\\n")
 while True:
     time.sleep(60)
+"""
+# A process that leaves the server's session and process group, then lingers.
+LINGER_CODE = """
+import os, time
+os.setsid()
+path = os.environ.get("SGLANG_STANDIN_PIDS")
+if path:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()}\\n")
+while True:
+    time.sleep(60)
+"""
+# A parent that starts LINGER_CODE and exits at once, so its child is an orphan.
+DAEMON_CODE = """
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", sys.argv[1]])
 """
 
 GSM8K_ANSWER = " The answer is 42."
@@ -71,10 +100,15 @@ class StandinServer(ThreadingHTTPServer):
         self.model_path = model_path
         self.never_ready = fail == "never-ready"
         self.die_after = int(fail.split(":", 1)[1]) if fail.startswith("die-after:") else None
+        self.wedge_after = int(fail.split(":", 1)[1]) if fail.startswith("wedge-after:") else None
         self.generated = 0
         self.lock = threading.Lock()
         self.speculative = speculative
         self.decoded_since_flush = False
+
+    def wedged(self) -> bool:
+        with self.lock:
+            return self.wedge_after is not None and self.generated >= self.wedge_after
 
     def internal_state(self) -> dict[str, Any]:
         """internal_states[0] of /server_info: the server args' share the tests need, and
@@ -110,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         srv = self.server
         if self.path == "/health":
-            self.send_json(503 if srv.never_ready else 200, {})
+            self.send_json(503 if srv.never_ready or srv.wedged() else 200, {})
         elif self.path == "/v1/models":
             model = {"id": srv.model_path, "object": "model", "created": 0, "owned_by": "sglang"}
             self.send_json(200, {"object": "list", "data": [model]})
@@ -151,6 +185,9 @@ class Handler(BaseHTTPRequestHandler):
             count = srv.generated
         if srv.die_after is not None and count > srv.die_after:
             os._exit(1)  # the process is already going down; drop this request
+        if srv.wedge_after is not None and count > srv.wedge_after:
+            while True:
+                time.sleep(60)  # never answered
         body = self.read_json()
         if self.path == "/generate":
             params = body.get("sampling_params") or {}
@@ -214,6 +251,11 @@ class Handler(BaseHTTPRequestHandler):
         )
 
 
+def note_time(path: str) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(f"{time.time()}\n")
+
+
 def record(argv: list[str]) -> None:
     path = os.environ.get("SGLANG_STANDIN_RECORD")
     if path:
@@ -241,9 +283,17 @@ def main() -> int:
         if model and model.startswith("/") and not Path(model, "config.json").is_file():
             print(f"standin: cannot load {model}: no config.json there", flush=True)
             return 1
+    ignore_term = os.environ.get("SGLANG_STANDIN_IGNORE_TERM")
+    if ignore_term:
+        signal.signal(signal.SIGTERM, lambda signum, frame: note_time(ignore_term))
     if fail.startswith("slow-start:"):
         time.sleep(float(fail.split(":", 1)[1]))
     subprocess.Popen([sys.executable, "-c", SCHEDULER_CODE])
+    setsid = (os.environ.get("SGLANG_STANDIN_SETSID") or "").split(",")
+    if "child" in setsid:
+        subprocess.Popen([sys.executable, "-c", LINGER_CODE])
+    if "daemon" in setsid:
+        subprocess.run([sys.executable, "-c", DAEMON_CODE, LINGER_CODE], check=True)
     speculative = args.speculative_algorithm is not None
     server = StandinServer((args.host, args.port), args.model_path, fail, speculative)
     print(f"standin: serving {args.model_path} on http://{args.host}:{args.port}", flush=True)

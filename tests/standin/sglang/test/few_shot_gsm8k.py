@@ -13,7 +13,9 @@ Like the real RuntimeEndpoint it first reads /get_model_info, then sends
 min(num_questions, 3) few-shot prompts to /generate. It returns {"accuracy", "invalid",
 "latency", "output_throughput"} with the accuracy $SGLANG_STANDIN_GSM8K_ACCURACY
 (default 0.95) unrounded, prints `Accuracy: %.3f` and the rest as the real one does, and
-dumps tmp_output_gsm8k.txt in the working directory.
+dumps tmp_output_gsm8k.txt in the working directory. A request that fails is a wrong
+answer: the accuracy is scaled by the share of questions answered. An accuracy that is not
+a number (`1.2.3`) is returned as the string it is.
 
 run_eval records its call with the argv of the process that runs it (sys.argv, the
 calling script first) and the host and URL it used. $SGLANG_STANDIN_EVAL_CRASH=1 makes it
@@ -23,6 +25,7 @@ crash; $SGLANG_STANDIN_EVAL_SLEEP_S=<s> makes it sleep first.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -43,7 +46,7 @@ def base_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def run_eval(args: Any) -> dict[str, float]:
+def run_eval(args: Any) -> dict[str, float | str]:
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         raise RuntimeError("standin: simulated evaluator crash")
     time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S") or "0"))
@@ -75,11 +78,13 @@ def run_eval(args: Any) -> dict[str, float]:
         answers.append(str(out.get("text", "")))
         tokens += int(out.get("meta_info", {}).get("completion_tokens", 0))
     latency = time.perf_counter() - tic
-    acc = float(os.environ.get("SGLANG_STANDIN_GSM8K_ACCURACY") or "0.95")
     invalid = answers.count("") / max(sent, 1)
+    acc: float | str = os.environ.get("SGLANG_STANDIN_GSM8K_ACCURACY") or "0.95"
+    with contextlib.suppress(ValueError):  # else returned as it is
+        acc = float(acc) * (1 - invalid)
     output_throughput = tokens / latency if latency > 0 else 0.0
 
-    print(f"Accuracy: {acc:.3f}")
+    print(f"Accuracy: {acc:.3f}" if isinstance(acc, float) else f"Accuracy: {acc}")
     print(f"Invalid: {invalid:.3f}")
     print(f"Latency: {latency:.3f} s")
     print(f"Output throughput: {output_throughput:.3f} token/s")

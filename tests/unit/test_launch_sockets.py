@@ -1,0 +1,44 @@
+"""generator.launch.sockets and the process tree: who listens on a port, who descends from
+whom (Linux /proc)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+import pytest
+
+from generator.launch import sockets
+from generator.launch.process import Proc, descendants
+
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def test_kernel_addresses_are_read_in_host_byte_order() -> None:
+    loopback = (0x7F000001).to_bytes(4, "big")
+    word = int.from_bytes(loopback, sys.byteorder)
+    assert str(sockets.kernel_address(f"{word:08X}")) == "127.0.0.1"
+    assert str(sockets.kernel_address("0" * 32)) == "::"
+
+
+@linux
+def test_a_listening_socket_is_found_with_the_process_that_holds_it() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        inodes = sockets.listening(port)
+        assert inodes is not None and len(inodes) == 1
+        assert sockets.holders(inodes, [os.getpid()]) == {next(iter(inodes)): os.getpid()}
+        assert sockets.holders(inodes, [os.getppid()]) == {}
+    assert sockets.listening(port) == set()
+
+
+def test_descendants_follow_parents_across_groups_and_sessions() -> None:
+    table = {
+        pid: Proc(pid, ppid, pgrp, zombie=False)
+        for pid, ppid, pgrp in [(10, 1, 10), (11, 10, 10), (12, 11, 12), (13, 12, 13), (20, 1, 20)]
+    }
+    assert descendants([10], table) == {11, 12, 13}
+    assert descendants([12, 20], table) == {13}
