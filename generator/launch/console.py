@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -14,8 +15,15 @@ MAX_TAIL_BYTES = 1024 * 1024
 MAX_LINE_CHARS = 2000
 
 
+def say(text: str, *, stderr: bool = False) -> None:
+    """Print a line and flush. A job log that can no longer be written (its pipe closed)
+    must not stop the launcher from cleaning up, so that failure is ignored."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr if stderr else sys.stdout, flush=True)
+
+
 def log(message: str) -> None:
-    print(f"[launcher {time.strftime('%H:%M:%S', time.gmtime())}] {message}", flush=True)
+    say(f"[launcher {time.strftime('%H:%M:%S', time.gmtime())}] {message}")
 
 
 def tail(path: Path, lines: int) -> str:
@@ -46,9 +54,8 @@ def echo_tail(path: Path, lines: int, *, banner: str | None = None) -> None:
     """Print the tail of `path`, between banner lines when `banner` names the file."""
     text = tail(path, lines)
     if banner is not None:
-        print(f"===== last {lines} lines of {path} =====")
+        say(f"===== last {lines} lines of {path} =====")
     if text:
-        print(text)
+        say(text)
     if banner is not None:
-        print(f"===== end of {banner} =====")
-    sys.stdout.flush()
+        say(f"===== end of {banner} =====")

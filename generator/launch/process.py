@@ -153,9 +153,10 @@ class Supervisor:
     """Owns every started process and its descendants; use it as a context manager.
 
     The first SIGINT or SIGTERM raises `Cancelled` where the launcher is (a wait, a sleep,
-    an HTTP request), except inside `shielded()` (a record or the summary being written)
-    and while a process is being started, where it is raised as soon as that is done, and
-    while processes are being stopped, where it is ignored. Later signals are ignored.
+    an HTTP request), except inside `shielded()`: while a record or the summary is written,
+    a process is started or processes are stopped, where it is raised as soon as that is
+    done (and not at all in the final stop, which it cannot make any shorter). Later
+    signals are ignored.
     """
 
     def __init__(self, grace_s: float) -> None:
@@ -168,17 +169,11 @@ class Supervisor:
         self._me = os.getpid()
         self.subreaper = False
 
-    @property
-    def signum(self) -> int | None:
-        """The signal that cancelled the run, if one did."""
-        return self._signum
-
     def __enter__(self) -> Supervisor:
         self._me = os.getpid()
         self.subreaper = become_subreaper()
         if not self.subreaper:
-            log("warning: cannot become a child subreaper: a process that leaves its group")
-            log("and outlives its parent may escape the cleanup")
+            log("warning: not a child subreaper here: an orphan that left its group may escape")
         for signum in SIGNALS:
             self._previous[signum] = signal.signal(signum, self._on_signal)
         return self

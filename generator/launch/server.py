@@ -3,6 +3,7 @@ launcher's own, polled until ready, restarted, flushed between points and stoppe
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -13,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 from generator.launch import commands, process, sockets
-from generator.launch.console import echo_tail, log
+from generator.launch.console import echo_tail, log, say
 from generator.launch.contract import ServerEntry
 from generator.launch.knobs import Knobs
 from generator.launch.process import Child, Supervisor, describe_exit
@@ -75,14 +76,15 @@ class Server:
         self.starts = 0
         self.start_s: float | None = None  # launch to readiness, for the current process
         self._child: Child | None = None
-        self.log_path.write_bytes(b"")
+        with contextlib.suppress(OSError):  # a log that cannot be written fails the start
+            self.log_path.write_bytes(b"")
 
     def print_command(self) -> None:
         """The env additions as K=V lines, then the command, all shell-quoted."""
         log("server environment additions and command:")
         for key, value in self.env_added.items():
-            print(f"{key}={shlex.quote(value)}")
-        print(shlex.join(self.argv), flush=True)
+            say(f"{key}={shlex.quote(value)}")
+        say(shlex.join(self.argv))
 
     def alive(self) -> bool:
         return self._child is not None and self._child.alive()
@@ -98,9 +100,9 @@ class Server:
         started = time.monotonic()
         self.starts += 1
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        with self.log_path.open("a", encoding="utf-8") as out:
-            out.write(f"===== server start #{self.starts} at {stamp} =====\n")
         try:
+            with self.log_path.open("a", encoding="utf-8") as out:
+                out.write(f"===== server start #{self.starts} at {stamp} =====\n")
             self._child = self._supervisor.start(
                 "sglang server",
                 self.argv,

@@ -9,14 +9,13 @@ each record is printed to the job log between marker lines, so no result is lost
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from generator.launch import record, summary
-from generator.launch.console import log
+from generator.launch.console import log, say
 from generator.launch.knobs import Knobs
 from generator.launch.process import Supervisor
 
@@ -90,11 +89,7 @@ class Sink:
         self.folder = _fallback_dir(self._knobs.runner_temp) if first else None
         where = self.folder if self.folder is not None else "the job log"
         log(f"error: {reason}")
-        print(
-            f"{PROGRAM}: error: {reason}; every record and the summary go to {where}",
-            file=sys.stderr,
-            flush=True,
-        )
+        say(f"{PROGRAM}: error: {reason}; every record and the summary go to {where}", stderr=True)
         folder = self.folder
         for name, data in list(self._kept.items()):
             if self.folder is not folder:
@@ -103,8 +98,7 @@ class Sink:
 
 
 def _print_record(name: str, data: Mapping[str, Any]) -> None:
-    print(f"===== record {name} =====\n{record.text(data)}===== end of record {name} =====")
-    sys.stdout.flush()
+    say(f"===== record {name} =====\n{record.text(data)}===== end of record {name} =====")
 
 
 def _fallback_dir(runner_temp: Path | None) -> Path | None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.launch.console import log
+from generator.launch.console import log, say
 from generator.launch.contract import JobEntry
 from generator.launch.provenance import markdown as provenance_markdown
 
@@ -117,7 +117,7 @@ def accuracy(data: Mapping[str, Any]) -> str:
 def publish(text: str, step_summary: Path | None, results_dir: Path | None) -> None:
     """Print the section, and append it to the step summary and to the results' summary
     (`results_dir` None: none)."""
-    print(text, end="", flush=True)
+    say(text.removesuffix("\n"))
     for target in (step_summary, None if results_dir is None else results_dir / SUMMARY_FILE):
         if target is None:
             continue
