@@ -530,3 +530,31 @@ def test_callers_pass_only_hf_token_and_never_inherit_secrets(workflow: str) -> 
 def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:
     data = load(rendered_fixture / ".github/workflows/accuracy-nightly.yml")
     assert data[True]["schedule"] == [{"cron": "0 18 * * *"}]
+
+
+@pytest.mark.parametrize(
+    ("workflow", "job", "kind", "key"),
+    [
+        ("accuracy-case.yml", "accuracy", "accuracy", "case"),
+        ("benchmark-job.yml", "benchmark", "benchmark", "job"),
+    ],
+)
+def test_gpu_jobs_upload_their_results_and_any_fallback_apart(
+    workflow: str, job: str, kind: str, key: str
+) -> None:
+    """The summary downloads `<kind>-*`: records kept outside results/ go under another
+    name, so they are kept but never counted twice."""
+    steps = load(ROOT / ".github/workflows" / workflow)["jobs"][job]["steps"]
+    uploads = [s["with"] for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert uploads == [
+        {
+            "name": f"{kind}-${{{{ fromJSON(inputs.{key}).id }}}}",
+            "path": "results/",
+            "if-no-files-found": "warn",
+        },
+        {
+            "name": f"fallback-{kind}-${{{{ fromJSON(inputs.{key}).id }}}}",
+            "path": "${{ runner.temp }}/sglang-ci-results-*",
+            "if-no-files-found": "ignore",
+        },
+    ]

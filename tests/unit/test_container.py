@@ -102,7 +102,15 @@ def test_the_container_gets_the_allocated_gpus_the_cache_and_the_token_by_name(
     allocation = tmp_path / "gha-render-devices"
     allocation.write_text("--device /dev/dri/renderD128 --device /dev/dri/renderD136\n")
     job_file = job(tmp_path, cache, allocation)
-    proc, calls = run(tmp_path, job_file, HF_TOKEN="hf_secret", RUNNER_NAME="mi355 runner 1")
+    proc, calls = run(
+        tmp_path,
+        job_file,
+        HF_TOKEN="hf_secret",
+        RUNNER_NAME="mi355 runner 1",
+        RUNNER_TEMP=str(job_file.parent),
+        SERVER_STOP_GRACE_S="5",
+        POINT_TIMEOUT_S="600",
+    )
     assert proc.returncode == 0, proc.stderr
     assert calls[0] == ["rm", "--force", "sglang-ci-mi355-runner-1"]
     ws, scratch = str(tmp_path / "ws"), str(job_file.parent)
@@ -123,6 +131,9 @@ def test_the_container_gets_the_allocated_gpus_the_cache_and_the_token_by_name(
         f"--volume={scratch}:{scratch}",
         "--env=HF_TOKEN",
         "--env=RUNNER_NAME",
+        "--env=RUNNER_TEMP",  # the results' fallback, inside the mounted scratch directory
+        "--env=SERVER_STOP_GRACE_S",
+        "--env=POINT_TIMEOUT_S",
         entry["image"],
         "bash",
         "scripts/run_benchmark.sh",
