@@ -9,10 +9,11 @@
 # is generator/launch/ (Python standard library only); see docs/launchers.md
 # and docs/reliability.md.
 #
-# Exit status: 0 every point ok; 1 at least one point failed, timed out or hit
-# a dead server; 2 bad input, a failed GPU check or download, a server that
-# never became ready or another server on the port, or records that could not
-# be written to $RESULTS_DIR; 128 + signal when cancelled (the unfinished
-# points recorded as cancelled).
+# Exit status: 0 every point ok and valid; 1 at least one point failed, timed
+# out, hit a dead server or is invalid (unfinished requests, a missing metric);
+# 2 bad input, a failed GPU check or download, a server that never became
+# ready or another server on the port, or records that could not be written
+# to $RESULTS_DIR; 128 + signal when cancelled (the unfinished points recorded
+# as cancelled).
 set -euo pipefail
 exec "${PYTHON:-python3}" -I "$(dirname -- "${BASH_SOURCE[0]}")/launch.py" benchmark "$@"
