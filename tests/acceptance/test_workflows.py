@@ -8,12 +8,15 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from generator import dispatch
+from generator.expand.model import Expanded
 from tests.helpers import ROOT
 
 WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))
@@ -239,16 +242,33 @@ def dispatch_options(root: Path) -> list[tuple[str, str, str]]:
 
 
 def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
-    rendered_fixture: Path, tmp_path: Path
+    rendered_fixture: Path, fixture: Expanded, tmp_path: Path
 ) -> None:
+    """Every option through the select logic; the first of each suite and mode through
+    the step's own bash as well (the rest call what that bash calls, in process)."""
     options = dispatch_options(rendered_fixture)
     assert len(options) == 17 + 18 * 2
+    firsts = {(suite, mode): label for suite, label, mode in reversed(options)}
+    assert len(firsts) == 3
     for suite, label, mode in options:
         image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x" if mode == "sglang-mori" else ""
-        preset = {"OOB_PRESET" if suite == "SGLang-OOB" else "MESH_PRESET": label}
-        env = {**DISPATCH, "SUITE": suite, **preset, "MODE": mode, "IMAGE": image}
-        code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
-        assert code == 0, (label, log)
+        selected = dispatch.benchmark(
+            fixture,
+            rendered_fixture,
+            event="workflow_dispatch",
+            suite=suite,
+            preset=label,
+            mode=mode,
+            image=image or None,
+            today=date(2026, 12, 1),
+            client=None,
+        )
+        matrix = selected.matrix
+        if firsts[(suite, mode)] == label:
+            preset = {"OOB_PRESET" if suite == "SGLang-OOB" else "MESH_PRESET": label}
+            env = {**DISPATCH, "SUITE": suite, **preset, "MODE": mode, "IMAGE": image}
+            code, through_bash, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+            assert (code, through_bash) == (0, matrix), (label, log)
         counts = re.search(r"\((\d+) configs?, (\d+) cells?, ~(\d+(?:\.\d)?) GPU-h\)$", label)
         assert counts, label
         configs, cells, cost = int(counts[1]), int(counts[2]), float(counts[3])
