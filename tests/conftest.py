@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
-from generator.cli import main
+from generator.cli import Context, main
 from generator.expand.model import Expanded
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 
@@ -41,8 +41,19 @@ def rendered_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def cli() -> Invoke:
-    """Run `sglang-ci ARGS` in-process against a root (the fixture by default)."""
+def cli(fixture: Expanded, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """Run `sglang-ci ARGS` in-process against a root (the fixture by default).
+
+    The fixture catalogs never change, so a command run against them takes the session's
+    expansion of them instead of loading them again; a command run against any other root
+    (an edited copy, a rendered copy) loads and expands it as the command always does.
+    Loading itself is tested on those copies and by the properties of a second load."""
+    expand_root = Context.expanded
+
+    def expanded(self: Context) -> Expanded:
+        return fixture if self.root == FIXTURE else expand_root(self)
+
+    monkeypatch.setattr(Context, "expanded", expanded)
 
     def invoke(*args: str, root: Path = FIXTURE) -> Result:
         runner = CliRunner()
