@@ -5,9 +5,10 @@
 - Faults survived / tried: the tests marked `fault` under tests/launchers/ that pass, of
   all of them (each parametrized case counts once).
 - Hostile inputs refused / tried: of the test cases of the hostile-input files
-  (HOSTILE_FILES), those that check a refusal (their name says "refuse") and pass, of all.
-  The others check that a hostile value is carried through as exact, literal data, or
-  that the corpus covers enough cases.
+  (HOSTILE_FILES) that check a refusal (their name says "refuse"), those that pass.
+- Hostile values carried as literal data / tried: of the other test cases of those files
+  (a hostile value reaches matrices and `explain` as the exact string and never a
+  workflow file, or the corpus covers enough cases), those that pass.
 
 `--collect-only` counts without running (every collected test taken as passing), and
 `--check FILE` exits 1 when FILE does not state these figures or its fault table does not
@@ -64,13 +65,17 @@ class _Recorder:
 class Figures:
     faults: list[str]
     survived: int
-    hostile: list[str]
+    refusals: list[str]
     refused: int
+    literals: list[str]
+    carried: int
 
     def lines(self) -> list[str]:
         return [
             f"Faults survived / tried: {self.survived} / {len(self.faults)}",
-            f"Hostile inputs refused / tried: {self.refused} / {len(self.hostile)}",
+            f"Hostile inputs refused / tried: {self.refused} / {len(self.refusals)}",
+            "Hostile values carried as literal data / tried: "
+            f"{self.carried} / {len(self.literals)}",
         ]
 
 
@@ -90,12 +95,16 @@ def figures(*, collect_only: bool) -> Figures:
         _pytest([*recorder.faults, *hostile], recorder)
         missing = set(recorder.faults + hostile) - recorder.ran
         recorder.failed |= missing
-    passed = [n for n in recorder.faults + hostile if n not in recorder.failed]
+    passed = {n for n in recorder.faults + hostile if n not in recorder.failed}
+    refusals = [n for n in hostile if "refuse" in n.split("::")[1]]
+    literals = [n for n in hostile if n not in refusals]
     return Figures(
         faults=recorder.faults,
         survived=sum(n in passed for n in recorder.faults),
-        hostile=hostile,
-        refused=sum(n in passed and "refuse" in n.split("::")[1] for n in hostile),
+        refusals=refusals,
+        refused=sum(n in passed for n in refusals),
+        literals=literals,
+        carried=sum(n in passed for n in literals),
     )
 
 
@@ -117,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
     found = figures(collect_only=args.collect_only)
-    for line, command in zip(found.lines(), (FAULTS_COMMAND, HOSTILE_COMMAND), strict=True):
+    commands = (FAULTS_COMMAND, HOSTILE_COMMAND, HOSTILE_COMMAND)
+    for line, command in zip(found.lines(), commands, strict=True):
         print(f"{line}  ({command})")
     if args.check is None:
         return 0
