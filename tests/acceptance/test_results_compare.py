@@ -25,9 +25,9 @@ POINTS = sweep()
 DROP = POINTS[2]  # concurrency 16
 
 
-def compare(tmp_path: Path, *args: str) -> tuple[Result, dict[str, Any]]:
-    """Run compare as the summary job does, with --json; the exit and the verdicts."""
-    result = CliRunner().invoke(
+def run_compare(tmp_path: Path, *args: str, history: Path | None = None) -> Result:
+    """`results compare` of tmp_path/run against a history (tmp_path/history by default)."""
+    return CliRunner().invoke(
         main,
         [
             "--root",
@@ -35,14 +35,18 @@ def compare(tmp_path: Path, *args: str) -> tuple[Result, dict[str, Any]]:
             "results",
             "compare",
             "--history",
-            str(tmp_path / "history"),
+            str(history or tmp_path / "history"),
             "--current",
             str(tmp_path / "run"),
-            "--json",
             *args,
         ],
         catch_exceptions=False,
     )
+
+
+def compare(tmp_path: Path, *args: str) -> tuple[Result, dict[str, Any]]:
+    """Run compare as the summary job does, with --json; the exit and the verdicts."""
+    result = run_compare(tmp_path, "--json", *args)
     return result, json.loads(result.stdout)
 
 
@@ -257,20 +261,7 @@ def test_a_broken_file_in_the_run_is_reported_and_skipped(tmp_path: Path) -> Non
 
 def test_a_missing_history_directory_is_bad_input(tmp_path: Path) -> None:
     current(tmp_path)
-    result = CliRunner().invoke(
-        main,
-        [
-            "--root",
-            str(tmp_path),
-            "results",
-            "compare",
-            "--history",
-            str(tmp_path / "nope"),
-            "--current",
-            str(tmp_path / "run"),
-        ],
-        catch_exceptions=False,
-    )
+    result = run_compare(tmp_path, history=tmp_path / "nope")
     assert result.exit_code == 2
     assert result.stderr == f"error: {tmp_path}/nope: history directory is not a directory\n"
 
@@ -278,20 +269,7 @@ def test_a_missing_history_directory_is_bad_input(tmp_path: Path) -> None:
 def test_the_markdown_names_the_regression(tmp_path: Path) -> None:
     history(tmp_path / "history", POINTS, 7)
     current(tmp_path, {DROP: Shape(throughput=0.5)})
-    result = CliRunner().invoke(
-        main,
-        [
-            "--root",
-            str(tmp_path),
-            "results",
-            "compare",
-            "--history",
-            str(tmp_path / "history"),
-            "--current",
-            str(tmp_path / "run"),
-        ],
-        catch_exceptions=False,
-    )
+    result = run_compare(tmp_path)
     assert result.exit_code == 1
     assert "**FAIL**: 2 confirmed regression(s) (fail)" in result.stdout
     assert "| regression | ds-fp8-tp8 | 1024x1024 | 16 | tok/s/GPU |" in result.stdout
@@ -315,22 +293,7 @@ def test_a_matrix_that_is_not_one_is_bad_input(tmp_path: Path) -> None:
     history(tmp_path / "history", POINTS, 1)
     current(tmp_path)
     (tmp_path / "m.json").write_text('{"include": [{"points": [{"id": "x"}]}]}')
-    result = CliRunner().invoke(
-        main,
-        [
-            "--root",
-            str(tmp_path),
-            "results",
-            "compare",
-            "--history",
-            str(tmp_path / "history"),
-            "--current",
-            str(tmp_path / "run"),
-            "--expected",
-            str(tmp_path / "m.json"),
-        ],
-        catch_exceptions=False,
-    )
+    result = run_compare(tmp_path, "--expected", str(tmp_path / "m.json"))
     assert result.exit_code == 2
     assert (
         result.stderr
