@@ -2,7 +2,9 @@
 
 Times, as medians of several runs in fresh processes (what a user waits for):
 - the floor, for reference: `python3 -c 'import jinja2, jsonschema, ruamel.yaml, click'`;
-- `sglang-ci render` and `sglang-ci check` of the shipped catalogs (target: under 0.5 s);
+- `sglang-ci render` and `sglang-ci check` of the shipped catalogs (target: under 0.5 s),
+  and where that render goes, stage by stage in this process: load, expand, render, and
+  the integrity read-back of the workflows that render includes;
 - `render` of synthetic catalogs of 100, 1,000 and 10,000 configs made here,
   and the growth ratio from 1,000 to 10,000 configs.
 
@@ -89,6 +91,34 @@ recipes:
     return root
 
 
+def stages() -> list[str]:
+    """Medians of the shipped render's stages, in this process (imports done once)."""
+    from generator.catalog import load
+    from generator.expand import expand
+    from generator.render import integrity, render
+
+    samples: dict[str, list[float]] = {"load": [], "expand": [], "render": [], "integrity": []}
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        catalog = load(ROOT)
+        t1 = time.perf_counter()
+        expanded = expand(catalog)
+        t2 = time.perf_counter()
+        outputs = render(expanded)
+        t3 = time.perf_counter()
+        integrity.check(catalog, outputs)
+        t4 = time.perf_counter()
+        for name, seconds in zip(samples, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            samples[name].append(seconds)
+    what = {
+        "load": "stage: load the shipped catalogs (ruamel.yaml parse, schema)",
+        "expand": "stage: expand",
+        "render": "stage: render (integrity read-back included)",
+        "integrity": "stage: of which the integrity read-back of the workflows",
+    }
+    return [row(what[k], statistics.median(v), "", None) for k, v in samples.items()]
+
+
 def row(what: str, seconds: float, target: str, met: bool | None) -> str:
     verdict = "" if met is None else ("met" if met else "NOT met")
     return f"| {what} | {seconds * 1000:,.0f} ms | {target} | {verdict} |"
@@ -114,6 +144,7 @@ def main() -> int:
                     seconds < MAX_SHIPPED_SECONDS,
                 )
             )
+        rows += stages()
         sizes: dict[int, float] = {}
         for n in (100, 1000, 10000):
             root = synthetic(Path(tmp) / f"syn{n}", n)
