@@ -15,9 +15,9 @@ from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.groups import build_presets, build_schedules, known_values
 from generator.catalog.model import Catalog
 from generator.catalog.reader import Reader
+from generator.catalog.regression import build_policy
 from generator.catalog.schema import validate
 from generator.catalog.yamlio import load_mapping
-from generator.results.policy import build_policy
 
 BENCHMARK = "catalogs/benchmark.yaml"
 ACCURACY = "catalogs/accuracy.yaml"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from generator.catalog.regression import Policy
 from generator.errors import Loc
-from generator.results.policy import Policy
 
 SPEC_NONE = "none"
 # Accuracy levels: the nightly workflow runs one, the PR check the other.

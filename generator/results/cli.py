@@ -124,11 +124,11 @@ def compare_cmd(
 ) -> None:
     """Verdicts of a run's points and curves against the history; exit 1 on a confirmed
     regression or a failed gate (unless the policy only warns)."""
+    from generator.catalog.regression import policy_for
     from generator.results.compare import compare
     from generator.results.compare_text import markdown
     from generator.results.expected import load_expected
     from generator.results.load import open_store
-    from generator.results.policy import policy_for
 
     def work(root: Path) -> int:
         policy, source = policy_for(root, policy_path)
@@ -162,10 +162,10 @@ def report_cmd(
     policy_path: Path | None,
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
+    from generator.catalog.regression import policy_for
     from generator.results.compare import compare
     from generator.results.expected import load_expected
     from generator.results.load import open_store
-    from generator.results.policy import policy_for
     from generator.results.report import report
 
     def work(root: Path) -> int:
@@ -193,8 +193,8 @@ def thresholds_cmd(
     ctx: click.Context, history: Path, policy_path: Path | None, as_json: bool
 ) -> None:
     """Proposed accuracy thresholds per case from the history (never applied)."""
+    from generator.catalog.regression import policy_for
     from generator.results.load import open_store
-    from generator.results.policy import policy_for
     from generator.results.thresholds import markdown, thresholds
 
     def work(root: Path) -> int:

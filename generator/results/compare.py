@@ -11,10 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from generator.catalog.regression import METRICS, Policy
 from generator.results.curve import Curve, CurveJudgement, judge
 from generator.results.expected import Expected, missing_cases, missing_points
 from generator.results.gates import Gate, gates
-from generator.results.policy import METRICS, Policy
 from generator.results.record import is_infrastructure, needs_acceptance
 from generator.results.store import CURRENT, Store
 from generator.results.verdict import (

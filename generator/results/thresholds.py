@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.regression import ThresholdRule
 from generator.results.markdown import number, table
-from generator.results.policy import ThresholdRule
 from generator.results.store import Store
 
 METHOD = "max(floor, Q1 - 1.5 x IQR - margin)"

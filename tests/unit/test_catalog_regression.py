@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.catalog.regression import Policy, build_policy, policy_file, policy_for
 from generator.catalog.yamlio import parse_mapping
 from generator.errors import CatalogError
-from generator.results.policy import Policy, build_policy, policy_file, policy_for
 from tests.helpers import ROOT
 
 

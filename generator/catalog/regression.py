@@ -86,7 +86,7 @@ class Policy:
 @functools.cache
 def section_schema() -> dict[str, Any]:
     """The JSON Schema of the section (schemas/regression.schema.json)."""
-    text = resources.files("generator.results").joinpath("schemas/regression.schema.json")
+    text = resources.files("generator.catalog").joinpath("schemas/regression.schema.json")
     data: dict[str, Any] = json.loads(text.read_text())
     return data
 
