@@ -194,7 +194,8 @@ def _run_point(ctx: _Job, index: int, server: Server) -> str:
             "server-died", f"server process exited during the point; {outcome.error}"
         )
     metrics = record.point_metrics(outcome.line, job["gpus"], accept, job["draft_tokens"])
-    if outcome.status == "ok" and record.needs_acceptance(job, point["osl"]) and accept is None:
+    lacks = record.needs_acceptance(job["spec"], point["osl"]) and accept is None
+    if outcome.status == "ok" and lacks:
         error = "the speculative-decoding server reported no acceptance length"
         outcome = _Outcome("failed", error, outcome.line)
     result = record.point_record(

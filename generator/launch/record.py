@@ -1,6 +1,10 @@
 """Result records (schema `sglang-ci/record/1`, generator/results/schemas): one file per
 benchmark point and per accuracy case, with identity, metrics, the exact commands,
 provenance, timings and a validity verdict. Only valid records enter a baseline.
+
+The record's rules live here once, on the launcher's standard-library side: the schema
+id, the metrics a valid point needs, the validity rule, the acceptance need and the
+infrastructure words. `generator.results` imports them.
 """
 
 from __future__ import annotations
@@ -16,9 +20,14 @@ from typing import Any
 from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
 
 SCHEMA = "sglang-ci/record/1"
-# The validity reason of a record that failed for the runner, not the server (as
-# generator.results.record.INFRASTRUCTURE).
+# Any JSON whose `schema` starts with this claims to be a record (of some version).
+SCHEMA_FAMILY = "sglang-ci/record/"
+# The `spec` of a server without speculative decoding.
+SPEC_NONE = "none"
+# The validity reason of a record that failed for the runner, not the server; an error
+# that failed for the runner starts with `infrastructure` too.
 INFRASTRUCTURE = "infrastructure error"
+INFRASTRUCTURE_PREFIX = "infrastructure"
 # Metrics copied from the client's result line under the same name.
 COPIED = (
     "request_throughput",
@@ -37,7 +46,7 @@ COPIED = (
     "median_e2e_latency_ms",
     "p99_e2e_latency_ms",
 )
-# A valid point has every one of these.
+# A valid point has every one of these, finite.
 REQUIRED = ("output_throughput", "median_ttft_ms", "median_tpot_ms", "total_token_throughput")
 
 
@@ -125,10 +134,21 @@ def _per(value: float | None, gpus: int) -> float | None:
     return None if value is None or gpus < 1 else value / gpus
 
 
-def needs_acceptance(entry: ServerEntry, osl: int | None = None) -> bool:
+def is_mtp(spec: str | None) -> bool:
+    """A speculative-decoding (MTP) server."""
+    return spec is not None and spec != SPEC_NONE
+
+
+def needs_acceptance(spec: str | None, osl: int | None = None) -> bool:
     """A speculative-decoding server reports an acceptance length once it has decoded; a
     point of one output token decodes nothing."""
-    return entry["spec"] != "none" and (osl is None or osl > 1)
+    return is_mtp(spec) and (osl is None or osl > 1)
+
+
+def is_infrastructure(reason: str | None, error: str | None) -> bool:
+    """The record failed for the infrastructure (runner, network, registry), not for the
+    server: its validity reason or its error starts with `infrastructure`."""
+    return any((text or "").startswith(INFRASTRUCTURE_PREFIX) for text in (reason, error))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,29 +179,34 @@ def _common(entry: ServerEntry, common: Common, error: str | None) -> dict[str, 
 
 
 def point_validity(
-    job: JobEntry,
-    point: PointEntry,
+    *,
     status: str,
+    completed: int | None,
+    num_prompts: int,
     metrics: Mapping[str, Any],
-    restarted: bool,
+    spec: str | None,
+    osl: int,
+    restarted: bool = False,
     infrastructure: str | None = None,
 ) -> tuple[bool, str | None]:
-    """Whether a point's numbers may stand for its server, and why not: the first rule
-    that applies, in the order of generator.results.record.point_validity (an
-    infrastructure error, a status other than ok, a restart, incomplete requests,
-    non-finite metrics, a missing acceptance length)."""
+    """Whether a point's numbers may stand for its server, and why not.
+
+    The first rule that applies gives the reason: an infrastructure error; a status other
+    than `ok`; a server restart during the point; fewer requests completed than sent; a
+    required metric (REQUIRED) missing or non-finite; an MTP point (spec not `none`, more
+    than one output token) without an acceptance length."""
     if infrastructure:
         return False, f"{INFRASTRUCTURE}: {infrastructure}"
     if status != "ok":
         return False, f"status {status}"
     if restarted:
         return False, "the server restarted during the point"
-    if metrics["completed"] != point["num_prompts"]:
-        return False, f"{metrics['completed']} of {point['num_prompts']} requests completed"
-    bad = [key for key in REQUIRED if metrics[key] is None]
+    if completed != num_prompts:
+        return False, f"{completed} of {num_prompts} requests completed"
+    bad = [key for key in REQUIRED if finite(metrics.get(key)) is None]
     if bad:
         return False, f"non-finite or missing {', '.join(bad)}"
-    if needs_acceptance(job, point["osl"]) and metrics["accept_length"] is None:
+    if needs_acceptance(spec, osl) and finite(metrics.get("accept_length")) is None:
         return False, "no acceptance length from a speculative-decoding server"
     return True, None
 
@@ -200,7 +225,16 @@ def point_record(
     restarted: bool = False,
     infrastructure: str | None = None,
 ) -> dict[str, Any]:
-    valid, reason = point_validity(job, point, status, metrics, restarted, infrastructure)
+    valid, reason = point_validity(
+        status=status,
+        completed=metrics["completed"],
+        num_prompts=point["num_prompts"],
+        metrics=metrics,
+        spec=job["spec"],
+        osl=point["osl"],
+        restarted=restarted,
+        infrastructure=infrastructure,
+    )
     return {
         **_common(job, common, error),
         "kind": "point",

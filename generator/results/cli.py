@@ -15,6 +15,7 @@ import click
 
 from generator.jsonio import dumps
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
+from generator.results.output import JSON, MARKDOWN, check_file, write_file
 from generator.results.record import ResultsError
 
 _dir = click.Path(file_okay=False, path_type=Path)
@@ -28,18 +29,26 @@ def _run(ctx: click.Context, work: Callable[[Path], int | None]) -> None:
     run(ctx, lambda c: work(c.root))
 
 
+def _check_out(out: Path | None, as_json: bool) -> None:
+    """Refuse an --out FILE before any work (output.check_file)."""
+    if out is not None:
+        check_file(out, JSON if as_json else MARKDOWN)
+
+
 def _emit(
     data: dict[str, Any], lines: list[str], *, as_json: bool, out: Path | None, max_bytes: int
 ) -> None:
-    """JSON, or Markdown cut to `max_bytes` on stdout; the full Markdown to `out`."""
-    full = "\n".join(lines) + "\n"
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(full, encoding="utf-8")
+    """JSON, or Markdown cut to `max_bytes`, on stdout; the same in full to `out` (JSON
+    with --json, else Markdown)."""
     if as_json:
-        sys.stdout.write(dumps(data))
-    else:
-        sys.stdout.write(fit(lines, max_bytes, str(out) if out else None))
+        text = dumps(data)
+        if out is not None:
+            write_file(out, text, JSON)
+        sys.stdout.write(text)
+        return
+    if out is not None:
+        write_file(out, "\n".join(lines) + "\n", MARKDOWN)
+    sys.stdout.write(fit(lines, max_bytes, str(out) if out else None))
 
 
 def _warn_problems(problems: list[Any]) -> None:
@@ -48,7 +57,12 @@ def _warn_problems(problems: list[Any]) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="JSON instead of Markdown.")
-out_option = click.option("--out", type=_file, help="Also write the full Markdown to FILE.")
+out_option = click.option(
+    "--out",
+    type=_file,
+    help="Also write the full output to FILE: JSON (a .json file) with --json, else Markdown "
+    "(a .md file). An existing FILE is replaced only when sglang-ci wrote it.",
+)
 max_option = click.option(
     "--max-bytes",
     type=click.IntRange(min=1000),
@@ -87,6 +101,7 @@ def summarize_cmd(
     from generator.results.summarize import markdown, summarize
 
     def work(root: Path) -> int:
+        _check_out(out, as_json)
         store = open_store(current=run_dirs)
         _warn_problems(store.problems)
         data = summarize(store)
@@ -131,6 +146,7 @@ def compare_cmd(
     from generator.results.load import open_store
 
     def work(root: Path) -> int:
+        _check_out(out, as_json)
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected) if expected else None
         store = open_store(current=current, history=history, newest=policy.window)
@@ -149,7 +165,13 @@ def compare_cmd(
 @click.option(
     "--current", type=_dir, multiple=True, help="The latest run (default: the newest history run)."
 )
-@click.option("--out", "site", type=_dir, required=True, help="Site directory (emptied first).")
+@click.option(
+    "--out",
+    "site",
+    type=_dir,
+    required=True,
+    help="Site directory: new, empty, or a site this command built (replaced whole).",
+)
 @click.option("--expected", type=_file, multiple=True, help="The current run's matrices.")
 @policy_option
 @click.pass_context
@@ -166,9 +188,11 @@ def report_cmd(
     from generator.results.compare import compare
     from generator.results.expected import load_expected
     from generator.results.load import open_store
-    from generator.results.report import report
+    from generator.results.output import check_dir, replace_dir
+    from generator.results.report import REPORT, report
 
     def work(root: Path) -> int:
+        check_dir(site, REPORT)
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected) if expected else None
         store = open_store(current=current, history=history)
@@ -177,8 +201,9 @@ def report_cmd(
         if name is None:
             raise ResultsError(f"{history}: no run with a record, nothing to report")
         result = compare(store, policy, source=source, current=name, expected=wanted)
-        pages = report(store, result, site)
-        click.echo(f"report: {pages} pages in {site}")
+        pages: list[int] = []
+        replace_dir(site, REPORT, lambda new: pages.append(report(store, result, new)))
+        click.echo(f"report: {pages[0]} pages in {site}")
         return 0
 
     _run(ctx, work)

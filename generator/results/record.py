@@ -1,5 +1,7 @@
-"""Result records (schema `sglang-ci/record/1`): find them in a run directory, validate
-them against the JSON Schema, and the validity rule for a benchmark point.
+"""Result records (schema `sglang-ci/record/1`): find them in a run directory and validate
+them against the JSON Schema. The record's rules (validity, required metrics, the
+acceptance need, the schema id, the infrastructure words) are the launcher's, in
+generator/launch/record.py, imported here.
 
 Any `*.json` below a run directory whose `schema` is `sglang-ci/record/1` is a record;
 other JSON is ignored. A file that claims to be a record and is not one is a Problem: one
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -20,19 +21,33 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from generator.errors import SglangCIError
-
-SCHEMA_ID = "sglang-ci/record/1"
-SCHEMA_FAMILY = "sglang-ci/record/"
-SCHEMA_FILE = "schemas/record-1.schema.json"
-SPEC_NONE = "none"
-# Metrics a valid point must have (the launcher applies the same rule).
-REQUIRED_POINT_METRICS = (
-    "output_throughput",
-    "median_ttft_ms",
-    "median_tpot_ms",
-    "total_token_throughput",
+from generator.launch.record import (
+    INFRASTRUCTURE,
+    SCHEMA,
+    SCHEMA_FAMILY,
+    SPEC_NONE,
+    is_infrastructure,
+    is_mtp,
+    needs_acceptance,
+    point_validity,
 )
-INFRASTRUCTURE = "infrastructure error"
+
+SCHEMA_ID = SCHEMA
+SCHEMA_FILE = "schemas/record-1.schema.json"
+__all__ = [
+    "INFRASTRUCTURE",
+    "SCHEMA_FAMILY",
+    "SCHEMA_ID",
+    "SPEC_NONE",
+    "Problem",
+    "ResultsError",
+    "is_infrastructure",
+    "is_mtp",
+    "needs_acceptance",
+    "point_validity",
+    "problem_of",
+    "read_record",
+]
 
 
 class ResultsError(SglangCIError):
@@ -104,57 +119,3 @@ def read_record(path: Path) -> tuple[dict[str, Any] | None, Problem | None]:
         return None, None
     reason = problem_of(data)
     return (None, Problem(str(path), reason)) if reason else (data, None)
-
-
-def is_infrastructure(reason: str | None, error: str | None) -> bool:
-    """The record failed for the infrastructure (runner, network, registry), not for the
-    server: its validity reason or its error starts with `infrastructure`."""
-    return any((text or "").startswith("infrastructure") for text in (reason, error))
-
-
-def is_mtp(spec: str | None) -> bool:
-    """A speculative-decoding (MTP) server."""
-    return spec is not None and spec != SPEC_NONE
-
-
-def needs_acceptance(spec: str | None, osl: int | None = None) -> bool:
-    """An MTP server reports an acceptance length once it has decoded; a point of one
-    output token decodes nothing."""
-    return is_mtp(spec) and (osl is None or osl > 1)
-
-
-def point_validity(
-    *,
-    status: str,
-    completed: int | None,
-    num_prompts: int,
-    metrics: Mapping[str, float | None],
-    spec: str | None,
-    osl: int,
-    restarted: bool = False,
-    infrastructure: str | None = None,
-) -> tuple[bool, str | None]:
-    """Whether a point's numbers may stand for its server, and why not.
-
-    The first rule that applies gives the reason: an infrastructure error; a status other
-    than `ok`; a server restart during the point; fewer requests completed than sent; a
-    required metric (REQUIRED_POINT_METRICS) missing or non-finite; an MTP point (spec not
-    `none`, more than one output token) without an acceptance length."""
-    if infrastructure:
-        return False, f"{INFRASTRUCTURE}: {infrastructure}"
-    if status != "ok":
-        return False, f"status {status}"
-    if restarted:
-        return False, "the server restarted during the point"
-    if completed != num_prompts:
-        return False, f"{completed} of {num_prompts} requests completed"
-    bad = [key for key in REQUIRED_POINT_METRICS if _not_finite(metrics.get(key))]
-    if bad:
-        return False, f"non-finite or missing {', '.join(bad)}"
-    if needs_acceptance(spec, osl) and _not_finite(metrics.get("accept_length")):
-        return False, "no acceptance length from a speculative-decoding server"
-    return True, None
-
-
-def _not_finite(value: float | None) -> bool:
-    return value is None or value != value or value in (float("inf"), float("-inf"))

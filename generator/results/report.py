@@ -5,7 +5,6 @@ as `plotly.min.js`, and every page loads it from there (no CDN)."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from generator.results.figures import Figure, accuracy_figure, curve_figure, tre
 from generator.results.store import Store
 
 PLOTLY_JS = "plotly.min.js"
+REPORT = "results report"
 
 _POINTS = """
 SELECT role, run, strftime(r.run_time, '%Y-%m-%dT%H:%M:%SZ') AS t, rank, config, display, pair,
@@ -226,10 +226,7 @@ def _metric_cells(p: Any) -> dict[str, str]:
 
 
 def report(store: Store, comparison: Comparison, out: Path) -> int:
-    """Write the site under `out` (emptied first); the number of pages."""
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    """Write the site into the new directory `out`; the number of pages."""
     (out / PLOTLY_JS).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
     configs = _config_pages(store, comparison, out)
     _accuracy_page(store, out)

@@ -315,3 +315,18 @@ def test_an_infrastructure_failure_is_missing_data(tmp_path: Path) -> None:
         "missing",
         "infrastructure: hf download exited with status 1",
     )
+
+
+def test_json_out_writes_json_and_a_json_name_for_markdown_is_refused(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, 3)
+    current(tmp_path)
+    out = tmp_path / "verdicts.json"
+    result = run_compare(tmp_path, "--json", "--out", str(out))
+    assert result.exit_code == 0
+    assert json.loads(out.read_text()) == json.loads(result.stdout)
+    refused = run_compare(tmp_path, "--out", str(tmp_path / "v2.json"))
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        f"error: {tmp_path}/v2.json: a Markdown output is written to a .md file\n"
+    )
+    assert not (tmp_path / "v2.json").exists()

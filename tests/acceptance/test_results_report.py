@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
+from generator.results.output import MARKER
 from tests.browser.chromium import charts, chromium, errors, skipped
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
 
@@ -93,3 +96,47 @@ def test_headless_chromium_draws_every_chart_without_errors(tmp_path: Path) -> N
         shot = tmp_path / "ds-mtp.png"
         assert browser.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_out_dot_in_a_git_checkout_refuses_and_deletes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = build(tmp_path)
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("mine\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "x.md").write_text("x\n")
+    before = sorted(str(p.relative_to(repo)) for p in repo.rglob("*"))
+    monkeypatch.chdir(repo)
+    for out in (".", "docs"):
+        result = CliRunner().invoke(
+            main,
+            ["--root", str(tmp_path), "results", "report", "--history", "../history", "--out", out],
+            catch_exceptions=False,
+        )
+        assert result.exit_code == 2
+        assert result.stderr == (
+            f"error: {out}: is not empty and was not made by results report "
+            "(no .sglang-ci-output.json); choose a new directory\n"
+        )
+    assert sorted(str(p.relative_to(repo)) for p in repo.rglob("*")) == before
+    assert site.is_dir()
+
+
+def test_report_out_on_a_site_it_built_replaces_it_and_touches_nothing_else(
+    tmp_path: Path,
+) -> None:
+    site = build(tmp_path)
+    (tmp_path / "beside.txt").write_text("beside\n")
+    (site / "index.html").write_text("stale")
+    around = sorted(p.name for p in tmp_path.iterdir())
+    build(tmp_path)
+    assert "Latest run" in (site / "index.html").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == around
+    assert (tmp_path / "beside.txt").read_text() == "beside\n"
+    listed = json.loads((site / ".sglang-ci-output.json").read_text())["files"]
+    assert listed == sorted(
+        str(p.relative_to(site)) for p in site.rglob("*") if p.is_file() and p.name != MARKER
+    )
