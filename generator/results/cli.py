@@ -77,6 +77,19 @@ policy_option = click.option(
     help="A YAML/JSON file with the regression section (default: catalogs/benchmark.yaml "
     "under --root, else the defaults).",
 )
+expected_option = click.option(
+    "--expected",
+    type=_file,
+    multiple=True,
+    help="The run's job and case matrices (JSON, as the select job made them): what it was "
+    "expected to report.",
+)
+jobs_option = click.option(
+    "--jobs",
+    "jobs_path",
+    type=_file,
+    help="GitHub's jobs of the run (gh api .../jobs --jq '.jobs[]'): why a job left no record.",
+)
 history_option = click.option(
     "--history", type=_dir, required=True, help="History directory: one run directory per run."
 )
@@ -116,12 +129,8 @@ def summarize_cmd(
 @click.option(
     "--current", type=_dir, multiple=True, required=True, help="The run directory to judge."
 )
-@click.option(
-    "--expected",
-    type=_file,
-    multiple=True,
-    help="The run's job and case matrices (JSON): what it was expected to report.",
-)
+@expected_option
+@jobs_option
 @policy_option
 @json_option
 @out_option
@@ -132,13 +141,15 @@ def compare_cmd(
     history: Path,
     current: tuple[Path, ...],
     expected: tuple[Path, ...],
+    jobs_path: Path | None,
     policy_path: Path | None,
     as_json: bool,
     out: Path | None,
     max_bytes: int,
 ) -> None:
     """Verdicts of a run's points and curves against the history; exit 1 on a confirmed
-    regression or a failed gate (unless the policy only warns)."""
+    regression or a failed gate (unless the policy only warns), on missing data, and for a
+    run without any record."""
     from generator.catalog.regression import policy_for
     from generator.results.compare import compare
     from generator.results.compare_text import markdown
@@ -148,7 +159,7 @@ def compare_cmd(
     def work(root: Path) -> int:
         _check_out(out, as_json)
         policy, source = policy_for(root, policy_path)
-        wanted = load_expected(expected) if expected else None
+        wanted = load_expected(expected, jobs_path) if expected else None
         store = open_store(current=current, history=history, newest=policy.window)
         _warn_problems(store.problems)
         name = current[0].resolve().name if len(current) == 1 else "current"

@@ -13,7 +13,7 @@ from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
 from generator.results.curve import Curve, CurveJudgement, judge
-from generator.results.expected import Expected, missing_cases, missing_points
+from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
 from generator.results.gates import Gate, gates
 from generator.results.record import is_infrastructure, needs_acceptance
 from generator.results.store import CURRENT, Store
@@ -122,6 +122,18 @@ class Comparison:
     gates: tuple[Gate, ...]
     missing_cases: tuple[tuple[str, str], ...]
     problems: tuple[str, ...]
+    # Records the current run reported: a run without any fails (expected.empty_reason).
+    reported: int = 1
+    expected_points: int | None = None
+
+    @property
+    def missing(self) -> int:
+        """Missing data fails a run: points and cases expected without a record."""
+        return sum(p.verdict == MISSING for p in self.points) + len(self.missing_cases)
+
+    @property
+    def empty(self) -> str | None:
+        return empty_reason(self.reported, self.expected_points)
 
     @property
     def regressions(self) -> int:
@@ -133,7 +145,7 @@ class Comparison:
     def exit_code(self) -> int:
         fail_regression = self.regressions and self.policy.on_regression == "fail"
         fail_gate = self.gates and self.policy.on_gate == "fail"
-        return 1 if fail_regression or fail_gate else 0
+        return 1 if fail_regression or fail_gate or self.missing or self.empty else 0
 
     def counts(self) -> dict[str, dict[str, int]]:
         points: dict[str, int] = defaultdict(int)
@@ -151,6 +163,9 @@ class Comparison:
             "history_runs": self.history_runs,
             "policy": {**self.policy.as_dict(), "source": self.policy_source},
             "exit_code": self.exit_code,
+            "outcome": "fail" if self.exit_code else "pass",
+            "reason": self.empty,
+            "missing": self.missing,
             "regressions": self.regressions,
             "counts": self.counts(),
             "gates": [g.as_dict() for g in self.gates],
@@ -273,6 +288,8 @@ def compare(
         gates=tuple(gates(store)),
         missing_cases=tuple(missing_cases(store, expected)),
         problems=tuple(str(p) for p in store.problems),
+        reported=store.count(CURRENT),
+        expected_points=len(expected.points) if expected else None,
     )
 
 

@@ -23,6 +23,10 @@ def _outcome(data: dict[str, Any]) -> str:
         parts.append(f"{data['regressions']} confirmed regression(s) ({policy['on_regression']})")
     if data["gates"]:
         parts.append(f"{len(data['gates'])} failed gate(s) ({policy['on_gate']})")
+    if data.get("reason"):
+        parts.append(str(data["reason"]))
+    elif data.get("missing"):
+        parts.append(f"{data['missing']} expected point(s) or case(s) without a record")
     verdict = "FAIL" if data["exit_code"] else "pass"
     return f"**{verdict}**" + (": " + "; ".join(parts) if parts else ": no confirmed regression")
 

@@ -6,6 +6,9 @@ case is expected; a record matches by job id and point id, or by case entry id. 
 matrices, a point is expected when the newest history run that has its config reported it
 and the current run reported some point of that config (a run that selected other configs
 expects nothing of this one); a case likewise per accuracy suite.
+
+A missing point or case says why when GitHub's status of its job does (`--jobs`,
+jobs.py). Missing data fails a run, and so does a run without any record.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
 from generator.results.store import IMAGE_FAMILY_SQL, Store
 
@@ -26,6 +30,12 @@ class Expected:
     points: tuple[tuple[tuple[str, str], dict[str, Any]], ...]
     # case entry id -> case id
     cases: tuple[tuple[str, str], ...]
+    # matrix id -> why its job left no record (jobs.load_jobs)
+    jobs: tuple[tuple[str, str], ...] = ()
+
+    def why(self, job_id: str) -> str:
+        reason = dict(self.jobs).get(job_id)
+        return f"not reported: {reason}" if reason else "not reported"
 
 
 def _entries(path: Path) -> list[Any]:
@@ -39,7 +49,8 @@ def _entries(path: Path) -> list[Any]:
     return entries
 
 
-def load_expected(paths: Sequence[Path]) -> Expected:
+def load_expected(paths: Sequence[Path], jobs: Path | None = None) -> Expected:
+    """The points and cases of the matrices at `paths`; `jobs`: GitHub's job statuses."""
     points: list[tuple[tuple[str, str], dict[str, Any]]] = []
     cases: list[tuple[str, str]] = []
     for path in paths:
@@ -61,7 +72,8 @@ def load_expected(paths: Sequence[Path]) -> Expected:
                     cases.append((str(entry["id"]), str(entry.get("case", entry["id"]))))
             except (KeyError, TypeError, ValueError) as e:
                 raise ResultsError(f"{path}: entry {i}: not a job or case entry ({e!r})") from e
-    return Expected(points=tuple(points), cases=tuple(cases))
+    reasons = tuple(sorted(load_jobs(jobs).items())) if jobs is not None else ()
+    return Expected(points=tuple(points), cases=tuple(cases), jobs=reasons)
 
 
 _BY_HISTORY = """
@@ -99,7 +111,10 @@ def missing_points(store: Store, expected: Expected | None) -> list[tuple[dict[s
                 f"SELECT {IMAGE_FAMILY_SQL.format(ref='?')}", [image]
             ).fetchone()
             out.append(
-                ({**identity, "image_family": family[0] if family else None}, "not reported")
+                (
+                    {**identity, "image_family": family[0] if family else None},
+                    expected.why(key[0]),
+                )
             )
     return out
 
@@ -127,3 +142,67 @@ def missing_cases(store: Store, expected: Expected | None) -> list[tuple[str, st
         for row in store.rows("SELECT id FROM records WHERE role = 'current' AND kind = 'case'")
     }
     return [(entry, case) for entry, case in expected.cases if entry not in seen]
+
+
+def counts(store: Store, expected: Expected | None) -> dict[str, dict[str, int]]:
+    """Expected, reported and missing points, cases and jobs of the CURRENT run (without
+    matrices, what was expected is what was reported plus what is missing)."""
+    missing_p = missing_points(store, expected)
+    missing_c = missing_cases(store, expected)
+    reported = store.rows(
+        "SELECT kind, count(*) AS n, count(DISTINCT job_id) AS jobs FROM records "
+        "WHERE role = 'current' GROUP BY kind"
+    )
+    by_kind = {row["kind"]: row for row in reported}
+    points = int(by_kind.get("point", {}).get("n", 0))
+    cases = int(by_kind.get("case", {}).get("n", 0))
+    out = {
+        "points": {
+            "expected": len(expected.points) if expected else points + len(missing_p),
+            "reported": points,
+            "missing": len(missing_p),
+        },
+        "cases": {
+            "expected": len(expected.cases) if expected else cases + len(missing_c),
+            "reported": cases,
+            "missing": len(missing_c),
+        },
+    }
+    if expected is not None:
+        jobs = {job for (job, _), _ in expected.points}
+        seen = {
+            row["job_id"]
+            for row in store.rows(
+                "SELECT DISTINCT job_id FROM records WHERE role = 'current' AND kind = 'point'"
+            )
+        }
+        out["jobs"] = {
+            "expected": len(jobs),
+            "reported": len(jobs & seen),
+            "missing": len(jobs - seen),
+        }
+    return out
+
+
+def missing_jobs(store: Store, expected: Expected | None) -> list[tuple[str, int, str]]:
+    """(job id, expected points, reason) of every expected job without any record."""
+    if expected is None:
+        return []
+    seen = {
+        row["job_id"]
+        for row in store.rows(
+            "SELECT DISTINCT job_id FROM records WHERE role = 'current' AND kind = 'point'"
+        )
+    }
+    wanted: dict[str, int] = {}
+    for (job, _), _ in expected.points:
+        wanted[job] = wanted.get(job, 0) + 1
+    return [(job, n, expected.why(job)) for job, n in wanted.items() if job not in seen]
+
+
+def empty_reason(reported: int, expected_points: int | None) -> str | None:
+    """Why a run without any record fails (None when it reported something)."""
+    if reported:
+        return None
+    wanted = f" of the {expected_points} points expected" if expected_points else ""
+    return f"the run reported no record{wanted}: every job of it was lost or never ran"

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.results.record import Problem, read_record
-from generator.results.runs import RunDir, history_runs, run_dir
-from generator.results.store import CURRENT, HISTORY, Store
+from generator.results.runs import RunDir, history_dirs, history_run, run_dir, started
+from generator.results.store import COMPACT_FILE, CURRENT, HISTORY, Store
 
 
 def checked(run: RunDir) -> tuple[RunDir, list[Problem]]:
@@ -43,5 +43,23 @@ def open_store(
         store.add(CURRENT, [run])
         name = run.name
     if history is not None:
-        store.add(HISTORY, history_runs(history, exclude=name, newest=newest))
+        runs = [history_run(d) for d in history_dirs(history, exclude=name)]
+        store.add(HISTORY, _newest(store, runs, newest))
     return store
+
+
+def _newest(store: Store, runs: list[RunDir], newest: int | None) -> list[RunDir]:
+    """With `newest`, only the runs that started last (and any run without a start): an
+    admitted run's start is read from its compact file, another's is estimated from its
+    first record (runs.started)."""
+    if newest is None or len(runs) <= newest:
+        return runs
+    usable = {r.name: r.compact for r in runs if r.compact and Path(r.compact).name == COMPACT_FILE}
+    starts = store.compact_starts(list(usable.values()))
+    times = {
+        r.name: starts.get(usable[r.name]) if r.name in usable else started(Path(str(r.path)))
+        for r in runs
+    }
+    dated = sorted(((t, name) for name, t in times.items() if t is not None), reverse=True)
+    keep = {name for _, name in dated[:newest]} | {n for n, t in times.items() if t is None}
+    return [r for r in runs if r.name in keep]

@@ -2,7 +2,14 @@
 
 A run directory holds everything one workflow run produced, possibly merged from many
 jobs, so its files may sit in subdirectories. A history directory holds one run directory
-per past run; entries whose name starts with `.` (a `.git` of a checkout) are skipped.
+per past run; entries whose name starts with `.` (a `.git` of a checkout, a run being
+admitted) are skipped.
+
+A run admitted by `results admit` also holds MANIFEST (the matrix, the verdicts,
+provenance) and a compact file (`records-<version>.parquet`, store.COMPACT_FILE); the
+JSON files of such a run are listed only when its compact file cannot be read. At the top
+of a run directory, MANIFEST and RESERVED are never records: earlier versions wrote the
+Markdown of `results compare` to `verdicts.json` there.
 """
 
 from __future__ import annotations
@@ -18,18 +25,26 @@ from generator.results.record import ResultsError
 
 # A record is a few kilobytes; a larger JSON file (an evaluator's samples) is not read.
 MAX_RECORD_BYTES = 4 * 1024 * 1024
+MANIFEST = "manifest.json"
+RESERVED = frozenset({MANIFEST, "verdicts.json", "expected.json", "jobs.json"})
+COMPACT_GLOB = "records-*.parquet"
 
 
 @dataclass(frozen=True, kw_only=True)
 class RunDir:
-    """One run: its name (the run's directory name) and its JSON files."""
+    """One run: its name (the run's directory name) and its JSON files; for an admitted
+    history run, its directory, compact file and manifest instead of a listing."""
 
     name: str
     files: tuple[str, ...]
+    path: str | None = None
+    compact: str | None = None
+    manifest: str | None = None
 
 
 def json_files(root: Path) -> tuple[str, ...]:
-    """Every `*.json` file below `root` of at most MAX_RECORD_BYTES, in sorted order."""
+    """Every `*.json` file below `root` of at most MAX_RECORD_BYTES, in sorted order (but
+    RESERVED names at the top)."""
     found: list[str] = []
     for top, dirs, _ in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -37,6 +52,7 @@ def json_files(root: Path) -> tuple[str, ...]:
             for entry in entries:
                 if (
                     entry.name.endswith(".json")
+                    and not (top == str(root) and entry.name in RESERVED)
                     and entry.is_file()
                     and entry.stat().st_size <= MAX_RECORD_BYTES
                 ):
@@ -74,21 +90,32 @@ def started(run: Path) -> datetime | None:
     return None
 
 
-def history_runs(
-    history: Path, exclude: str | None = None, newest: int | None = None
-) -> tuple[RunDir, ...]:
-    """The runs of a history directory (one subdirectory each), but `exclude`: a run that
-    is being compared is never its own baseline. With `newest`, only the runs whose first
-    record started last (and any run without one) are read."""
+def history_run(path: Path) -> RunDir:
+    """One run of a history: from its compact file when it was admitted, else its files."""
+    manifest = path / MANIFEST
+    compact = sorted(path.glob(COMPACT_GLOB))
+    if manifest.is_file() and compact:
+        return RunDir(
+            name=path.name,
+            files=(),
+            path=str(path),
+            compact=str(compact[-1]),
+            manifest=str(manifest),
+        )
+    return RunDir(
+        name=path.name,
+        files=json_files(path),
+        path=str(path),
+        manifest=str(manifest) if manifest.is_file() else None,
+    )
+
+
+def history_dirs(history: Path, exclude: str | None = None) -> list[Path]:
+    """The run directories of a history directory, but `exclude`: a run that is being
+    compared is never its own baseline."""
     _directory(history, "history directory")
-    dirs = [
+    return [
         Path(entry.path)
         for entry in sorted(os.scandir(history), key=lambda e: e.name)
         if entry.is_dir() and not entry.name.startswith(".") and entry.name != exclude
     ]
-    if newest is not None and len(dirs) > newest:
-        times = {d: started(d) for d in dirs}
-        dated = sorted(((t, d) for d, t in times.items() if t is not None), reverse=True)
-        keep = {d for _, d in dated[:newest]} | {d for d, t in times.items() if t is None}
-        dirs = [d for d in dirs if d in keep]
-    return tuple(RunDir(name=d.name, files=json_files(d)) for d in dirs)

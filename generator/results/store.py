@@ -2,21 +2,29 @@
 
 `Store.add` reads the JSON files of runs with `read_text` and types them with `from_json`
 (one C++ pass over the files; DuckDB's schema detection per file would cost ten times
-more), into one table `records` (a row per record; the newest attempt of a point or case
-in a run wins), and `runs` (a run's time is the earliest `timings.started_at` of its
-records; `rank` 1 is the newest history run). Every query of the commands runs on these.
+more). A history run admitted by `results admit` also has its compact file (COMPACT_FILE:
+the same typed rows as Parquet, written at admission); those runs are read from it, lazily,
+through a view over the Parquet files, and their JSON files are not opened at all.
+
+The view `records` has a row per record (the newest attempt of a point or case in a run
+wins, chosen as a run is added), and the table `runs` a row per run (a run's time is the
+earliest `timings.started_at` of its records; `rank` 1 is the newest history run). Every
+query of the commands runs on these.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from generator.results.record import SCHEMA_FAMILY, SCHEMA_ID, Problem
-from generator.results.runs import RunDir
+from generator.results.runs import RunDir, json_files
 
 HISTORY = "history"
 CURRENT = "current"
@@ -74,10 +82,21 @@ STRUCTURE: dict[str, Any] = {
         "num_prompts": "BIGINT",
     },
     "provenance": {
-        "image": {"requested": _STRING, "tag": _STRING, "digest": _STRING},
+        "image": {"requested": _STRING, "tag": _STRING, "digest": _STRING, "pinned": _STRING},
         "sglang_version": _STRING,
         "gpu": {"model": _STRING},
-        "github": {"repository": _STRING, "run_id": _STRING, "run_attempt": _STRING},
+        "github": {
+            "repository": _STRING,
+            "run_id": _STRING,
+            "run_attempt": _STRING,
+            "workflow": _STRING,
+        },
+        "sglang_commit": _STRING,
+        "atom_version": _STRING,
+        "aiter_version": _STRING,
+        "rocm_version": _STRING,
+        "runner_name": _STRING,
+        "catalog_commit": _STRING,
     },
     "metrics": {
         "completed": "BIGINT",
@@ -113,6 +132,19 @@ _COLUMNS = ",\n".join(
         "r.provenance.github.repository AS gh_repository",
         "r.provenance.github.run_id AS gh_run_id",
         "r.provenance.github.run_attempt AS gh_run_attempt",
+        *(
+            f"r.provenance.{c} AS {c}"
+            for c in (
+                "sglang_commit",
+                "atom_version",
+                "aiter_version",
+                "rocm_version",
+                "runner_name",
+                "catalog_commit",
+            )
+        ),
+        "r.provenance.image.pinned AS image_pinned",
+        "r.provenance.github.workflow AS gh_workflow",
         *(f"r.metrics.{c} AS {c}" for c in ("completed", "metric", "passed", *_METRICS)),
     ]
 )
@@ -136,6 +168,14 @@ CURVE_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), config
     coalesce(runner_label, '-'), coalesce(image_family, '-'))"""
 
 
+# The compact file of an admitted run: its name carries a hash of the typed shape, so a
+# file written by a version with other columns is never read as this one's (the run's
+# JSON files are read instead).
+COMPACT_VERSION = hashlib.sha256((json.dumps(STRUCTURE) + _COLUMNS).encode()).hexdigest()[:12]
+COMPACT_FILE = f"records-{COMPACT_VERSION}.parquet"
+COMPACT_GLOB = "records-*.parquet"
+
+
 class Store:
     """The records of the runs added so far, in an in-memory DuckDB database."""
 
@@ -150,11 +190,32 @@ class Store:
             f"FROM (SELECT from_json('{{}}', '{structure}') AS r) WHERE false"
         )
         self.problems: list[Problem] = []
+        # History runs read from their compact files: run name -> the file.
+        self.compact: dict[str, str] = {}
         self._views()
 
     def add(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
         """Read the files of `runs` as `role` (HISTORY or CURRENT); returns the files that
-        claim to be records and are not (also kept in `self.problems`)."""
+        claim to be records and are not (also kept in `self.problems`). A history run with
+        a compact file is read from that file."""
+        compact = {
+            r.name: r.compact
+            for r in runs
+            if role == HISTORY and r.compact and Path(r.compact).name == COMPACT_FILE
+        }
+        if compact:
+            self.compact.update(compact)
+            self._compact_view()
+        rest = [
+            r if r.files or r.path is None else replace(r, files=json_files(Path(r.path)))
+            for r in runs
+            if r.name not in compact
+        ]
+        new = self._add_json(role, rest)
+        self._refresh_runs()
+        return new
+
+    def _add_json(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
         files = [f for run in runs for f in run.files]
         if not files:
             return []
@@ -184,11 +245,16 @@ class Store:
             ORDER BY file
             """
         ).fetchall()
+        # Within a run, the attempt of a point or case that started last wins.
         self.con.execute(
             f"""
             INSERT INTO all_records
-            SELECT ?, run, file, {_COLUMNS} FROM parsed
-            WHERE ok AND r.schema = '{SCHEMA_ID}' AND ({_SHAPE}) IS NULL
+            SELECT * FROM (
+              SELECT ?, run, file, {_COLUMNS} FROM parsed
+              WHERE ok AND r.schema = '{SCHEMA_ID}' AND ({_SHAPE}) IS NULL)
+            QUALIFY row_number() OVER (
+              PARTITION BY run, kind, coalesce(job_id, ''), id
+              ORDER BY started_at DESC NULLS LAST, file DESC) = 1
             """,
             [role],
         )
@@ -197,22 +263,45 @@ class Store:
         self.problems.extend(new)
         return new
 
+    def _compact_view(self) -> None:
+        """`compact_records`: the rows of the compact files, read when a query needs them;
+        `file` is the record's path (the file holds it relative to its run directory)."""
+        if not self.compact:
+            self.con.execute(
+                "CREATE OR REPLACE VIEW compact_records AS SELECT * FROM all_records WHERE false"
+            )
+            return
+        runs = ", ".join(f"({_literal(f)}, {_literal(r)})" for r, f in self.compact.items())
+        files = ", ".join(_literal(f) for f in self.compact.values())
+        self.con.execute(
+            f"""
+            CREATE OR REPLACE VIEW compact_records AS
+            SELECT 'history' AS role, n.run AS run,
+              regexp_replace(c.filename, '[^/]*$', '') || c.file AS file,
+              c.* EXCLUDE (file, filename)
+            FROM read_parquet([{files}], filename = true) c
+            JOIN (VALUES {runs}) n(filename, run) ON n.filename = c.filename
+            """
+        )
+
     def _views(self) -> None:
+        self._compact_view()
         self.con.execute(
             f"""
             CREATE VIEW records AS
             SELECT *, {POINT_KEY} AS point_key, {CURVE_KEY} AS curve_key,
               coalesce(spec, 'none') <> 'none' AS mtp,
               coalesce(interactivity, 1000.0 / nullif(median_tpot_ms, 0)) AS x_interactivity
-            FROM all_records
-            QUALIFY row_number() OVER (
-              PARTITION BY role, run, kind, coalesce(job_id, ''), id
-              ORDER BY started_at DESC NULLS LAST, file DESC) = 1
+            FROM (SELECT * FROM all_records UNION ALL BY NAME SELECT * FROM compact_records)
             """
         )
+        self._refresh_runs()
+
+    def _refresh_runs(self) -> None:
+        """`runs`, a table: computed once per added batch, not per query."""
         self.con.execute(
             """
-            CREATE VIEW runs AS
+            CREATE OR REPLACE TABLE runs AS
             SELECT role, run, min(started_at) AS run_time, count(*) AS records,
               CASE WHEN role = 'history' THEN row_number() OVER (
                 PARTITION BY role ORDER BY min(started_at) DESC, run DESC) END AS rank
@@ -227,10 +316,48 @@ class Store:
         ).fetchone()
         if row is None:
             return None
+        run = str(row[0])
+        if run in self.compact:
+            self.con.execute(
+                "INSERT INTO all_records BY NAME SELECT * REPLACE ('current' AS role) "
+                "FROM compact_records WHERE run = ?",
+                [run],
+            )
+            del self.compact[run]
+            self._compact_view()
+        else:
+            self.con.execute(
+                "UPDATE all_records SET role = 'current' WHERE role = 'history' AND run = ?",
+                [run],
+            )
+        self._refresh_runs()
+        return run
+
+    def compact_starts(self, files: Sequence[str]) -> dict[str, Any]:
+        """The earliest record start in each of the compact `files`."""
+        if not files:
+            return {}
+        rows = self.con.execute(
+            "SELECT filename, min(started_at) FROM read_parquet(?, filename = true) "
+            "GROUP BY filename",
+            [list(files)],
+        ).fetchall()
+        return {str(f): t for f, t in rows}
+
+    def write_compact(self, path: Path, root: Path) -> int:
+        """Write the CURRENT records as a compact file at `path`, each `file` relative to
+        the run directory `root`; the number of rows."""
+        prefix = str(root).rstrip("/") + "/"
         self.con.execute(
-            "UPDATE all_records SET role = 'current' WHERE role = 'history' AND run = ?", [row[0]]
+            f"""
+            COPY (SELECT * EXCLUDE (role, run) REPLACE (
+                    CASE WHEN starts_with(file, {_literal(prefix)})
+                      THEN file[{len(prefix) + 1}:] ELSE file END AS file)
+                  FROM all_records WHERE role = 'current' ORDER BY kind, config, case_id, id)
+            TO {_literal(str(path))} (FORMAT parquet, COMPRESSION zstd)
+            """
         )
-        return str(row[0])
+        return self.count(CURRENT)
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """The rows of a query as dicts (column name -> value)."""
@@ -241,6 +368,11 @@ class Store:
     def count(self, role: str) -> int:
         row = self.con.execute("SELECT count(*) FROM records WHERE role = ?", [role]).fetchone()
         return int(row[0]) if row else 0
+
+
+def _literal(text: str) -> str:
+    """`text` as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _structure_literal() -> str:

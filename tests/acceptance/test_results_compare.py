@@ -125,11 +125,12 @@ def test_an_empty_history_makes_every_point_new(tmp_path: Path) -> None:
     assert [c["verdict"] for c in data["curves"]] == ["new"]
 
 
-def test_a_point_missing_from_the_run_is_missing(tmp_path: Path) -> None:
+def test_a_point_missing_from_the_run_is_missing_and_fails_it(tmp_path: Path) -> None:
     history(tmp_path / "history", POINTS, 7)
     current(tmp_path, points=POINTS[:-1])
     result, data = compare(tmp_path)
-    assert result.exit_code == 0
+    assert result.exit_code == 1
+    assert (data["outcome"], data["missing"], data["regressions"]) == ("fail", 1, 0)
     assert verdicts(data)[128] == "missing"
     assert data["points"][-1]["reason"] == "not reported (the previous run had it)"
 
@@ -164,7 +165,7 @@ def test_a_cancelled_point_is_missing_and_a_failed_one_invalid(tmp_path: Path) -
         tmp_path, {POINTS[0]: Shape(status="cancelled"), POINTS[1]: Shape(status="server-died")}
     )
     result, data = compare(tmp_path)
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert [(p["verdict"], p["reason"]) for p in data["points"][:2]] == [
         ("missing", "cancelled"),
         ("invalid", "status server-died"),
@@ -275,7 +276,7 @@ def test_the_markdown_names_the_regression(tmp_path: Path) -> None:
     assert "| regression | ds-fp8-tp8 | 1024x1024 | 16 | tok/s/GPU |" in result.stdout
 
 
-def test_an_expected_case_without_a_record_is_listed_and_gates_nothing(tmp_path: Path) -> None:
+def test_an_expected_case_without_a_record_is_listed_and_fails_the_run(tmp_path: Path) -> None:
     (tmp_path / "history").mkdir()
     run = Run(day=30)
     write_run(tmp_path, run, [case_record(run)], name="run")
@@ -285,8 +286,9 @@ def test_an_expected_case_without_a_record_is_listed_and_gates_nothing(tmp_path:
     ]
     (tmp_path / "cases.json").write_text(json.dumps(cases))
     result, data = compare(tmp_path, "--expected", str(tmp_path / "cases.json"))
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert data["missing_cases"] == [{"id": "mmlu-nightly", "case": "mmlu"}]
+    assert data["gates"] == []
 
 
 def test_a_matrix_that_is_not_one_is_bad_input(tmp_path: Path) -> None:
@@ -310,7 +312,7 @@ def test_an_infrastructure_failure_is_missing_data(tmp_path: Path) -> None:
     data["error"] = "infrastructure: hf download exited with status 1"
     record.write_text(json.dumps(data))
     result, verdicts_ = compare(tmp_path)
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert (verdicts_["points"][0]["verdict"], verdicts_["points"][0]["reason"]) == (
         "missing",
         "infrastructure: hf download exited with status 1",
@@ -330,3 +332,68 @@ def test_json_out_writes_json_and_a_json_name_for_markdown_is_refused(tmp_path: 
         f"error: {tmp_path}/v2.json: a Markdown output is written to a .md file\n"
     )
     assert not (tmp_path / "v2.json").exists()
+
+
+def two_jobs(tmp_path: Path) -> Path:
+    """A matrix of two jobs (1024x1024 and 8192x1024 of one config), as the select job
+    saves it; the run reports the first job only."""
+    pairs = ((1024, 1024), (8192, 1024))
+    points = sweep(concurrencies=(4, 16, 64), pairs=pairs)
+    history(tmp_path / "history", points, 3)
+    current(tmp_path, points=[p for p in points if p.isl == 1024])
+    jobs = [
+        {
+            "id": f"ds-fp8-tp8-{isl}x{osl}",
+            "config": "ds-fp8-tp8",
+            "runner": "mi355-8gpu",
+            "image": "rocm/sgl-dev:nightly",
+            "points": [
+                {"id": p.point_id, "isl": isl, "osl": osl, "concurrency": p.concurrency}
+                for p in points
+                if p.isl == isl
+            ],
+        }
+        for isl, osl in pairs
+    ]
+    matrix = tmp_path / "expected.json"
+    matrix.write_text(json.dumps({"include": jobs}))
+    return matrix
+
+
+def test_a_job_without_records_is_missing_with_its_github_status_and_fails(
+    tmp_path: Path,
+) -> None:
+    matrix = two_jobs(tmp_path)
+    statuses = tmp_path / "jobs.json"
+    statuses.write_text(
+        '{"name": "ds-fp8-tp8-1024x1024 / ds-fp8-tp8-1024x1024", "status": "completed", '
+        '"conclusion": "success", "steps": []}\n'
+        '{"name": "ds-fp8-tp8-8192x1024 / ds-fp8-tp8-8192x1024", "status": "completed", '
+        '"conclusion": "failure", "steps": [{"name": "Set up job", "conclusion": "success"}, '
+        '{"name": "Initialize containers", "conclusion": "failure"}]}\n'
+    )
+    result, data = compare(tmp_path, "--expected", str(matrix), "--jobs", str(statuses))
+    assert result.exit_code == 1
+    assert data["outcome"] == "fail"
+    missing = [(p["pair"], p["concurrency"], p["reason"]) for p in data["points"]]
+    assert missing[3:] == [
+        ("8192x1024", c, "not reported: job failure at step 'Initialize containers'")
+        for c in (4, 16, 64)
+    ]
+    assert [p["verdict"] for p in data["points"]] == ["ok"] * 3 + ["missing"] * 3
+
+
+def test_an_empty_run_fails_with_one_line(tmp_path: Path) -> None:
+    matrix = two_jobs(tmp_path)
+    for record in (tmp_path / "run").rglob("*.json"):
+        record.unlink()
+    result, data = compare(tmp_path, "--expected", str(matrix))
+    assert result.exit_code == 1
+    assert data["reason"] == (
+        "the run reported no record of the 6 points expected: every job of it was lost or "
+        "never ran"
+    )
+    (tmp_path / "bare").mkdir()
+    result = run_compare(tmp_path, "--json", history=tmp_path / "bare")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["reason"] == "the run reported no record: every job of it was lost or never ran"
