@@ -242,3 +242,48 @@ def thresholds_cmd(
         return 0
 
     _run(ctx, work)
+
+
+@results_group.command(name="admit")
+@click.argument("run_dirs", nargs=-1, required=True, type=_dir)
+@click.option(
+    "--history",
+    type=_dir,
+    required=True,
+    help="History directory the run goes into (created when absent).",
+)
+@click.option("--name", required=True, help="The run directory's name in the history.")
+@expected_option
+@click.option("--verdicts", type=_file, help="The run's verdicts (results compare --json --out).")
+@jobs_option
+@click.pass_context
+def admit_cmd(
+    ctx: click.Context,
+    run_dirs: tuple[Path, ...],
+    history: Path,
+    name: str,
+    expected: tuple[Path, ...],
+    verdicts: Path | None,
+    jobs_path: Path | None,
+) -> None:
+    """Write RUN_DIR... into the history as NAME: its records (refused whole unless every
+    one validates), a manifest and a compact file; an existing run is never rewritten."""
+    import os
+
+    from generator.results.admit import admit
+
+    def work(root: Path) -> int:
+        done = admit(
+            run_dirs,
+            history,
+            name,
+            expected=expected,
+            verdicts=verdicts,
+            jobs=jobs_path,
+            environ=os.environ,
+        )
+        left = f"; left out {len(done.left_out)} other files" if done.left_out else ""
+        click.echo(f"admitted {done.records} records as {done.path}{left}")
+        return 0
+
+    _run(ctx, work)

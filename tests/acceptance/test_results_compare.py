@@ -390,10 +390,12 @@ def test_an_empty_run_fails_with_one_line(tmp_path: Path) -> None:
     result, data = compare(tmp_path, "--expected", str(matrix))
     assert result.exit_code == 1
     assert data["reason"] == (
-        "the run reported no record of the 6 points expected: every job of it was lost or "
-        "never ran"
+        "the run reported no record of the 6 points expected: every job of it was lost or never ran"
     )
     (tmp_path / "bare").mkdir()
     result = run_compare(tmp_path, "--json", history=tmp_path / "bare")
     assert result.exit_code == 1
-    assert json.loads(result.stdout)["reason"] == "the run reported no record: every job of it was lost or never ran"
+    assert (
+        json.loads(result.stdout)["reason"]
+        == "the run reported no record: every job of it was lost or never ran"
+    )

@@ -1,0 +1,156 @@
+"""`results admit`: write one run into a history, only when its records validate.
+
+The history job runs it on the run's artifact. The run directory it writes, `HISTORY/NAME`
+(new: an existing one is never rewritten), holds:
+
+- the records, every one validated against the record schema, at their paths below the
+  run directory (a run with a record that does not validate is refused whole, exit 2);
+- `manifest.json`: the run (workflow, number, id, attempt, link), the matrices it was
+  asked to run, the verdicts of `compare --json`, GitHub's job statuses, provenance
+  (images with digests and versions, runners, catalog commit), the records' paths, and
+  the files of the artifact that were left out (Markdown, JSON that is not a record);
+- the compact file (store.COMPACT_FILE): the typed rows `report` and `compare` read
+  instead of the JSON files.
+
+It is built beside the history's runs (`.NAME.new-*`) and moved in when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from generator.jsonio import dumps
+from generator.results.expected import load_expected
+from generator.results.jobs import load_jobs
+from generator.results.output import new_dir
+from generator.results.provenance import provenance, run_info
+from generator.results.record import Problem, ResultsError, read_record
+from generator.results.runs import MANIFEST, RunDir
+from generator.results.store import COMPACT_FILE, CURRENT, Store
+from generator.results.verdicts_json import load as load_verdicts
+
+MANIFEST_SCHEMA = "sglang-ci/manifest/1"
+ADMIT = "results admit"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Admitted:
+    path: Path
+    records: int
+    left_out: tuple[str, ...]
+
+
+def _sort(run_dirs: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str], list[Problem]]:
+    """(record file, its path in the new run) of every valid record; the other files'
+    paths; the files that claim to be records and are not."""
+    records: list[tuple[Path, str]] = []
+    others: list[str] = []
+    problems: list[Problem] = []
+    for run_dir in run_dirs:
+        if not run_dir.is_dir():
+            raise ResultsError(f"{run_dir}: run directory is not a directory")
+        prefix = "" if len(run_dirs) == 1 else f"{run_dir.resolve().name}/"
+        for top, dirs, files in os.walk(run_dir):
+            dirs.sort()
+            for name in sorted(files):
+                path = Path(top, name)
+                rel = prefix + path.relative_to(run_dir).as_posix()
+                record, problem = (None, None)
+                if name.endswith(".json"):
+                    record, problem = read_record(path)
+                if problem is not None:
+                    problems.append(problem)
+                elif record is not None:
+                    records.append((path, rel))
+                else:
+                    others.append(rel)
+    return records, others, problems
+
+
+def _matrices(paths: Sequence[Path]) -> list[Any]:
+    load_expected(paths)  # refuses what is not a matrix
+    return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+
+
+def _job_statuses(path: Path | None) -> list[Any] | None:
+    if path is None:
+        return None
+    reasons = load_jobs(path)
+    return [{"job": job, "reason": why} for job, why in sorted(reasons.items())]
+
+
+def admit(
+    run_dirs: Sequence[Path],
+    history: Path,
+    name: str,
+    *,
+    expected: Sequence[Path] = (),
+    verdicts: Path | None = None,
+    jobs: Path | None = None,
+    environ: Mapping[str, str],
+) -> Admitted:
+    """Write the run made of `run_dirs` as `history/name` (see the module's text)."""
+    if not _NAME.fullmatch(name):
+        raise ResultsError(f"{name!r}: a run name is letters, digits, '.', '_' and '-'")
+    if history.exists() and not history.is_dir():
+        raise ResultsError(f"{history}: history directory is not a directory")
+    target = history / name
+    if target.exists():
+        raise ResultsError(f"{target}: already exists; {ADMIT} never rewrites a run")
+    records, others, problems = _sort(run_dirs)
+    if problems:
+        raise ResultsError(
+            f"{problems[0]} (the run is not admitted: {len(problems)} of "
+            f"{len(problems) + len(records)} files claiming to be records do not validate)"
+        )
+    matrices = _matrices(expected)
+    judged = load_verdicts(verdicts) if verdicts is not None else None
+    statuses = _job_statuses(jobs)
+
+    def build(new: Path) -> None:
+        for source, rel in records:
+            dest = new / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, dest)
+        store = Store()
+        store.add(CURRENT, [RunDir(name=name, files=tuple(str(new / rel) for _, rel in records))])
+        rows = store.write_compact(new / COMPACT_FILE, new)
+        start = store.rows("SELECT run_time FROM runs WHERE role = 'current'")
+        manifest = {
+            "schema": MANIFEST_SCHEMA,
+            "name": name,
+            "admitted_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "started_at": start[0]["run_time"].strftime("%Y-%m-%dT%H:%M:%SZ") if start else None,
+            "run": run_info(store, environ),
+            "provenance": provenance(store),
+            "matrix": matrices,
+            "verdicts": judged,
+            "jobs": statuses,
+            "records": {"count": rows, "files": [rel for _, rel in records]},
+            "compact": COMPACT_FILE,
+            "left_out": others,
+        }
+        (new / MANIFEST).write_text(dumps(manifest), encoding="utf-8")
+
+    new_dir(target, ADMIT, build)
+    return Admitted(path=target, records=len(records), left_out=tuple(others))
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """An admitted run's manifest, or None when it is not one (unreadable, other JSON)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
+        return None
+    return data

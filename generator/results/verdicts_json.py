@@ -1,0 +1,249 @@
+"""The verdicts JSON of `results compare --json`, as the run summary and the dashboard read
+it: the one adapter between compare's output and what shows it.
+
+It reads the output contract of docs/results.md ("The verdicts JSON": `outcome`; `points`
+with config, isl, osl, concurrency, verdict and per metric its verdict and change; `curves`;
+`events`) and the earlier shape (`exit_code` for the outcome, curves with a `pair`, no
+events: one event per config with regressed or suspected points or curves is made up for
+them). A verdicts file kept in a manifest years ago still reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.results.record import ResultsError
+
+SCHEMA_PREFIX = "sglang-ci/verdicts/"
+REGRESSION = "regression"
+SUSPECTED = "suspected"
+# Verdicts a dashboard marks on its charts, most severe first.
+MARKED = (REGRESSION, SUSPECTED)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricVerdict:
+    metric: str
+    verdict: str
+    change: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointVerdict:
+    config: str
+    isl: int
+    osl: int
+    concurrency: int
+    verdict: str
+    reason: str | None
+    metrics: tuple[MetricVerdict, ...]
+
+    @property
+    def pair(self) -> str:
+        return f"{self.isl}x{self.osl}"
+
+    def worst_metrics(self) -> tuple[MetricVerdict, ...]:
+        """The metrics that carry the point's verdict."""
+        return tuple(m for m in self.metrics if m.verdict == self.verdict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CurveVerdict:
+    config: str
+    isl: int
+    osl: int
+    verdict: str
+    interactivity: float | None
+    change: float | None
+
+    @property
+    def pair(self) -> str:
+        return f"{self.isl}x{self.osl}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    id: str
+    config: str
+    verdict: str
+    first_bad_run: str | None
+    last_good_run: str | None
+    points: tuple[str, ...]
+    metrics: tuple[str, ...]
+    changes: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdicts:
+    outcome: str
+    reason: str | None
+    points: tuple[PointVerdict, ...]
+    curves: tuple[CurveVerdict, ...]
+    events: tuple[Event, ...]
+    gates: tuple[str, ...]
+    missing_cases: tuple[str, ...]
+
+    @property
+    def regressions(self) -> int:
+        return sum(p.verdict == REGRESSION for p in self.points) + sum(
+            c.verdict == REGRESSION for c in self.curves
+        )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _pair(item: Mapping[str, Any]) -> tuple[int, int]:
+    if isinstance(item.get("isl"), int) and isinstance(item.get("osl"), int):
+        return int(item["isl"]), int(item["osl"])
+    isl, _, osl = str(item.get("pair") or "0x0").partition("x")
+    return (int(isl), int(osl)) if isl.isdigit() and osl.isdigit() else (0, 0)
+
+
+def _metrics(raw: Any) -> tuple[MetricVerdict, ...]:
+    items = raw.items() if isinstance(raw, Mapping) else ((None, m) for m in raw or ())
+    out = []
+    for name, m in items:
+        if isinstance(m, Mapping):
+            out.append(
+                MetricVerdict(
+                    metric=str(m.get("metric") or name),
+                    verdict=str(m.get("verdict")),
+                    change=_number(m.get("change")),
+                )
+            )
+    return tuple(out)
+
+
+def _point(p: Mapping[str, Any]) -> PointVerdict:
+    isl, osl = _pair(p)
+    return PointVerdict(
+        config=str(p.get("config")),
+        isl=isl,
+        osl=osl,
+        concurrency=int(p.get("concurrency") or 0),
+        verdict=str(p.get("verdict")),
+        reason=p.get("reason"),
+        metrics=_metrics(p.get("metrics")),
+    )
+
+
+def _curve(c: Mapping[str, Any]) -> CurveVerdict:
+    isl, osl = _pair(c)
+    return CurveVerdict(
+        config=str(c.get("config")),
+        isl=isl,
+        osl=osl,
+        verdict=str(c.get("verdict")),
+        interactivity=_number(c.get("interactivity")),
+        change=_number(c.get("change")),
+    )
+
+
+def _event(e: Mapping[str, Any]) -> Event:
+    changes = e.get("changes") or {}
+    pairs = (
+        changes.items()
+        if isinstance(changes, Mapping)
+        else ((str(i), "") for i in changes if not isinstance(i, Mapping))
+    )
+    if isinstance(changes, list) and all(isinstance(i, Mapping) for i in changes):
+        pairs = ((str(i.get("what")), f"{i.get('before')} -> {i.get('after')}") for i in changes)
+    points = e.get("points") or ()
+    return Event(
+        id=str(e.get("id")),
+        config=str(e.get("config")),
+        verdict=str(e.get("verdict") or REGRESSION),
+        first_bad_run=e.get("first_bad_run"),
+        last_good_run=e.get("last_good_run"),
+        points=tuple(
+            f"{p.get('isl')}x{p.get('osl')} c={p.get('concurrency')}"
+            if isinstance(p, Mapping)
+            else str(p)
+            for p in points
+        ),
+        metrics=tuple(str(m) for m in e.get("metrics") or ()),
+        changes=tuple((str(k), str(v)) for k, v in pairs),
+    )
+
+
+def _made_up_events(
+    run: str | None, points: tuple[PointVerdict, ...], curves: tuple[CurveVerdict, ...]
+) -> tuple[Event, ...]:
+    """One event per config with marked points or curves (compare without events)."""
+    configs = sorted(
+        {p.config for p in points if p.verdict in MARKED}
+        | {c.config for c in curves if c.verdict in MARKED}
+    )
+    out = []
+    for config in configs:
+        mine = [p for p in points if p.config == config and p.verdict in MARKED]
+        bent = [c for c in curves if c.config == config and c.verdict in MARKED]
+        verdicts = [p.verdict for p in mine] + [c.verdict for c in bent]
+        worst = REGRESSION if REGRESSION in verdicts else SUSPECTED
+        out.append(
+            Event(
+                id=f"{config}@{run}",
+                config=config,
+                verdict=worst,
+                first_bad_run=run,
+                last_good_run=None,
+                points=tuple(f"{p.pair} c={p.concurrency}" for p in mine)
+                + tuple(f"{c.pair} curve" for c in bent),
+                metrics=tuple(
+                    sorted({m.metric for p in mine for m in p.metrics if m.verdict in MARKED})
+                ),
+                changes=(),
+            )
+        )
+    return tuple(out)
+
+
+def read(data: Any) -> Verdicts:
+    """The verdicts of one `results compare --json` document."""
+    if not isinstance(data, Mapping):
+        raise ValueError("verdicts are a JSON object")
+    points = tuple(_point(p) for p in data.get("points") or () if isinstance(p, Mapping))
+    curves = tuple(_curve(c) for c in data.get("curves") or () if isinstance(c, Mapping))
+    if "events" in data:
+        events = tuple(_event(e) for e in data.get("events") or () if isinstance(e, Mapping))
+    else:
+        events = _made_up_events(data.get("current"), points, curves)
+    outcome = data.get("outcome") or ("fail" if data.get("exit_code") else "pass")
+    gates = tuple(
+        f"{g.get('gate')} gate: {g.get('kind')} {g.get('id')}: {g.get('message')}"
+        if isinstance(g, Mapping)
+        else str(g)
+        for g in data.get("gates") or ()
+    )
+    return Verdicts(
+        outcome=str(outcome),
+        reason=data.get("reason"),
+        points=points,
+        curves=curves,
+        events=events,
+        gates=gates,
+        missing_cases=tuple(
+            str(c.get("id")) if isinstance(c, Mapping) else str(c)
+            for c in data.get("missing_cases") or ()
+        ),
+    )
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A verdicts file as written by `results compare --json --out`: refused (exit 2)
+    unless it is that (the Markdown an earlier workflow wrote there is not)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultsError(f"{path}: cannot read the verdicts: {e}") from e
+    except ValueError as e:
+        raise ResultsError(f"{path}: not valid JSON ({e}); write it with --json --out") from e
+    if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIX):
+        raise ResultsError(f"{path}: not the verdicts of results compare --json")
+    return data
