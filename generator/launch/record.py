@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,31 @@ COPIED = (
 )
 # A valid point has every one of these, finite.
 REQUIRED = ("output_throughput", "median_ttft_ms", "median_tpot_ms", "total_token_throughput")
+
+
+# Lines of a tool's output that say nothing about why it failed: blank, progress bars,
+# traceback frames and their source lines, separators.
+_NOISE = re.compile(
+    r"^\s*$|\d+%\||it/s\]|s/it\]|^\s*File \"|^\s{2,}\S|^Traceback \(most recent"
+    r"|^During handling of|^The above exception|^[\s^~=*#-]+$"
+)
+_ERRORISH = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Fault)\b|error|fatal|denied", re.I)
+MAX_ERROR_CHARS = 300
+
+
+def error_line(error: str | None) -> str | None:
+    """An error as one line: its first line (`<tool> exited with status 1:`) and, when a
+    tail of the tool's output follows, that tail's last meaningful line: the last one that
+    reads as an error (`ConnectionRefusedError: ...`), else the last that is not noise."""
+    if not error:
+        return None
+    head, *rest = str(error).strip().splitlines() or [""]
+    lines = [line.strip() for line in rest if not _NOISE.search(line)]
+    pick = next((line for line in reversed(lines) if _ERRORISH.search(line)), None)
+    if pick is None and lines:
+        pick = lines[-1]
+    text = f"{head.strip()} {pick}" if pick else head.strip()
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
 
 
 def finite(value: object) -> float | None:

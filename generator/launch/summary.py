@@ -11,6 +11,7 @@ from typing import Any
 from generator.launch.console import log, say
 from generator.launch.contract import JobEntry
 from generator.launch.provenance import markdown as provenance_markdown
+from generator.launch.record import error_line
 
 SUMMARY_FILE = "summary.md"
 _VERDICTS = {
@@ -32,10 +33,9 @@ def cell(value: object, digits: int = 2) -> str:
 
 
 def first_line(error: object) -> str:
-    """The first line of an error as a cell, at most 300 characters."""
-    lines = str(error).splitlines()
-    text = lines[0] if lines else ""
-    return cell(text if len(text) <= 300 else text[:297] + "...")
+    """An error as one cell: its first line and the tool's last meaningful line
+    (record.error_line), at most 300 characters."""
+    return cell(error_line(str(error)) or "")
 
 
 def _minutes(seconds: float | None) -> str:

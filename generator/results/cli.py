@@ -102,22 +102,50 @@ def results_group() -> None:
 
 @results_group.command(name="summarize")
 @click.argument("run_dirs", nargs=-1, required=True, type=_dir)
+@expected_option
+@jobs_option
+@click.option(
+    "--verdicts", type=_file, help="The run's verdicts (results compare --json --out FILE)."
+)
 @json_option
 @out_option
 @max_option
 @click.pass_context
 def summarize_cmd(
-    ctx: click.Context, run_dirs: tuple[Path, ...], as_json: bool, out: Path | None, max_bytes: int
+    ctx: click.Context,
+    run_dirs: tuple[Path, ...],
+    expected: tuple[Path, ...],
+    jobs_path: Path | None,
+    verdicts: Path | None,
+    as_json: bool,
+    out: Path | None,
+    max_bytes: int,
 ) -> None:
-    """The run-wide table of RUN_DIR... (one run, possibly several job directories)."""
+    """The run summary of RUN_DIR... (one run, possibly several job directories): the
+    outcome, provenance, then the tables. The run is named by the GITHUB_* variables of
+    the job, by the manifest of an admitted run, else by its records."""
+    import os
+
+    from generator.results.admit import read_manifest
+    from generator.results.expected import load_expected
     from generator.results.load import open_store
+    from generator.results.provenance import run_info
+    from generator.results.runs import MANIFEST
     from generator.results.summarize import markdown, summarize
+    from generator.results.verdicts_json import load as load_verdicts
 
     def work(root: Path) -> int:
         _check_out(out, as_json)
+        wanted = load_expected(expected, jobs_path) if expected else None
+        judged = load_verdicts(verdicts) if verdicts is not None else None
+        manifest = read_manifest(run_dirs[0] / MANIFEST) if len(run_dirs) == 1 else None
         store = open_store(current=run_dirs)
         _warn_problems(store.problems)
-        data = summarize(store)
+        if manifest is not None and "GITHUB_RUN_ID" not in os.environ:
+            run, judged = manifest["run"], judged or manifest.get("verdicts")
+        else:
+            run = run_info(store, os.environ)
+        data = summarize(store, expected=wanted, verdicts=judged, run=run)
         _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
         return 0
 

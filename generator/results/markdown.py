@@ -45,6 +45,8 @@ def fit(lines: Sequence[str], max_bytes: int, full: str | None) -> str:
     for line in lines:
         more = len(lines) - len(kept)
         note = f"\n_Cut to stay under {max_bytes:,} bytes: {more} more lines; {where}._\n"
+        if sum(x == "<details>" for x in kept) > sum(x == "</details>" for x in kept):
+            note = "\n</details>\n" + note
         grown = size + len(line.encode()) + 1
         if grown + len(note.encode()) > max_bytes:
             return "\n".join(kept) + "\n" + note

@@ -27,8 +27,8 @@ FROM records WHERE role = 'current'
 GROUP BY ALL ORDER BY label NULLS LAST, name NULLS LAST
 """
 _GITHUB = """
-SELECT any_value(gh_repository) AS repository, any_value(gh_workflow) AS workflow,
-  any_value(gh_run_id) AS id, any_value(gh_run_attempt) AS attempt
+SELECT min(gh_repository) AS repository, min(gh_workflow) AS workflow,
+  min(gh_run_id) AS id, min(gh_run_attempt) AS attempt
 FROM records WHERE role = 'current'
 """
 VERSIONS = ("sglang_version", "atom_version", "aiter_version", "rocm_version")

@@ -1,18 +1,33 @@
-"""`results summarize`: one run's table. Every config x point with its status, throughput
-per GPU and latencies; every accuracy case with score, threshold, verdict and acceptance;
-what failed and why; the files that are not valid records."""
+"""`results summarize`: the run summary for whoever is on call.
+
+First the outcome (pass or fail, with the confirmed regressions, failed gates, missing jobs
+and failed points, each a line), then provenance (each image with its digest and
+versions, the runners, a link to the run, expected / reported / missing counts), then the
+tables, folded in `<details>`: the verdicts that are not `ok`, every accuracy case, every
+config x point. The outcome comes from the verdicts of `results compare --json`
+(`--verdicts`); without them the summary says the run was not judged.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
+from generator.launch.record import error_line
+from generator.results.expected import Expected, counts, missing_jobs, missing_points
 from generator.results.gates import gates
-from generator.results.markdown import number, table
+from generator.results.markdown import number, percent, table
+from generator.results.provenance import provenance, short_digest, title, versions_text
 from generator.results.store import Store
+from generator.results.verdicts_json import MARKED, REGRESSION, read
 
+SCHEMA = "sglang-ci/summary/1"
+# Outcome lines of one kind shown before "and N more" (the tables below hold them all).
+MAX_LINES = 15
 POINT_COLUMNS = (
     "config",
+    "display",
     "pair",
     "concurrency",
     "status",
@@ -51,10 +66,23 @@ CASE_COLUMNS = (
     "image",
     "file",
 )
+SHORT = {
+    "output_throughput_per_gpu": "tok/s/GPU",
+    "median_ttft_ms": "TTFT",
+    "median_tpot_ms": "TPOT",
+    "acceptance_rate": "acceptance",
+}
 
 
-def summarize(store: Store) -> dict[str, Any]:
-    """The CURRENT records of `store` as one JSON document."""
+def summarize(
+    store: Store,
+    *,
+    expected: Expected | None = None,
+    verdicts: Mapping[str, Any] | None = None,
+    run: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The CURRENT records of `store` as one JSON document; `verdicts`: the run's
+    `compare --json`; `run`: provenance.run_info."""
     points = store.rows(
         f"SELECT {', '.join(POINT_COLUMNS)} FROM records WHERE role = 'current' "
         "AND kind = 'point' ORDER BY config, isl, osl, concurrency, id"
@@ -64,10 +92,25 @@ def summarize(store: Store) -> dict[str, Any]:
         "AND kind = 'case' ORDER BY case_id, id"
     )
     runs = store.rows("SELECT run, run_time FROM runs WHERE role = 'current'")
+    name = runs[0]["run"] if runs else None
+    info = dict(run or {})
     return {
-        "schema": "sglang-ci/summary/1",
-        "run": runs[0]["run"] if runs else None,
+        "schema": SCHEMA,
+        "run": name,
+        "title": title(info, name),
+        "run_info": info,
         "started_at": runs[0]["run_time"].isoformat() if runs else None,
+        "judged": verdicts is not None,
+        "verdicts": _verdicts(verdicts),
+        "counts": counts(store, expected),
+        "missing_jobs": [
+            {"job": job, "points": n, "reason": why}
+            for job, n, why in missing_jobs(store, expected)
+        ],
+        "missing_points": [
+            {**identity, "reason": why} for identity, why in missing_points(store, expected)
+        ],
+        "provenance": provenance(store),
         "points": {
             "total": len(points),
             "valid": sum(bool(p["valid"]) for p in points),
@@ -91,99 +134,243 @@ def summarize(store: Store) -> dict[str, Any]:
     }
 
 
+def _verdicts(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What the summary shows of the verdicts: the outcome and every point and curve that
+    is not plainly ok."""
+    if data is None:
+        return None
+    v = read(data)
+    return {
+        "outcome": v.outcome,
+        "reason": v.reason,
+        "regressions": v.regressions,
+        "gates": list(v.gates),
+        "points": [
+            {
+                "config": p.config,
+                "pair": p.pair,
+                "concurrency": p.concurrency,
+                "verdict": p.verdict,
+                "reason": p.reason,
+                "metrics": [
+                    {"metric": m.metric, "verdict": m.verdict, "change": m.change}
+                    for m in p.metrics
+                    if m.verdict != "ok"
+                ],
+            }
+            for p in v.points
+            if p.verdict not in ("ok", "improved")
+        ],
+        "curves": [
+            {"config": c.config, "pair": c.pair, "verdict": c.verdict, "change": c.change}
+            for c in v.curves
+            if c.verdict not in ("ok", "improved")
+        ],
+    }
+
+
 def _why(row: dict[str, Any]) -> str:
     parts = [row.get("reason") or f"status {row['status']}"]
-    if row.get("error"):
-        parts.append(str(row["error"]).strip().splitlines()[-1][:300])
+    line = error_line(row.get("error"))
+    if line and line != parts[0]:
+        parts.append(line)
     return ": ".join(parts)
 
 
-def markdown(data: dict[str, Any]) -> list[str]:
-    """The summary as Markdown lines: counts, failures and gates first, the tables last
-    (so a cut for size drops table rows, never a failure)."""
-    p, c = data["points"], data["cases"]
-    status = ", ".join(f"{k} {v}" for k, v in sorted(p["status"].items())) or "none"
-    case_status = ", ".join(f"{k} {v}" for k, v in sorted(c["status"].items())) or "none"
-    lines = [
-        f"## Run {data['run'] or '(no records)'}",
-        "",
-        f"- Benchmark points: {p['total']} ({status}); valid {p['valid']}",
-        f"- Accuracy cases: {c['total']} ({case_status})",
-        f"- Files that are not valid records: {len(data['problems'])}",
-        "",
-    ]
+def _capped(lines: list[str]) -> list[str]:
+    if len(lines) <= MAX_LINES:
+        return lines
+    return [*lines[:MAX_LINES], f"- ... and {len(lines) - MAX_LINES} more (in the tables below)"]
+
+
+def _changes(metrics: list[dict[str, Any]]) -> str:
+    return ", ".join(
+        f"{SHORT.get(m['metric'], m['metric'])} {percent(m['change'])} ({m['verdict']})"
+        for m in metrics
+    )
+
+
+def _outcome(data: dict[str, Any]) -> list[str]:
+    v = data["verdicts"]
+    missing = data["missing_jobs"]
+    lost_points = sum(j["points"] for j in missing)
+    parts = []
+    if v is None:
+        head = "**not judged** (no verdicts)"
+    else:
+        head = f"**{v['outcome']}**"
+        if v["reason"]:
+            parts.append(v["reason"])
+        if v["regressions"]:
+            parts.append(f"{v['regressions']} confirmed regression(s)")
     if data["gates"]:
-        lines += ["### Failed gates", ""]
-        lines += [f"- {g['gate']}: {g['kind']} `{g['id']}`: {g['message']}" for g in data["gates"]]
-        lines.append("")
-    if data["failures"]:
-        lines += ["### What failed", ""]
-        lines += table(
-            ("kind", "config or case", "why", "file"),
-            ((f["kind"], f["subject"], f["reason"], f["file"]) for f in data["failures"]),
+        parts.append(f"{len(data['gates'])} failed gate(s)")
+    if missing:
+        parts.append(f"{len(missing)} missing job(s) ({lost_points} points)")
+    others = len(data["missing_points"]) - lost_points
+    if others > 0:
+        parts.append(f"{others} other missing point(s)")
+    failed = [f for f in data["failures"] if f["kind"] == "point"]
+    if failed:
+        parts.append(f"{len(failed)} failed or invalid point(s)")
+    lines = [head + (": " + "; ".join(parts) if parts else ""), ""]
+    marked = [p for p in (v["points"] if v else []) if p["verdict"] in MARKED]
+    marked.sort(key=lambda p: p["verdict"] != REGRESSION)
+    lines += _capped(
+        [
+            f"- {p['verdict']}: `{p['config']}` {p['pair']} c={p['concurrency']}: "
+            f"{_changes([m for m in p['metrics'] if m['verdict'] in MARKED])}"
+            for p in marked
+        ]
+        + [
+            f"- {c['verdict']}: `{c['config']}` {c['pair']} curve {percent(c['change'])}"
+            for c in (v["curves"] if v else [])
+            if c["verdict"] in MARKED
+        ]
+    )
+    lines += [
+        f"- failed gate: {g['gate']}: {g['kind']} `{g['id']}`: {g['message']}"
+        for g in data["gates"]
+    ]
+    lines += _capped(
+        [f"- missing job `{j['job']}` ({j['points']} points): {j['reason']}" for j in missing]
+    )
+    lines += _capped([f"- failed: {f['kind']} `{f['subject']}`: {f['reason']}" for f in failed])
+    return [*lines, ""]
+
+
+def _provenance(data: dict[str, Any]) -> list[str]:
+    info, prov = data["run_info"], data["provenance"]
+    lines = ["### Provenance", ""]
+    run = f"[{data['title']}]({info['url']})" if info.get("url") else data["title"]
+    facts = [run]
+    facts += [str(info[k]) for k in ("event", "ref") if info.get(k)]
+    commits = prov["catalog_commits"]
+    if commits:
+        facts.append("catalog " + ", ".join(f"`{c[:12]}`" for c in commits))
+    lines.append("- Run: " + " · ".join(facts))
+    for image in prov["images"]:
+        digest = short_digest(image["digest"])
+        lines.append(
+            f"- Image `{image['requested'] or '-'}`"
+            + (f" `{digest}`" if digest else " (no digest)")
+            + f": {versions_text(image)}"
+            + (f" (SGLang commit `{image['sglang_commit']}`)" if image["sglang_commit"] else "")
+            + f"; {image['jobs']} job(s)"
         )
-        lines.append("")
+    runners = [
+        f"`{r['name'] or '-'}` ({r['label'] or '-'}, {r['gpu'] or 'GPU unknown'}) x{r['records']}"
+        for r in prov["runners"]
+    ]
+    if runners:
+        lines.append("- Runners: " + ", ".join(runners))
+    c = data["counts"]
+    shown = [
+        f"{what} {c[what]['expected']} / {c[what]['reported']} / {c[what]['missing']}"
+        for what in ("jobs", "points", "cases")
+        if what in c
+    ]
+    lines.append("- Expected / reported / missing: " + " · ".join(shown))
+    lines.append(f"- Files that are not valid records: {len(data['problems'])}")
+    return [*lines, ""]
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    return ["<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>", ""]
+
+
+def markdown(data: dict[str, Any]) -> list[str]:
+    """The summary as Markdown lines: the outcome, provenance, then the tables folded (so
+    a cut for size drops table rows, never the outcome)."""
+    verdict = data["verdicts"]["outcome"] if data["verdicts"] else "not judged"
+    lines = [f"## {data['title']}: {verdict}", "", *_outcome(data), *_provenance(data)]
+    v = data["verdicts"]
+    if v and (v["points"] or v["curves"]):
+        rows = [
+            (
+                p["verdict"],
+                p["config"],
+                p["pair"],
+                p["concurrency"],
+                _changes(p["metrics"]),
+                p["reason"] or "",
+            )
+            for p in v["points"]
+        ] + [
+            (c["verdict"], c["config"], c["pair"], "curve", percent(c["change"]), "")
+            for c in v["curves"]
+        ]
+        lines += _details(
+            f"Verdicts: {len(v['points'])} points and {len(v['curves'])} curves not ok",
+            table(("verdict", "config", "ISLxOSL", "conc", "change", "note"), rows),
+        )
     if data["problems"]:
-        lines += ["### Files that are not valid records", ""]
-        lines += [f"- `{problem}`" for problem in data["problems"]]
-        lines.append("")
+        lines += _details(
+            f"Files that are not valid records ({len(data['problems'])})",
+            [f"- `{problem}`" for problem in data["problems"]],
+        )
     if data["case_rows"]:
-        lines += ["### Accuracy cases", ""]
-        lines += table(
-            (
-                "case",
-                "metric",
-                "score",
-                "threshold",
-                "verdict",
-                "accept length",
-                "acceptance",
-                "min",
-            ),
-            (
+        lines += _details(
+            f"Accuracy cases ({len(data['case_rows'])})",
+            table(
                 (
-                    r["case_id"],
-                    r["metric"],
-                    number(r["score"], 4),
-                    number(r["threshold"], 4),
-                    r["status"],
-                    number(r["accept_length"], 2),
-                    number(r["acceptance_rate"], 3),
-                    number(r["min_acceptance_rate"], 3),
-                )
-                for r in data["case_rows"]
+                    "case",
+                    "metric",
+                    "score",
+                    "threshold",
+                    "verdict",
+                    "accept length",
+                    "acceptance",
+                    "min",
+                ),
+                (
+                    (
+                        r["case_id"],
+                        r["metric"],
+                        number(r["score"], 4),
+                        number(r["threshold"], 4),
+                        r["status"],
+                        number(r["accept_length"], 2),
+                        number(r["acceptance_rate"], 3),
+                        number(r["min_acceptance_rate"], 3),
+                    )
+                    for r in data["case_rows"]
+                ),
             ),
         )
-        lines.append("")
     if data["point_rows"]:
-        lines += ["### Benchmark points", ""]
-        lines += table(
-            (
-                "config",
-                "ISLxOSL",
-                "conc",
-                "status",
-                "out tok/s/GPU",
-                "total tok/s/GPU",
-                "TTFT med / p99 ms",
-                "TPOT med / p99 ms",
-                "ITL med / p99 ms",
-                "accept len",
-            ),
-            (
+        p = data["points"]
+        status = ", ".join(f"{k} {n}" for k, n in sorted(p["status"].items()))
+        lines += _details(
+            f"Benchmark points ({p['total']}: {status}; valid {p['valid']})",
+            table(
                 (
-                    r["config"],
-                    r["pair"],
-                    r["concurrency"],
-                    r["status"] if r["valid"] else f"{r['status']} (invalid)",
-                    number(r["output_throughput_per_gpu"]),
-                    number(r["total_token_throughput_per_gpu"]),
-                    f"{number(r['median_ttft_ms'])} / {number(r['p99_ttft_ms'])}",
-                    f"{number(r['median_tpot_ms'], 2)} / {number(r['p99_tpot_ms'], 2)}",
-                    f"{number(r['median_itl_ms'], 2)} / {number(r['p99_itl_ms'], 2)}",
-                    number(r["accept_length"], 2),
-                )
-                for r in data["point_rows"]
+                    "config",
+                    "ISLxOSL",
+                    "conc",
+                    "status",
+                    "out tok/s/GPU",
+                    "total tok/s/GPU",
+                    "TTFT med / p99 ms",
+                    "TPOT med / p99 ms",
+                    "ITL med / p99 ms",
+                    "accept len",
+                ),
+                (
+                    (
+                        r["config"],
+                        r["pair"],
+                        r["concurrency"],
+                        r["status"] if r["valid"] else f"{r['status']} (invalid)",
+                        number(r["output_throughput_per_gpu"]),
+                        number(r["total_token_throughput_per_gpu"]),
+                        f"{number(r['median_ttft_ms'])} / {number(r['p99_ttft_ms'])}",
+                        f"{number(r['median_tpot_ms'], 2)} / {number(r['p99_tpot_ms'], 2)}",
+                        f"{number(r['median_itl_ms'], 2)} / {number(r['p99_itl_ms'], 2)}",
+                        number(r["accept_length"], 2),
+                    )
+                    for r in data["point_rows"]
+                ),
             ),
         )
     return lines

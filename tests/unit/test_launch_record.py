@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from generator.launch import record
 from generator.launch.record import acceptance_rate, line_problems, point_metrics, text
 
 LINE = {
@@ -66,3 +69,34 @@ def test_negative_non_numeric_and_non_finite_values_are_null_and_never_written()
     ]
     assert "NaN" not in text({"value": float("nan"), "nested": [float("inf")]})
     assert json.loads(text({"value": float("-inf")})) == {"value": None}
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (
+            "sglang.bench_serving exited with status 1:\nTraceback (most recent call last):\n"
+            '  File "/x.py", line 3, in <module>\n    main()\n'
+            "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host\n"
+            "  0%|          | 0/40 [00:00<?, ?it/s]\n",
+            "sglang.bench_serving exited with status 1: "
+            "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host",
+        ),
+        (
+            "evaluator exited with status 2:\nusage: lm_eval [-h]\n"
+            "lm_eval: error: unrecognized arguments: --x\n",
+            "evaluator exited with status 2: lm_eval: error: unrecognized arguments: --x",
+        ),
+        (
+            "x exited with status 1:\nstarting\nserving 40 prompts\n",
+            "x exited with status 1: serving 40 prompts",
+        ),
+        ("cannot start sglang.bench_serving: [Errno 2] No such file", None),
+        ("", None),
+    ],
+)
+def test_an_error_is_one_line_with_the_tools_last_meaningful_line(
+    error: str, line: str | None
+) -> None:
+    expected = line if line is not None else (error or None)
+    assert record.error_line(error) == expected
