@@ -35,21 +35,25 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]
 
 
 def fit(lines: Sequence[str], max_bytes: int, full: str | None) -> str:
-    """`lines` as text of at most `max_bytes` bytes: whole lines, then a note."""
+    """`lines` as text of at most `max_bytes` bytes: whole lines, then a note (which
+    closes a `<details>` the cut left open)."""
     text = "\n".join(lines) + "\n"
     if len(text.encode()) <= max_bytes:
         return text
     where = f"the full text is in `{full}`" if full else "rerun with `--out FILE` for the full text"
+
+    def note(kept: Sequence[str]) -> str:
+        more = len(lines) - len(kept)
+        cut = f"\n_Cut to stay under {max_bytes:,} bytes: {more} more lines; {where}._\n"
+        opened = sum(x == "<details>" for x in kept) - sum(x == "</details>" for x in kept)
+        return ("\n</details>\n" if opened > 0 else "") + cut
+
     kept: list[str] = []
     size = 0
     for line in lines:
-        more = len(lines) - len(kept)
-        note = f"\n_Cut to stay under {max_bytes:,} bytes: {more} more lines; {where}._\n"
-        if sum(x == "<details>" for x in kept) > sum(x == "</details>" for x in kept):
-            note = "\n</details>\n" + note
         grown = size + len(line.encode()) + 1
-        if grown + len(note.encode()) > max_bytes:
-            return "\n".join(kept) + "\n" + note
+        if grown + len(note([*kept, line]).encode()) > max_bytes:
+            break
         kept.append(line)
         size = grown
-    return text
+    return "\n".join(kept) + "\n" + note(kept)
