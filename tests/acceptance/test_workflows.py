@@ -118,6 +118,7 @@ def test_each_workflow_is_marked_generated_and_least_privileged(path: Path) -> N
 # run's select reads the pull request, its approval gate holds no token at all.
 WRITES = {
     "history": {"contents": "write"},
+    "summary": {"contents": "read", "actions": "read"},
     "pages": {"contents": "read", "pages": "write", "id-token": "write"},
     "select@pr-gpu.yml": {"contents": "read", "pull-requests": "read"},
     "approve@pr-gpu.yml": {},

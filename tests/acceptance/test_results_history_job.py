@@ -1,0 +1,226 @@
+"""The summary and history jobs of the rendered benchmark workflow, their own bash run step
+by step against a local git remote: what the history branch holds afterwards, file by
+file, read back from the remote."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.results.store import COMPACT_FILE
+from tests.helpers import ROOT
+from tests.results_gen import Run, point_record, sweep, write_run
+
+BRANCH = "benchmark-data"
+JOB = "benchmark-ds-fp8-tp8-1024x1024"
+REPOSITORY = "example/sglang-ci"
+POINTS = sweep(concurrencies=(4, 16, 64))
+BIN = Path(sys.executable).parent
+_EXPRESSION = re.compile(r"\$\{\{\s*([\w.]+)\s*\}\}")
+
+
+def jobs() -> dict[str, Any]:
+    data = yaml.safe_load((ROOT / ".github/workflows/benchmark.yml").read_text())
+    found: dict[str, Any] = data["jobs"]
+    return found
+
+
+def matrix() -> dict[str, Any]:
+    return {
+        "include": [
+            {
+                "id": "ds-fp8-tp8-1024x1024",
+                "config": "ds-fp8-tp8",
+                "runner": "mi355-8gpu",
+                "image": "rocm/sgl-dev:nightly",
+                "points": [
+                    {"id": p.point_id, "isl": 1024, "osl": 1024, "concurrency": p.concurrency}
+                    for p in POINTS
+                ],
+            }
+        ]
+    }
+
+
+class Runner:
+    """Runs a job's `run:` steps in one workspace, as GitHub would: their env with the
+    expressions filled in, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, git's URL for
+    the repository rewritten to the local remote."""
+
+    def __init__(self, workspace: Path, remote: Path, run_id: str) -> None:
+        self.workspace = workspace
+        self.values = {
+            "github.token": "not-a-token",
+            "github.repository": REPOSITORY,
+            "github.run_id": run_id,
+            "github.run_attempt": "1",
+            "needs.select.outputs.matrix": json.dumps(matrix()),
+        }
+        self.summary = workspace / "step_summary.md"
+        self.env = {
+            "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(workspace / "home"),
+            "GITHUB_STEP_SUMMARY": str(self.summary),
+            "GITHUB_RUN_ID": run_id,
+            "GITHUB_RUN_NUMBER": "12",
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_WORKFLOW": "Benchmark",
+            "GITHUB_REPOSITORY": REPOSITORY,
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": f"url.{remote.as_uri()}.insteadOf",
+            "GIT_CONFIG_VALUE_0": f"https://github.com/{REPOSITORY}.git",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+
+    def job(self, name: str) -> bool:
+        """Run the job's steps; whether it failed (its last step, on a red run)."""
+        failed = False
+        for step in jobs()[name]["steps"]:
+            # sglang-ci is installed here already (the tests run it from .venv).
+            if "run" not in step or step.get("name") == "Install sglang-ci":
+                continue
+            if step.get("if") == "${{ steps.verdicts.outputs.status != '0' }}":
+                failed = self.values["steps.verdicts.outputs.status"] != "0"
+                continue
+            out = self.workspace / "github_output"
+            out.write_text("")
+            env = {
+                k: _EXPRESSION.sub(lambda m: self.values[m[1]], str(v))
+                for k, v in step.get("env", {}).items()
+            }
+            proc = subprocess.run(
+                ["bash", "-e", "-c", step["run"]],
+                cwd=self.workspace,
+                env={**self.env, **env, "GITHUB_OUTPUT": str(out)},
+                capture_output=True,
+                text=True,
+            )
+            assert proc.returncode == 0 or step.get("id") == "verdicts", (step, proc.stderr)
+            for line in out.read_text().splitlines():
+                key, _, value = line.partition("=")
+                if step.get("id"):
+                    self.values[f"steps.{step['id']}.outputs.{key}"] = value
+        return failed
+
+
+def remote_files(remote: Path) -> dict[str, bytes]:
+    names = subprocess.run(
+        ["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", BRANCH],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return {
+        name: subprocess.run(
+            ["git", "--git-dir", str(remote), "show", f"{BRANCH}:{name}"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        for name in names
+    }
+
+
+def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
+    """The GPU jobs' artifacts, then the summary job, then the history job."""
+    workspace = tmp_path / f"w{day}"
+    (workspace / "home").mkdir(parents=True)
+    run = Run(day=day)
+    job = workspace / "run" / "benchmark-ds-fp8-tp8-1024x1024"
+    write_run(job.parent, run, [point_record(run, p) for p in POINTS], name=job.name)
+    (job / "summary.md").write_text("### Benchmark: DS-FP8-TP8\n")
+    if remote_files_exist(remote):
+        subprocess.run(
+            ["git", "clone", "-q", "--branch", BRANCH, str(remote), str(workspace / "history")],
+            check=True,
+        )
+    runner = Runner(workspace, remote, run.run_id)
+    assert not runner.job("summary")
+    new = workspace / "new-run"
+    shutil.copytree(workspace / "run", new / "run")
+    shutil.copytree(workspace / "judged", new / "judged")
+    shutil.rmtree(workspace / "history", ignore_errors=True)
+    runner.job("history")
+    return runner
+
+
+def remote_files_exist(remote: Path) -> bool:
+    found = subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", BRANCH],
+        capture_output=True,
+    )
+    return found.returncode == 0
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    path = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    return path
+
+
+def lost_run(tmp_path: Path, remote: Path) -> Runner:
+    """A run whose only job left no record: red, and admitted as it was."""
+    workspace = tmp_path / "w0"
+    (workspace / "home").mkdir(parents=True)
+    (workspace / "run").mkdir()
+    runner = Runner(workspace, remote, "7009")
+    assert runner.job("summary")
+    assert runner.values["steps.verdicts.outputs.status"] == "1"
+    shutil.copytree(workspace / "judged", workspace / "new-run" / "judged")
+    runner.job("history")
+    return runner
+
+
+def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
+    tmp_path: Path, remote: Path
+) -> None:
+    lost = lost_run(tmp_path, remote)
+    text = lost.summary.read_text()
+    assert text.startswith(
+        "## Benchmark #12: fail\n\n**fail**: the run reported no record of the 3 points "
+        "expected: every job of it was lost or never ran; 1 missing job(s) (3 points)\n"
+    )
+    assert "- missing job `ds-fp8-tp8-1024x1024` (3 points): not reported\n" in text
+    second = one_run(tmp_path, remote, day=1)
+    assert second.summary.read_text().startswith("## Benchmark #12: pass\n")
+    files = remote_files(remote)
+    runs = sorted({name.split("/")[1] for name in files}, key=lambda n: "7001" in n)
+    assert [r.rsplit("-", 2)[1:] for r in runs] == [["7009", "1"], ["7001", "1"]]
+    for name, data in files.items():
+        assert name.startswith("runs/"), name
+        if name.endswith(".json"):
+            parsed = json.loads(data)
+            assert parsed["schema"].startswith(("sglang-ci/record/1", "sglang-ci/manifest/1"))
+        else:
+            assert name.endswith("/" + COMPACT_FILE), name
+    first, last = (
+        sorted(name.split("/", 2)[2] for name in files if name.startswith(f"runs/{run}/"))
+        for run in runs
+    )
+    assert first == sorted([COMPACT_FILE, "manifest.json"])
+    assert last == sorted(
+        [
+            COMPACT_FILE,
+            "manifest.json",
+            *(f"{JOB}/ds-fp8-tp8-1024x1024/{p.point_id}.json" for p in POINTS),
+        ]
+    )
+    lost_manifest = json.loads(files[f"runs/{runs[0]}/manifest.json"])
+    assert (lost_manifest["verdicts"]["outcome"], lost_manifest["records"]["count"]) == (
+        "fail",
+        0,
+    )
+    manifest = json.loads(files[f"runs/{runs[1]}/manifest.json"])
+    assert manifest["verdicts"]["schema"] == "sglang-ci/verdicts/1"
+    assert manifest["matrix"] == [matrix()]
+    assert manifest["left_out"] == [f"{JOB}/summary.md"]
+    assert manifest["run"]["number"] == 12
