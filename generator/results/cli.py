@@ -211,7 +211,12 @@ def compare_cmd(
     required=True,
     help="Site directory: new, empty, or a site this command built (replaced whole).",
 )
-@click.option("--expected", type=_file, multiple=True, help="The current run's matrices.")
+@click.option(
+    "--verdicts",
+    type=_file,
+    help="The latest run's verdicts (default: its manifest's, else compare runs here).",
+)
+@expected_option
 @policy_option
 @click.pass_context
 def report_cmd(
@@ -219,29 +224,40 @@ def report_cmd(
     history: Path,
     current: tuple[Path, ...],
     site: Path,
+    verdicts: Path | None,
     expected: tuple[Path, ...],
     policy_path: Path | None,
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
     from generator.catalog.regression import policy_for
+    from generator.results.admit import read_manifest
     from generator.results.compare import compare
     from generator.results.expected import load_expected
     from generator.results.load import open_store
     from generator.results.output import check_dir, replace_dir
-    from generator.results.report import REPORT, report
+    from generator.results.provenance import run_info, title
+    from generator.results.report import REPORT, Latest, report
+    from generator.results.verdicts_json import load as load_verdicts
 
     def work(root: Path) -> int:
         check_dir(site, REPORT)
-        policy, source = policy_for(root, policy_path)
-        wanted = load_expected(expected) if expected else None
+        judged = load_verdicts(verdicts) if verdicts is not None else None
         store = open_store(current=current, history=history)
         _warn_problems(store.problems)
         name = current[0].resolve().name if current else store.promote_latest()
         if name is None:
             raise ResultsError(f"{history}: no run with a record, nothing to report")
-        result = compare(store, policy, source=source, current=name, expected=wanted)
+        manifest = read_manifest(Path(store.manifests[name])) if name in store.manifests else None
+        if judged is None and manifest is not None:
+            judged = manifest.get("verdicts")
+        if judged is None:
+            policy, source = policy_for(root, policy_path)
+            wanted = load_expected(expected) if expected else None
+            judged = compare(store, policy, source=source, current=name, expected=wanted).as_dict()
+        run = manifest["run"] if manifest else run_info(store, {})
+        latest = Latest(name=name, title=title(run, name), url=run.get("url"), verdicts=judged)
         pages: list[int] = []
-        replace_dir(site, REPORT, lambda new: pages.append(report(store, result, new)))
+        replace_dir(site, REPORT, lambda new: pages.append(report(store, latest, new)))
         click.echo(f"report: {pages[0]} pages in {site}")
         return 0
 

@@ -1,88 +1,103 @@
-"""The dashboard's charts as plotly figure dicts (plain data; `site.py` renders them).
+"""The dashboard's charts as plotly figure dicts (plain data; report.py renders them).
 
-- curve: throughput per GPU vs interactivity of the latest run over the baseline band
-  (median +- band of the last N runs, interpolated at the latest run's interactivities);
+- curve: output throughput per GPU against interactivity of the latest run beside the
+  last run before the most recent image change, each point labelled with its concurrency,
+  the latest run's marked points on it;
 - trend: a metric of every point of a config and pair over runs, one trace per
-  concurrency, with the runs where the config's image changed marked;
+  concurrency, change markers where the image digest or a version changed (the change in
+  the hover), and the points the verdicts marked (regression, suspected);
 - accuracy: a case's score over runs with its threshold.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from generator.results.curve import Curve, interpolate, stats
-from generator.results.verdict import Rule
-
 Figure = dict[str, Any]
+MARK_STYLE = {
+    "regression": {"symbol": "x", "size": 12, "color": "#d62728"},
+    "suspected": {"symbol": "diamond-open", "size": 11, "color": "#ff7f0e"},
+}
 
 
-def _layout(title: str, x: str, y: str) -> dict[str, Any]:
+@dataclass(frozen=True, kw_only=True)
+class Mark:
+    """A point or curve a run's verdicts marked, where it sits on a chart."""
+
+    x: Any
+    y: float
+    verdict: str
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CurveRun:
+    """One run's curve: (interactivity, throughput per GPU, concurrency) points."""
+
+    label: str
+    points: Sequence[tuple[float, float, int]]
+
+
+def _layout(title: str, x: str, y: str, log: bool = False) -> dict[str, Any]:
     return {
         "title": {"text": title, "font": {"size": 14}},
         "xaxis": {"title": {"text": x}},
-        "yaxis": {"title": {"text": y}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": y}, **({"type": "log"} if log else {"rangemode": "tozero"})},
         "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
         "legend": {"orientation": "h", "y": -0.25},
         "height": 380,
     }
 
 
+def _marks(marks: Sequence[Mark]) -> list[dict[str, Any]]:
+    out = []
+    for verdict, style in MARK_STYLE.items():
+        mine = [m for m in marks if m.verdict == verdict]
+        if mine:
+            out.append(
+                {
+                    "type": "scatter",
+                    "x": [m.x for m in mine],
+                    "y": [m.y for m in mine],
+                    "mode": "markers",
+                    "marker": style,
+                    "text": [m.text for m in mine],
+                    "hovertemplate": "%{text}<extra></extra>",
+                    "name": verdict,
+                    "meta": "mark",
+                }
+            )
+    return out
+
+
 def curve_figure(
-    title: str, latest: Curve, history: Sequence[Curve], rule: Rule, runs: int
+    title: str, latest: CurveRun, before: CurveRun | None, marks: Sequence[Mark]
 ) -> Figure:
     data: list[dict[str, Any]] = []
-    xs, low, mid, high = [], [], [], []
-    for x, _ in latest:
-        base = stats([v for v in (interpolate(h, x) for h in history) if v is not None][:runs])
-        if base is not None:
-            band = rule.band(base)
-            xs.append(x)
-            low.append(base.median - band)
-            mid.append(base.median)
-            high.append(base.median + band)
-    if xs:
-        line = {"width": 0}
-        data += [
+    for run, style in (
+        (before, {"color": "#7f7f7f", "dash": "dot"}),
+        (latest, {"color": "#1f77b4"}),
+    ):
+        if run is None or not run.points:
+            continue
+        ordered = sorted(run.points)
+        data.append(
             {
                 "type": "scatter",
-                "x": xs,
-                "y": low,
-                "mode": "lines",
-                "line": line,
-                "name": "band low",
-                "showlegend": False,
-            },
-            {
-                "type": "scatter",
-                "x": xs,
-                "y": high,
-                "mode": "lines",
-                "line": line,
-                "fill": "tonexty",
-                "fillcolor": "rgba(99,110,250,0.2)",
-                "name": f"baseline band (last {runs} runs)",
-            },
-            {
-                "type": "scatter",
-                "x": xs,
-                "y": mid,
-                "mode": "lines",
-                "line": {"dash": "dot"},
-                "name": "baseline median",
-            },
-        ]
-    data.append(
-        {
-            "type": "scatter",
-            "x": [x for x, _ in latest],
-            "y": [y for _, y in latest],
-            "mode": "lines+markers",
-            "name": "latest run",
-            "line": {"color": "#d62728"},
-        }
-    )
+                "x": [x for x, _, _ in ordered],
+                "y": [y for _, y, _ in ordered],
+                "text": [f"c={c}" for _, _, c in ordered],
+                "mode": "lines+markers+text",
+                "textposition": "top center",
+                "line": style,
+                "name": run.label,
+                "hovertemplate": "%{text}: %{y:,.1f} tok/s/GPU at %{x:.1f} tok/s/user"
+                "<extra>%{fullData.name}</extra>",
+            }
+        )
+    data += _marks(marks)
     return {
         "data": data,
         "layout": _layout(title, "interactivity (tok/s/user)", "output tok/s/GPU"),
@@ -94,8 +109,11 @@ def trend_figure(
     y_title: str,
     series: dict[str, tuple[list[str], list[float]]],
     changes: Sequence[tuple[str, str]],
+    marks: Sequence[Mark],
+    *,
+    log: bool = False,
 ) -> Figure:
-    """`series`: trace name -> (run times, values); `changes`: (run time, new image)."""
+    """`series`: trace name -> (run times, values); `changes`: (run time, what changed)."""
     data: list[dict[str, Any]] = [
         {
             "type": "scatter",
@@ -113,15 +131,17 @@ def trend_figure(
             {
                 "type": "scatter",
                 "x": [t for t, _ in changes],
-                "y": [top * 1.05] * len(changes),
+                "y": [top * 1.08] * len(changes),
                 "mode": "markers",
-                "marker": {"symbol": "triangle-down", "size": 9, "color": "#444"},
-                "text": [image for _, image in changes],
-                "hovertemplate": "image changed: %{text}<extra></extra>",
-                "name": "image changed",
+                "marker": {"symbol": "triangle-down", "size": 10, "color": "#444"},
+                "text": [what for _, what in changes],
+                "hovertemplate": "changed: %{text}<extra></extra>",
+                "name": "image or version changed",
+                "meta": "change",
             }
         )
-    return {"data": data, "layout": _layout(title, "run", y_title)}
+    data += _marks(marks)
+    return {"data": data, "layout": _layout(title, "run", y_title, log=log)}
 
 
 def accuracy_figure(

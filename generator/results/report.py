@@ -1,118 +1,99 @@
-"""`results report`: a static dashboard, one page per config, an accuracy page and an
-index with the latest verdicts, built with plotly. plotly's JavaScript is written once,
-as `plotly.min.js`, and every page loads it from there (no CDN)."""
+"""`results report`: a static dashboard built with plotly. plotly's JavaScript is written
+once, as `plotly.min.js`, and every page loads it from there (no CDN).
+
+- `index.html`: the latest run (its outcome and link), the configs by display name, the
+  latest verdicts that are not `ok` (each metric with its own change), and the runs with
+  each image's short digest, SGLang / ATOM / AITER / ROCm versions and catalog commit;
+- `config/<config>.html`, titled with the config's display name, per ISL/OSL pair: the
+  curve of the latest run beside the last run before the most recent image change, and
+  throughput, TTFT and TPOT per point over runs (acceptance for MTP), every point and
+  curve a run's verdicts call regression or suspected marked on each chart it is on;
+- `regressions.html`: one section per event, linking to the runs that reported it;
+- `accuracy.html`: each case's score over runs with its threshold.
+
+Marks come from the verdicts kept in each run's manifest (verdicts_json reads them), and
+for the latest run from its manifest, `--verdicts`, or compare run here.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import plotly.io as pio  # type: ignore[import-untyped]
 import plotly.offline  # type: ignore[import-untyped]
-from jinja2 import Environment, StrictUndefined
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from generator.results.compare import THROUGHPUT, Comparison, rule
-from generator.results.figures import Figure, accuracy_figure, curve_figure, trend_figure
+from generator.results.figures import (
+    CurveRun,
+    Figure,
+    Mark,
+    accuracy_figure,
+    curve_figure,
+    trend_figure,
+)
 from generator.results.store import Store
+from generator.results.timeline import (
+    ConfigRuns,
+    Judged,
+    RunView,
+    config_points,
+    config_runs,
+    configs,
+    judged,
+    load_points,
+    manifests,
+    run_views,
+)
+from generator.results.verdicts_json import MARKED, read
 
 PLOTLY_JS = "plotly.min.js"
 REPORT = "results report"
+RUNS_SHOWN = 60
+SHORT = {
+    "output_throughput_per_gpu": "tok/s/GPU",
+    "median_ttft_ms": "TTFT",
+    "median_tpot_ms": "TPOT",
+    "acceptance_rate": "acceptance",
+}
+# Per pair, the trends next to the curve: (field, title, axis, log scale).
+TRENDS = (
+    ("y", "output throughput per GPU", "tok/s/GPU", False),
+    ("ttft", "median TTFT", "ms", True),
+    ("tpot", "median TPOT", "ms", True),
+)
 
-_POINTS = """
-SELECT role, run, strftime(r.run_time, '%Y-%m-%dT%H:%M:%SZ') AS t, rank, config, display, pair,
-  isl, osl, concurrency, curve_key, x_interactivity AS x, output_throughput_per_gpu AS y,
-  acceptance_rate, mtp, coalesce(image_digest, image) AS image_id, image
-FROM records JOIN runs r USING (role, run)
-WHERE kind = 'point' AND valid AND status = 'ok' AND output_throughput_per_gpu IS NOT NULL
-ORDER BY config, isl, osl, r.run_time, concurrency
-"""
 _CASES = """
 SELECT case_id, strftime(r.run_time, '%Y-%m-%dT%H:%M:%SZ') AS t, score, threshold
 FROM records JOIN runs r USING (role, run)
 WHERE kind = 'case' AND score IS NOT NULL
 ORDER BY case_id, r.run_time
 """
-_RUNS = """
-SELECT role, run, strftime(run_time, '%Y-%m-%dT%H:%M:%SZ') AS t, records,
-  (SELECT any_value(gh_repository) FROM records x WHERE x.run = runs.run AND x.role = runs.role)
-    AS repository,
-  (SELECT any_value(gh_run_id) FROM records x WHERE x.run = runs.run AND x.role = runs.role)
-    AS run_id
-FROM runs ORDER BY run_time DESC LIMIT 60
-"""
 
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
-<script src="{{ js }}"></script>
-<style>
-body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:1200px}
-table{border-collapse:collapse;font-size:.85rem}td,th{border:1px solid #ccc;padding:2px 6px}
-.regression,.missing,.invalid{background:#fdd}.suspected,.trade-off{background:#ffd}
-.improved{background:#dfd}.grid{display:grid;grid-template-columns:1fr 1fr;gap:1rem}
-</style></head><body>
-<p><a href="{{ home }}">Dashboard</a></p>
-<h1>{{ title }}</h1>
-{{ body }}
-</body></html>
-"""
-_INDEX = """
-<p>Latest run: <b>{{ c.current }}</b>
-{% if url %}(<a href="{{ url }}">workflow run</a>){% endif %},
-compared with {{ c.history_runs }} history run(s):
-<b>{{ "FAIL" if c.exit_code else "pass" }}</b>.</p>
-<h2>Configs</h2>
-<ul>{% for name, page in configs %}
-<li><a href="{{ page }}">{{ name }}</a></li>{% endfor %}
-</ul>
-<p><a href="accuracy.html">Accuracy trends</a></p>
-{% if c.gates %}<h2>Failed gates</h2>
-<ul>{% for g in c.gates %}<li>{{ g }}</li>{% endfor %}</ul>{% endif %}
-<h2>Curves</h2>
-<table><tr><th>verdict</th><th>config</th><th>ISLxOSL</th><th>at tok/s/user</th>
-<th>change</th></tr>
-{% for v in c.curves %}<tr class="{{ v.judgement.verdict }}">
-<td>{{ v.judgement.verdict }}</td><td>{{ v.identity.config }}</td>
-<td>{{ v.identity.pair }}</td><td>{{ fmt(v.judgement.interactivity) }}</td>
-<td>{{ pct(v.judgement.change) }}</td></tr>{% endfor %}
-</table>
-<h2>Points</h2>
-<table><tr><th>verdict</th><th>config</th><th>ISLxOSL</th><th>conc</th>
-<th>tok/s/GPU</th><th>change</th><th>TTFT</th><th>TPOT</th><th>note</th></tr>
-{% for p in points %}<tr class="{{ p.verdict }}"><td>{{ p.verdict }}</td>
-<td>{{ p.identity.config }}</td><td>{{ p.identity.pair }}</td>
-<td>{{ p.identity.concurrency }}</td>{% set m = metrics(p) %}
-<td>{{ m.t }}</td><td>{{ m.c }}</td><td>{{ m.ttft }}</td><td>{{ m.tpot }}</td>
-<td>{{ p.reason or "" }}</td></tr>{% endfor %}
-</table>
-<h2>Runs</h2>
-<table><tr><th>run</th><th>started</th><th>records</th></tr>
-{% for r in runs %}<tr>
-<td>{% if r.url %}<a href="{{ r.url }}">{{ r.run }}</a>{% else %}{{ r.run }}{% endif %}</td>
-<td>{{ r.t }}</td><td>{{ r.records }}</td></tr>{% endfor %}
-</table>
-"""
+# One event; the regressions page is a list of these (add an event's fields here).
 
 
 def _env() -> Environment:
-    return Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
+    return Environment(
+        loader=PackageLoader("generator.results", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
 
 
 def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
 
 
-def run_url(repository: str | None, run_id: str | None) -> str | None:
-    return (
-        f"https://github.com/{repository}/actions/runs/{run_id}" if repository and run_id else None
-    )
-
-
 def _html(figures: list[Figure], prefix: str) -> str:
-    """The figures as divs; the page loads plotly.js once."""
-    return "\n".join(
+    """The figures as divs, two to a row; the page loads plotly.js once."""
+    divs = [
         pio.to_html(
             figure,
             include_plotlyjs=False,
@@ -123,15 +104,15 @@ def _html(figures: list[Figure], prefix: str) -> str:
             config={"displaylogo": False, "responsive": True},
         )
         for i, figure in enumerate(figures)
-    )
+    ]
+    return '<div class="grid">' + "\n".join(divs) + "</div>"
 
 
 def _page(out: Path, rel: str, title: str, body: str) -> None:
-    depth = rel.count("/")
-    up = "../" * depth
+    up = "../" * rel.count("/")
     text = (
         _env()
-        .from_string(_PAGE)
+        .get_template("page.html.j2")
         .render(title=title, js=up + PLOTLY_JS, home=up + "index.html", body=Markup(body))
     )
     path = out / rel
@@ -139,62 +120,155 @@ def _page(out: Path, rel: str, title: str, body: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _config_pages(store: Store, c: Comparison, out: Path) -> list[tuple[str, str]]:
-    by_config: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in store.rows(_POINTS):
-        by_config[row["config"]].append(row)
-    pages = []
-    throughput = rule(c.policy, THROUGHPUT)
-    for config, rows in sorted(by_config.items()):
-        figures: list[Figure] = []
-        pairs: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in rows:
-            pairs[row["pair"]].append(row)
-        for pair, prs in pairs.items():
-            latest = sorted((r["x"], r["y"]) for r in prs if r["role"] == "current" and r["x"])
-            hist: dict[int, list[tuple[float, float]]] = defaultdict(list)
-            keys = {r["curve_key"] for r in prs if r["role"] == "current"}
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{value * 100:+.1f}%"
+
+
+def _changes(p: Any) -> str:
+    shown = [m for m in p.metrics if m.verdict in MARKED] or list(p.metrics)
+    return ", ".join(f"{SHORT.get(m.metric, m.metric)} {_pct(m.change)}" for m in shown)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Latest:
+    """The run the index leads with: its name, title, link and verdicts JSON."""
+
+    name: str
+    title: str
+    url: str | None
+    verdicts: Mapping[str, Any] | None
+
+
+def _marks_for(
+    config: str,
+    pair: str,
+    field: str,
+    rows: Sequence[Mapping[str, Any]],
+    marks: Mapping[str, Judged],
+    titles: Mapping[str, str],
+) -> list[Mark]:
+    """Marks of the points and curves of (config, pair) on the chart of `field`."""
+    values = {(r["run"], r["concurrency"]): r for r in rows}
+    out = []
+    for run, j in marks.items():
+        for p in j.points:
+            if p.config == config and p.pair == pair and (run, p.concurrency) in values:
+                row = values[(run, p.concurrency)]
+                if row[field] is not None:
+                    text = (
+                        f"{p.verdict} at c={p.concurrency} ({titles.get(run, run)}): {_changes(p)}"
+                    )
+                    out.append(Mark(x=row["t"], y=row[field], verdict=p.verdict, text=text))
+        if field != "y":
+            continue
+        for c in j.curves:
+            mine = [r for (r_run, _), r in values.items() if r_run == run]
+            if c.config == config and c.pair == pair and mine:
+                text = f"curve {c.verdict} ({titles.get(run, run)}): {_pct(c.change)}"
+                top = max(r["y"] for r in mine)
+                out.append(Mark(x=mine[0]["t"], y=top * 1.04, verdict=c.verdict, text=text))
+    return out
+
+
+def _config_page(
+    store: Store,
+    out: Path,
+    config: str,
+    display: str,
+    latest: str,
+    marks: Mapping[str, Judged],
+    titles: Mapping[str, str],
+) -> str:
+    rows = config_points(store, config)
+    history = config_runs(store, config)
+    newest = next((r["run"] for r in reversed(rows) if r["role"] == "current"), None)
+    newest = newest or (rows[-1]["run"] if rows else latest)
+    before = history.before_change or _previous(history, newest)
+    figures: list[Figure] = []
+    by_pair: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_pair[f"{row['isl']}x{row['osl']}"].append(row)
+    for pair, prs in by_pair.items():
+        figures.append(
+            _curve(config, pair, prs, newest, before, history, marks.get(newest), titles)
+        )
+        trends = [*TRENDS]
+        if any(r["mtp"] for r in prs):
+            trends.append(("acceptance_rate", "MTP acceptance rate", "acceptance rate", False))
+        for field, name, axis, log in trends:
+            series: dict[str, tuple[list[str], list[float]]] = defaultdict(lambda: ([], []))
             for r in prs:
-                if r["role"] == "history" and r["x"] and r["curve_key"] in keys:
-                    hist[r["rank"]].append((r["x"], r["y"]))
-            past = [sorted(hist[k]) for k in sorted(hist)][: c.policy.runs]
-            if latest:
-                figures.append(
-                    curve_figure(
-                        f"{pair}: throughput per GPU vs interactivity",
-                        latest,
-                        past,
-                        throughput,
-                        c.policy.runs,
-                    )
+                if r[field] is not None:
+                    xs, ys = series[f"c={r['concurrency']}"]
+                    xs.append(r["t"])
+                    ys.append(r[field])
+            ordered = dict(sorted(series.items(), key=lambda kv: int(kv[0][2:])))
+            figures.append(
+                trend_figure(
+                    f"{pair}: {name}",
+                    axis,
+                    ordered,
+                    history.changes,
+                    _marks_for(config, pair, field, prs, marks, titles),
+                    log=log,
                 )
-            figures.append(_trend(f"{pair}: output throughput per GPU", "tok/s/GPU", prs, "y"))
-            if any(r["mtp"] for r in prs):
-                figures.append(
-                    _trend(
-                        f"{pair}: MTP acceptance rate", "acceptance rate", prs, "acceptance_rate"
-                    )
-                )
-        rel = f"config/{slug(config)}.html"
-        _page(out, rel, config, _html(figures, "fig"))
-        pages.append((config, rel))
-    return pages
+            )
+    rel = f"config/{slug(config)}.html"
+    body = f"<p><code>{Markup.escape(config)}</code></p>" + _html(figures, "fig")
+    _page(out, rel, display, body)
+    return rel
 
 
-def _trend(title: str, y_title: str, rows: list[dict[str, Any]], field: str) -> Figure:
-    series: dict[str, tuple[list[str], list[float]]] = defaultdict(lambda: ([], []))
-    changes: list[tuple[str, str]] = []
-    last: str | None = None
-    for r in rows:
-        if r[field] is not None:
-            xs, ys = series[f"c={r['concurrency']}"]
-            xs.append(r["t"])
-            ys.append(r[field])
-        if r["image_id"] != last and last is not None and (not changes or changes[-1][0] != r["t"]):
-            changes.append((r["t"], str(r["image"])))
-        last = r["image_id"]
-    ordered = dict(sorted(series.items(), key=lambda kv: int(kv[0][2:])))
-    return trend_figure(title, y_title, ordered, changes)
+def _previous(history: ConfigRuns, newest: str) -> str | None:
+    names = [r["run"] for r in history.runs]
+    at = names.index(newest) if newest in names else len(names)
+    return names[at - 1] if at > 0 else None
+
+
+def _curve(
+    config: str,
+    pair: str,
+    rows: Sequence[Mapping[str, Any]],
+    newest: str,
+    before: str | None,
+    history: ConfigRuns,
+    mine: Judged | None,
+    titles: Mapping[str, str],
+) -> Figure:
+    def of(run: str | None, label: str) -> CurveRun | None:
+        if run is None:
+            return None
+        pts = [(r["x"], r["y"], r["concurrency"]) for r in rows if r["run"] == run and r["x"]]
+        return CurveRun(label=label, points=pts) if pts else None
+
+    latest = of(newest, f"latest ({titles.get(newest, newest)})")
+    what = "before the last image change" if history.before_change else "previous run"
+    earlier = of(before, f"{what} ({titles.get(before or '', before)})")
+    marks = []
+    verdict = ""
+    if mine is not None:
+        at = {(r["concurrency"]): r for r in rows if r["run"] == newest}
+        for p in mine.points:
+            if p.config != config or p.pair != pair:
+                continue
+            if p.concurrency in at and at[p.concurrency]["x"]:
+                r = at[p.concurrency]
+                marks.append(
+                    Mark(
+                        x=r["x"],
+                        y=r["y"],
+                        verdict=p.verdict,
+                        text=f"{p.verdict} at c={p.concurrency}: {_changes(p)}",
+                    )
+                )
+        bent = [c for c in mine.curves if c.config == config and c.pair == pair]
+        verdict = f" (curve {bent[0].verdict} {_pct(bent[0].change)})" if bent else ""
+    return curve_figure(
+        f"{pair}: throughput per GPU vs interactivity{verdict}",
+        latest or CurveRun(label="latest", points=()),
+        earlier,
+        marks,
+    )
 
 
 def _accuracy_page(store: Store, out: Path) -> None:
@@ -209,42 +283,107 @@ def _accuracy_page(store: Store, out: Path) -> None:
     _page(out, "accuracy.html", "Accuracy trends", body)
 
 
-def _metric_cells(p: Any) -> dict[str, str]:
-    m = {x.metric: x for x in p.metrics}
-    t = m.get(THROUGHPUT)
-
-    def verdict(name: str) -> str:
-        x = m.get(name)
-        return "" if x is None else f"{x.current:,.1f} ({x.verdict})"
-
-    return {
-        "t": "" if t is None else f"{t.current:,.1f}",
-        "c": "" if t is None or t.change is None else f"{t.change * 100:+.1f}%",
-        "ttft": verdict("median_ttft_ms"),
-        "tpot": verdict("median_tpot_ms"),
-    }
+def _link(run: str | None, views: Mapping[str, RunView], titles: Mapping[str, str]) -> str:
+    if not run:
+        return "-"
+    view = views.get(run)
+    name = Markup.escape(titles.get(run, run))
+    return f'<a href="{view.url}">{name}</a>' if view and view.url else str(name)
 
 
-def report(store: Store, comparison: Comparison, out: Path) -> int:
+def _regressions_page(
+    out: Path,
+    marks: Mapping[str, Judged],
+    views: Mapping[str, RunView],
+    titles: Mapping[str, str],
+    pages: Mapping[str, str],
+    displays: Mapping[str, str],
+) -> int:
+    """One section per event, newest first; an event reported by several runs once."""
+    seen: dict[str, dict[str, Any]] = {}
+    for run in sorted(marks, key=lambda r: views[r].t if r in views else "", reverse=True):
+        for e in marks[run].events:
+            if e.id in seen:
+                seen[e.id]["runs"].append(_link(run, views, titles))
+                continue
+            seen[e.id] = {
+                "id": e.id,
+                "anchor": slug(e.id),
+                "verdict": e.verdict,
+                "display": displays.get(e.config, e.config),
+                "page": pages.get(e.config, "index.html"),
+                "first_bad": _link(e.first_bad_run, views, titles),
+                "last_good": _link(e.last_good_run, views, titles),
+                "points": e.points,
+                "metrics": [SHORT.get(m, m) for m in e.metrics],
+                "changes": e.changes,
+                "runs": [_link(run, views, titles)],
+            }
+    template = _env().get_template("event.html.j2")
+    body = "".join(template.render(e=e) for e in seen.values()) or "<p>No event.</p>"
+    _page(out, "regressions.html", "Regressions", body)
+    return len(seen)
+
+
+def report(store: Store, latest: Latest, out: Path) -> int:
     """Write the site into the new directory `out`; the number of pages."""
     (out / PLOTLY_JS).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
-    configs = _config_pages(store, comparison, out)
+    info, marks = manifests(store.manifests)
+    if latest.verdicts is not None:
+        marks[latest.name] = judged(latest.name, latest.verdicts)
+    load_points(store)
+    views = {v.name: v for v in run_views(store, info, marks, RUNS_SHOWN)}
+    titles = {**{v.name: v.title for v in views.values()}, latest.name: latest.title}
+    pages: dict[str, str] = {}
+    found = configs(store)
+    for config, display in found:
+        pages[config] = _config_page(store, out, config, display, latest.name, marks, titles)
     _accuracy_page(store, out)
-    runs = [{**r, "url": run_url(r["repository"], r["run_id"])} for r in store.rows(_RUNS)]
-    current = next((r for r in runs if r["role"] == "current"), None)
+    displays = dict(found)
+    _regressions_page(out, marks, views, titles, pages, displays)
+    v = read(latest.verdicts) if latest.verdicts is not None else None
+    rows = []
+    for p in v.points if v else ():
+        if p.verdict in ("ok",):
+            continue
+        shown: list[Any] = [m for m in p.metrics if m.verdict != "ok"] or [None]
+        for m in shown:
+            rows.append(
+                {
+                    "verdict": m.verdict if m else p.verdict,
+                    "config": displays.get(p.config, p.config),
+                    "pair": p.pair,
+                    "concurrency": p.concurrency,
+                    "metric": SHORT.get(m.metric, m.metric) if m else "",
+                    "change": _pct(m.change) if m else "",
+                    "note": p.reason or "",
+                }
+            )
+    for c in v.curves if v else ():
+        if c.verdict != "ok":
+            rows.append(
+                {
+                    "verdict": c.verdict,
+                    "config": displays.get(c.config, c.config),
+                    "pair": c.pair,
+                    "concurrency": "curve",
+                    "metric": "tok/s/GPU at fixed interactivity",
+                    "change": _pct(c.change),
+                    "note": "",
+                }
+            )
     body = (
         _env()
-        .from_string(_INDEX)
+        .get_template("index.html.j2")
         .render(
-            c=comparison,
-            url=current["url"] if current else None,
-            configs=configs,
-            points=[p for p in comparison.points if p.verdict != "ok"],
-            metrics=_metric_cells,
-            runs=runs,
-            fmt=lambda v: "" if v is None else f"{v:,.1f}",
-            pct=lambda v: "" if v is None else f"{v * 100:+.1f}%",
+            latest=latest,
+            outcome=v.outcome if v else "not judged",
+            reason=v.reason if v else None,
+            configs=[(c, d, pages[c]) for c, d in found],
+            gates=v.gates if v else (),
+            rows=rows,
+            runs=list(views.values()),
         )
     )
     _page(out, "index.html", "sglang-ci benchmark dashboard", body)
-    return len(configs) + 2
+    return len(found) + 3

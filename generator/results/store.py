@@ -192,12 +192,15 @@ class Store:
         self.problems: list[Problem] = []
         # History runs read from their compact files: run name -> the file.
         self.compact: dict[str, str] = {}
+        # Admitted runs' manifests: run name -> the file (read by the dashboard).
+        self.manifests: dict[str, str] = {}
         self._views()
 
     def add(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
         """Read the files of `runs` as `role` (HISTORY or CURRENT); returns the files that
         claim to be records and are not (also kept in `self.problems`). A history run with
         a compact file is read from that file."""
+        self.manifests.update({r.name: r.manifest for r in runs if r.manifest})
         compact = {
             r.name: r.compact
             for r in runs

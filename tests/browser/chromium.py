@@ -29,11 +29,15 @@ FLAGS = (
     "--disable-sync",
     "--window-size=1280,1600",
 )
-# Per chart: its id and, per trace, its name and number of points.
+# Per chart: its id, title and, per trace, its name, number of points, x values and texts.
 _CHARTS = """
 return Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
   id: el.id,
-  traces: (el.data || []).map(t => ({name: t.name || '', points: (t.x || []).length}))
+  title: ((el.layout || {}).title || {}).text || '',
+  traces: (el.data || []).map(t => ({
+    name: t.name || '', points: (t.x || []).length, x: Array.from(t.x || []),
+    text: Array.isArray(t.text) ? Array.from(t.text) : []
+  }))
 }));
 """
 

@@ -1,0 +1,215 @@
+"""What the dashboard draws, read once from the store and the runs' manifests: each run
+(its name, link, outcome, images with digest and versions), the valid points of every
+config, where a config's image or versions changed, and what each run's verdicts marked.
+
+A history of five years holds 787k records: the points are copied once into a narrow
+temporary table (one scan of the compact files) and read per config from there, so no
+command ever holds all of them as Python objects.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.results.admit import read_manifest
+from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest, title
+from generator.results.store import Store
+from generator.results.verdicts_json import MARKED, CurveVerdict, Event, PointVerdict, read
+
+_T = "strftime(run_time, '%Y-%m-%dT%H:%M:%SZ')"
+_POINTS = f"""
+CREATE OR REPLACE TEMP TABLE dash_points AS
+SELECT run, role, {_T} AS t, run_time, config, isl, osl, concurrency,
+  x_interactivity AS x, output_throughput_per_gpu AS y, median_ttft_ms AS ttft,
+  median_tpot_ms AS tpot, acceptance_rate, mtp
+FROM records JOIN runs USING (role, run)
+WHERE kind = 'point' AND valid AND status = 'ok' AND output_throughput_per_gpu IS NOT NULL
+"""
+_CONFIG_RUNS = f"""
+CREATE OR REPLACE TEMP TABLE dash_config_runs AS
+SELECT run, role, {_T} AS t, run_time, config, min(display) AS display,
+  min(image) AS image, min(image_digest) AS image_digest,
+  {", ".join(f"min({v}) AS {v}" for v in VERSIONS)}, min(catalog_commit) AS catalog_commit
+FROM records JOIN runs USING (role, run)
+WHERE kind = 'point'
+GROUP BY ALL
+"""
+_RUNS = f"""
+SELECT r.role, r.run, {_T} AS t, r.records, x.image, x.image_digest,
+  {", ".join(f"x.{v}" for v in VERSIONS)}, x.catalog_commit, x.repository, x.workflow,
+  x.run_id, x.attempt
+FROM runs r JOIN (
+  SELECT role, run, image, image_digest, {", ".join(VERSIONS)}, min(catalog_commit) AS
+    catalog_commit, min(gh_repository) AS repository, min(gh_workflow) AS workflow,
+    min(gh_run_id) AS run_id, min(gh_run_attempt) AS attempt
+  FROM records WHERE run IN (SELECT run FROM runs ORDER BY run_time DESC LIMIT ?)
+  GROUP BY ALL) x USING (role, run)
+ORDER BY r.run_time DESC, r.run, x.image NULLS LAST, x.image_digest NULLS LAST
+"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunView:
+    name: str
+    role: str
+    t: str
+    title: str
+    url: str | None
+    outcome: str | None
+    records: int
+    images: tuple[dict[str, Any], ...]
+    catalog_commit: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judged:
+    """What one run's verdicts marked (only points and curves in MARKED), its events."""
+
+    run: str
+    outcome: str
+    points: tuple[PointVerdict, ...]
+    curves: tuple[CurveVerdict, ...]
+    events: tuple[Event, ...]
+
+
+def judged(run: str, data: Mapping[str, Any]) -> Judged:
+    v = read({**data, "current": data.get("current") if "events" in data else run})
+    return Judged(
+        run=run,
+        outcome=v.outcome,
+        points=tuple(p for p in v.points if p.verdict in MARKED),
+        curves=tuple(c for c in v.curves if c.verdict in MARKED),
+        events=v.events,
+    )
+
+
+def manifests(paths: Mapping[str, str]) -> tuple[dict[str, dict[str, Any]], dict[str, Judged]]:
+    """Each run's `run` block, and what its verdicts marked, from the manifests at
+    `paths` (run name -> path), read one at a time (only the marked points are kept)."""
+    info: dict[str, dict[str, Any]] = {}
+    marks: dict[str, Judged] = {}
+    for run, path in paths.items():
+        manifest = read_manifest(Path(path))
+        if manifest is None:
+            continue
+        info[run] = manifest.get("run") or {}
+        if isinstance(manifest.get("verdicts"), Mapping):
+            marks[run] = judged(run, manifest["verdicts"])
+    return info, marks
+
+
+def load_points(store: Store) -> None:
+    store.con.execute(_POINTS)
+    store.con.execute(_CONFIG_RUNS)
+
+
+def configs(store: Store) -> list[tuple[str, str]]:
+    """(config, display name) of every config with a valid point, by display name."""
+    rows = store.con.execute(
+        "SELECT config, min(display) FROM dash_config_runs WHERE config IN "
+        "(SELECT DISTINCT config FROM dash_points) GROUP BY config ORDER BY 2, 1"
+    ).fetchall()
+    return [(str(c), str(d or c)) for c, d in rows]
+
+
+def config_points(store: Store, config: str) -> list[dict[str, Any]]:
+    return store.rows(
+        "SELECT * EXCLUDE (run_time) FROM dash_points WHERE config = ? "
+        "ORDER BY run_time, run, isl, osl, concurrency",
+        [config],
+    )
+
+
+def _key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (row["image_digest"], *(row[v] for v in VERSIONS))
+
+
+def _change_text(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    parts = []
+    if before["image_digest"] != after["image_digest"]:
+        parts.append(
+            f"image {short_digest(before['image_digest'])} -> {short_digest(after['image_digest'])}"
+        )
+    parts += [
+        f"{VERSION_NAMES[v]} {before[v] or '-'} -> {after[v] or '-'}"
+        for v in VERSIONS
+        if before[v] != after[v]
+    ]
+    return "; ".join(parts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigRuns:
+    """A config's runs in time order, with where its image or versions changed."""
+
+    runs: list[dict[str, Any]]
+    changes: list[tuple[str, str]]
+    # the last run before the most recent change (None: no change in the history)
+    before_change: str | None
+
+
+def config_runs(store: Store, config: str) -> ConfigRuns:
+    runs = store.rows(
+        "SELECT * EXCLUDE (run_time) FROM dash_config_runs WHERE config = ? ORDER BY run_time, run",
+        [config],
+    )
+    changes: list[tuple[str, str]] = []
+    before: str | None = None
+    for prev, now in itertools.pairwise(runs):
+        if _key(prev) != _key(now):
+            changes.append((now["t"], _change_text(prev, now)))
+            before = prev["run"]
+    return ConfigRuns(runs=runs, changes=changes, before_change=before)
+
+
+def run_views(
+    store: Store, info: Mapping[str, Mapping[str, Any]], marks: Mapping[str, Judged], limit: int
+) -> list[RunView]:
+    """The newest `limit` runs, newest first, each with every image it ran."""
+    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    order: list[str] = []
+    for row in store.rows(_RUNS, [limit]):
+        if row["run"] not in by_run:
+            order.append(row["run"])
+        by_run[row["run"]].append(row)
+    out = []
+    for run in order:
+        rows = by_run[run]
+        first = rows[0]
+        meta = dict(info.get(run) or {})
+        if not meta:
+            repository, run_id = first["repository"], first["run_id"]
+            meta = {
+                "workflow": first["workflow"],
+                "id": run_id,
+                "attempt": first["attempt"],
+                "url": f"https://github.com/{repository}/actions/runs/{run_id}"
+                if repository and run_id
+                else None,
+            }
+        out.append(
+            RunView(
+                name=run,
+                role=first["role"],
+                t=first["t"],
+                title=title(meta, run),
+                url=meta.get("url"),
+                outcome=marks[run].outcome if run in marks else None,
+                records=first["records"],
+                images=tuple(
+                    {
+                        "image": r["image"],
+                        "digest": short_digest(r["image_digest"]),
+                        **{VERSION_NAMES[v]: r[v] for v in VERSIONS},
+                    }
+                    for r in rows
+                ),
+                catalog_commit=first["catalog_commit"],
+            )
+        )
+    return out
