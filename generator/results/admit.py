@@ -10,7 +10,9 @@ The history job runs it on the run's artifact. The run directory it writes, `HIS
   (images with digests and versions, runners, catalog commit), the records' paths, and
   the files of the artifact that were left out (Markdown, JSON that is not a record);
 - the compact file (store.COMPACT_FILE): the typed rows `report` and `compare` read
-  instead of the JSON files.
+  instead of the JSON files;
+- with `--confirmation DIR`, `confirmation/`: the A/B confirmation's JSON documents
+  (docs/confirmation.md), each one checked to parse as JSON (other files are left out).
 
 It is built beside the history's runs (`.NAME.new-*`) and moved in when complete.
 """
@@ -76,6 +78,32 @@ def _sort(run_dirs: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str], 
     return records, others, problems
 
 
+def _attachments(folder: Path | None) -> tuple[list[tuple[Path, str]], list[str]]:
+    """(file, its path in the new run) of every JSON file below `folder` that parses; the
+    paths of the other files."""
+    if folder is None:
+        return [], []
+    if not folder.is_dir():
+        raise ResultsError(f"{folder}: confirmation directory is not a directory")
+    kept: list[tuple[Path, str]] = []
+    others: list[str] = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = "confirmation/" + path.relative_to(folder).as_posix()
+        if path.suffix == ".json" and _parses(path):
+            kept.append((path, rel))
+        else:
+            others.append(rel)
+    return kept, others
+
+
+def _parses(path: Path) -> bool:
+    try:
+        json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 def _matrices(paths: Sequence[Path]) -> list[Any]:
     load_expected(paths)  # refuses what is not a matrix
     return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
@@ -96,6 +124,7 @@ def admit(
     expected: Sequence[Path] = (),
     verdicts: Path | None = None,
     jobs: Path | None = None,
+    confirmation: Path | None = None,
     environ: Mapping[str, str],
 ) -> Admitted:
     """Write the run made of `run_dirs` as `history/name` (see the module's text)."""
@@ -107,6 +136,8 @@ def admit(
     if target.exists():
         raise ResultsError(f"{target}: already exists; {ADMIT} never rewrites a run")
     records, others, problems = _sort(run_dirs)
+    attached, not_json = _attachments(confirmation)
+    others += not_json
     if problems:
         raise ResultsError(
             f"{problems[0]} (the run is not admitted: {len(problems)} of "
@@ -117,7 +148,7 @@ def admit(
     statuses = _job_statuses(jobs)
 
     def build(new: Path) -> None:
-        for source, rel in records:
+        for source, rel in [*records, *attached]:
             dest = new / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, dest)
@@ -136,6 +167,7 @@ def admit(
             "verdicts": judged,
             "jobs": statuses,
             "records": {"count": rows, "files": [rel for _, rel in records]},
+            "confirmation": [rel for _, rel in attached],
             "compact": COMPACT_FILE,
             "left_out": others,
         }

@@ -300,6 +300,11 @@ def thresholds_cmd(
 @expected_option
 @click.option("--verdicts", type=_file, help="The run's verdicts (results compare --json --out).")
 @jobs_option
+@click.option(
+    "--confirmation",
+    type=_dir,
+    help="The run's A/B confirmation documents (kept as confirmation/, JSON only).",
+)
 @click.pass_context
 def admit_cmd(
     ctx: click.Context,
@@ -309,6 +314,7 @@ def admit_cmd(
     expected: tuple[Path, ...],
     verdicts: Path | None,
     jobs_path: Path | None,
+    confirmation: Path | None,
 ) -> None:
     """Write RUN_DIR... into the history as NAME: its records (refused whole unless every
     one validates), a manifest and a compact file; an existing run is never rewritten."""
@@ -324,6 +330,7 @@ def admit_cmd(
             expected=expected,
             verdicts=verdicts,
             jobs=jobs_path,
+            confirmation=confirmation,
             environ=os.environ,
         )
         left = f"; left out {len(done.left_out)} other files" if done.left_out else ""

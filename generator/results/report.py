@@ -42,8 +42,9 @@ from generator.results.timeline import (
     ConfigRuns,
     Judged,
     RunView,
-    config_points,
+    Series,
     config_runs,
+    config_series,
     configs,
     judged,
     load_points,
@@ -143,30 +144,38 @@ def _marks_for(
     config: str,
     pair: str,
     field: str,
-    rows: Sequence[Mapping[str, Any]],
+    series: Sequence[Series],
     marks: Mapping[str, Judged],
     titles: Mapping[str, str],
 ) -> list[Mark]:
     """Marks of the points and curves of (config, pair) on the chart of `field`."""
-    values = {(r["run"], r["concurrency"]): r for r in rows}
+    by_c = {s.concurrency: (s, s.index()) for s in series}
     out = []
     for run, j in marks.items():
         for p in j.points:
-            if p.config == config and p.pair == pair and (run, p.concurrency) in values:
-                row = values[(run, p.concurrency)]
-                if row[field] is not None:
-                    text = (
-                        f"{p.verdict} at c={p.concurrency} ({titles.get(run, run)}): {_changes(p)}"
-                    )
-                    out.append(Mark(x=row["t"], y=row[field], verdict=p.verdict, text=text))
+            if p.config != config or p.pair != pair or p.concurrency not in by_c:
+                continue
+            s, at = by_c[p.concurrency]
+            i = at.get(run)
+            if i is not None and s.values[field][i] is not None:
+                text = f"{p.verdict} at c={p.concurrency} ({titles.get(run, run)}): {_changes(p)}"
+                out.append(
+                    Mark(x=s.t[i], y=float(s.values[field][i] or 0), verdict=p.verdict, text=text)
+                )
         if field != "y":
             continue
         for c in j.curves:
-            mine = [r for (r_run, _), r in values.items() if r_run == run]
-            if c.config == config and c.pair == pair and mine:
+            if c.config != config or c.pair != pair:
+                continue
+            found = [
+                (s.t[i], s.values["y"][i])
+                for s, at in by_c.values()
+                if (i := at.get(run)) is not None
+            ]
+            if found:
+                top = max(float(y or 0) for _, y in found)
                 text = f"curve {c.verdict} ({titles.get(run, run)}): {_pct(c.change)}"
-                top = max(r["y"] for r in mine)
-                out.append(Mark(x=mine[0]["t"], y=top * 1.04, verdict=c.verdict, text=text))
+                out.append(Mark(x=found[0][0], y=top * 1.04, verdict=c.verdict, text=text))
     return out
 
 
@@ -175,41 +184,46 @@ def _config_page(
     out: Path,
     config: str,
     display: str,
-    latest: str,
     marks: Mapping[str, Judged],
     titles: Mapping[str, str],
 ) -> str:
-    rows = config_points(store, config)
+    series = config_series(store, config)
     history = config_runs(store, config)
-    newest = next((r["run"] for r in reversed(rows) if r["role"] == "current"), None)
-    newest = newest or (rows[-1]["run"] if rows else latest)
+    current = {
+        r for s in series for r, role in zip(s.runs, s.roles, strict=True) if role == "current"
+    }
+    names = [r["run"] for r in history.runs]
+    newest = next((r for r in reversed(names) if r in current), names[-1] if names else "")
     before = history.before_change or _previous(history, newest)
     figures: list[Figure] = []
-    by_pair: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_pair[f"{row['isl']}x{row['osl']}"].append(row)
-    for pair, prs in by_pair.items():
+    by_pair: dict[str, list[Series]] = defaultdict(list)
+    for one in series:
+        by_pair[one.pair].append(one)
+    for pair, mine in by_pair.items():
         figures.append(
-            _curve(config, pair, prs, newest, before, history, marks.get(newest), titles)
+            _curve(config, pair, mine, newest, before, history, marks.get(newest), titles)
         )
         trends = [*TRENDS]
-        if any(r["mtp"] for r in prs):
+        if any(one.mtp for one in mine):
             trends.append(("acceptance_rate", "MTP acceptance rate", "acceptance rate", False))
         for field, name, axis, log in trends:
-            series: dict[str, tuple[list[str], list[float]]] = defaultdict(lambda: ([], []))
-            for r in prs:
-                if r[field] is not None:
-                    xs, ys = series[f"c={r['concurrency']}"]
-                    xs.append(r["t"])
-                    ys.append(r[field])
-            ordered = dict(sorted(series.items(), key=lambda kv: int(kv[0][2:])))
+            traces: dict[str, tuple[list[str], list[float]]] = {}
+            for one in mine:
+                kept = [
+                    (t, v) for t, v in zip(one.t, one.values[field], strict=True) if v is not None
+                ]
+                if kept:
+                    traces[f"c={one.concurrency}"] = (
+                        [t for t, _ in kept],
+                        [float(v) for _, v in kept],
+                    )
             figures.append(
                 trend_figure(
                     f"{pair}: {name}",
                     axis,
-                    ordered,
+                    traces,
                     history.changes,
-                    _marks_for(config, pair, field, prs, marks, titles),
+                    _marks_for(config, pair, field, mine, marks, titles),
                     log=log,
                 )
             )
@@ -228,7 +242,7 @@ def _previous(history: ConfigRuns, newest: str) -> str | None:
 def _curve(
     config: str,
     pair: str,
-    rows: Sequence[Mapping[str, Any]],
+    series: Sequence[Series],
     newest: str,
     before: str | None,
     history: ConfigRuns,
@@ -238,7 +252,12 @@ def _curve(
     def of(run: str | None, label: str) -> CurveRun | None:
         if run is None:
             return None
-        pts = [(r["x"], r["y"], r["concurrency"]) for r in rows if r["run"] == run and r["x"]]
+        pts = []
+        for s in series:
+            i = s.index().get(run)
+            x, y = (s.values["x"][i], s.values["y"][i]) if i is not None else (None, None)
+            if x and y is not None:
+                pts.append((float(x), float(y), s.concurrency))
         return CurveRun(label=label, points=pts) if pts else None
 
     latest = of(newest, f"latest ({titles.get(newest, newest)})")
@@ -246,21 +265,13 @@ def _curve(
     earlier = of(before, f"{what} ({titles.get(before or '', before)})")
     marks = []
     verdict = ""
-    if mine is not None:
-        at = {(r["concurrency"]): r for r in rows if r["run"] == newest}
+    if mine is not None and latest is not None:
+        at = {c: (x, y) for x, y, c in latest.points}
         for p in mine.points:
-            if p.config != config or p.pair != pair:
-                continue
-            if p.concurrency in at and at[p.concurrency]["x"]:
-                r = at[p.concurrency]
-                marks.append(
-                    Mark(
-                        x=r["x"],
-                        y=r["y"],
-                        verdict=p.verdict,
-                        text=f"{p.verdict} at c={p.concurrency}: {_changes(p)}",
-                    )
-                )
+            if p.config == config and p.pair == pair and p.concurrency in at:
+                x, y = at[p.concurrency]
+                text = f"{p.verdict} at c={p.concurrency}: {_changes(p)}"
+                marks.append(Mark(x=x, y=y, verdict=p.verdict, text=text))
         bent = [c for c in mine.curves if c.config == config and c.pair == pair]
         verdict = f" (curve {bent[0].verdict} {_pct(bent[0].change)})" if bent else ""
     return curve_figure(
@@ -328,7 +339,7 @@ def _regressions_page(
 def report(store: Store, latest: Latest, out: Path) -> int:
     """Write the site into the new directory `out`; the number of pages."""
     (out / PLOTLY_JS).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
-    info, marks = manifests(store.manifests)
+    info, marks = manifests(store, store.manifests)
     if latest.verdicts is not None:
         marks[latest.name] = judged(latest.name, latest.verdicts)
     load_points(store)
@@ -337,7 +348,7 @@ def report(store: Store, latest: Latest, out: Path) -> int:
     pages: dict[str, str] = {}
     found = configs(store)
     for config, display in found:
-        pages[config] = _config_page(store, out, config, display, latest.name, marks, titles)
+        pages[config] = _config_page(store, out, config, display, marks, titles)
     _accuracy_page(store, out)
     displays = dict(found)
     _regressions_page(out, marks, views, titles, pages, displays)

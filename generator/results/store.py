@@ -347,20 +347,25 @@ class Store:
         ).fetchall()
         return {str(f): t for f, t in rows}
 
-    def write_compact(self, path: Path, root: Path) -> int:
-        """Write the CURRENT records as a compact file at `path`, each `file` relative to
-        the run directory `root`; the number of rows."""
+    def write_compact(self, path: Path, root: Path, run: str | None = None) -> int:
+        """Write the CURRENT records (of `run`, when given) as a compact file at `path`,
+        each `file` relative to the run directory `root`; the number of rows."""
         prefix = str(root).rstrip("/") + "/"
+        which = "" if run is None else f" AND run = {_literal(run)}"
         self.con.execute(
             f"""
             COPY (SELECT * EXCLUDE (role, run) REPLACE (
                     CASE WHEN starts_with(file, {_literal(prefix)})
                       THEN file[{len(prefix) + 1}:] ELSE file END AS file)
-                  FROM all_records WHERE role = 'current' ORDER BY kind, config, case_id, id)
+                  FROM all_records WHERE role = 'current'{which}
+                  ORDER BY kind, config, case_id, id)
             TO {_literal(str(path))} (FORMAT parquet, COMPRESSION zstd)
             """
         )
-        return self.count(CURRENT)
+        row = self.con.execute(
+            f"SELECT count(*) FROM all_records WHERE role = 'current'{which}"
+        ).fetchone()
+        return int(row[0]) if row else 0
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """The rows of a query as dicts (column name -> value)."""

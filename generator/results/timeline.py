@@ -10,13 +10,14 @@ command ever holds all of them as Python objects.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.results.admit import read_manifest
+from generator.results.admit import MANIFEST_SCHEMA
 from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest, title
 from generator.results.store import Store
 from generator.results.verdicts_json import MARKED, CurveVerdict, Event, PointVerdict, read
@@ -88,18 +89,59 @@ def judged(run: str, data: Mapping[str, Any]) -> Judged:
     )
 
 
-def manifests(paths: Mapping[str, str]) -> tuple[dict[str, dict[str, Any]], dict[str, Judged]]:
+# The parts of each manifest the dashboard needs, parsed by DuckDB (a manifest's verdicts
+# judge every point of its run; five years of them are most of a gigabyte of JSON): the run,
+# the outcome, and only the points and curves its verdicts marked.
+_MANIFESTS = f"""
+SELECT filename, run, outcome, exit_code, has_events, events, current,
+  list_filter(points, lambda p: (p ->> 'verdict') IN {tuple(MARKED)}) AS points,
+  list_filter(curves, lambda c: (c ->> 'verdict') IN {tuple(MARKED)}) AS curves
+FROM (
+  SELECT filename,
+    json_extract(content, '$.run') AS run,
+    json_extract_string(content, '$.verdicts.outcome') AS outcome,
+    json_extract(content, '$.verdicts.exit_code') AS exit_code,
+    json_exists(content, '$.verdicts.events') AS has_events,
+    json_extract(content, '$.verdicts.events') AS events,
+    json_extract_string(content, '$.verdicts.current') AS current,
+    CAST(json_extract(content, '$.verdicts.points') AS JSON[]) AS points,
+    CAST(json_extract(content, '$.verdicts.curves') AS JSON[]) AS curves,
+    json_extract_string(content, '$.schema') AS schema,
+    json_type(content, '$.verdicts') AS verdicts
+  FROM read_text(?)
+  WHERE json_valid(content))
+WHERE schema = '{MANIFEST_SCHEMA}'
+"""
+
+
+def manifests(
+    store: Store, paths: Mapping[str, str]
+) -> tuple[dict[str, dict[str, Any]], dict[str, Judged]]:
     """Each run's `run` block, and what its verdicts marked, from the manifests at
-    `paths` (run name -> path), read one at a time (only the marked points are kept)."""
+    `paths` (run name -> path)."""
+    if not paths:
+        return {}, {}
+    runs = {str(Path(path)): run for run, path in paths.items()}
     info: dict[str, dict[str, Any]] = {}
     marks: dict[str, Judged] = {}
-    for run, path in paths.items():
-        manifest = read_manifest(Path(path))
-        if manifest is None:
+    rows = store.con.execute(_MANIFESTS, [list(runs)]).fetchall()
+    for filename, run_block, outcome, exit_code, has_events, events, current, pts, crv in rows:
+        run = runs.get(str(Path(filename)))
+        if run is None:
             continue
-        info[run] = manifest.get("run") or {}
-        if isinstance(manifest.get("verdicts"), Mapping):
-            marks[run] = judged(run, manifest["verdicts"])
+        info[run] = json.loads(run_block) if run_block else {}
+        if outcome is None and exit_code is None:
+            continue
+        data: dict[str, Any] = {
+            "outcome": outcome,
+            "exit_code": json.loads(exit_code) if exit_code else None,
+            "current": current,
+            "points": [json.loads(p) for p in pts or ()],
+            "curves": [json.loads(c) for c in crv or ()],
+        }
+        if has_events:
+            data["events"] = json.loads(events) if events else []
+        marks[run] = judged(run, data)
     return info, marks
 
 
@@ -117,12 +159,54 @@ def configs(store: Store) -> list[tuple[str, str]]:
     return [(str(c), str(d or c)) for c, d in rows]
 
 
-def config_points(store: Store, config: str) -> list[dict[str, Any]]:
-    return store.rows(
-        "SELECT * EXCLUDE (run_time) FROM dash_points WHERE config = ? "
-        "ORDER BY run_time, run, isl, osl, concurrency",
-        [config],
-    )
+FIELDS = ("x", "y", "ttft", "tpot", "acceptance_rate")
+_SERIES = f"""
+SELECT isl, osl, concurrency, bool_or(mtp) AS mtp,
+  list(run ORDER BY run_time, run) AS runs, list(role ORDER BY run_time, run) AS roles,
+  list(t ORDER BY run_time, run) AS t,
+  {", ".join(f"list({f} ORDER BY run_time, run) AS {f}" for f in FIELDS)}
+FROM dash_points WHERE config = ?
+GROUP BY isl, osl, concurrency ORDER BY isl, osl, concurrency
+"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Series:
+    """One point of a config over runs, in time order (lists built by DuckDB)."""
+
+    isl: int
+    osl: int
+    concurrency: int
+    mtp: bool
+    runs: list[str]
+    roles: list[str]
+    t: list[str]
+    values: dict[str, list[float | None]]
+
+    @property
+    def pair(self) -> str:
+        return f"{self.isl}x{self.osl}"
+
+    def index(self) -> dict[str, int]:
+        return {run: i for i, run in enumerate(self.runs)}
+
+
+def config_series(store: Store, config: str) -> list[Series]:
+    out = []
+    for row in store.rows(_SERIES, [config]):
+        out.append(
+            Series(
+                isl=row["isl"],
+                osl=row["osl"],
+                concurrency=row["concurrency"],
+                mtp=bool(row["mtp"]),
+                runs=row["runs"],
+                roles=row["roles"],
+                t=row["t"],
+                values={f: row[f] for f in FIELDS},
+            )
+        )
+    return out
 
 
 def _key(row: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -145,30 +145,54 @@ def _curve(c: Mapping[str, Any]) -> CurveVerdict:
     )
 
 
+# An event's `state` (the verdicts engine's contract) as the verdict it is marked with.
+_STATE = {"confirmed": REGRESSION, "suspected": SUSPECTED, "improved": "improved"}
+
+
+def _size(value: Any) -> str:
+    """A change as text: `-10.1% [-11.8%, -8.4%]`, a pair as `before -> after`."""
+    if isinstance(value, Mapping) and _number(value.get("change")) is not None:
+        low, high = _number(value.get("low")), _number(value.get("high"))
+        interval = f" [{low:+.1%}, {high:+.1%}]" if low is not None and high is not None else ""
+        return f"{value['change']:+.1%}{interval}"
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return f"{value[0]} -> {value[1]}"
+    return str(value)
+
+
 def _event(e: Mapping[str, Any]) -> Event:
-    changes = e.get("changes") or {}
-    pairs = (
-        changes.items()
-        if isinstance(changes, Mapping)
-        else ((str(i), "") for i in changes if not isinstance(i, Mapping))
-    )
-    if isinstance(changes, list) and all(isinstance(i, Mapping) for i in changes):
-        pairs = ((str(i.get("what")), f"{i.get('before')} -> {i.get('after')}") for i in changes)
-    points = e.get("points") or ()
+    pairs: list[tuple[str, str]] = []
+    for key in ("changes", "differences"):
+        found = e.get(key) or {}
+        if isinstance(found, Mapping):
+            pairs += [(str(k), _size(v)) for k, v in found.items()]
+        elif isinstance(found, list):
+            pairs += [
+                (str(i.get("what")), f"{i.get('before')} -> {i.get('after')}")
+                if isinstance(i, Mapping)
+                else (str(i), "")
+                for i in found
+            ]
+    points = [*(e.get("points") or ()), *(e.get("curves") or ())]
+    verdict = e.get("verdict") or _STATE.get(str(e.get("state")), REGRESSION)
     return Event(
         id=str(e.get("id")),
         config=str(e.get("config")),
-        verdict=str(e.get("verdict") or REGRESSION),
+        verdict=str(verdict),
         first_bad_run=e.get("first_bad_run"),
         last_good_run=e.get("last_good_run"),
         points=tuple(
-            f"{p.get('isl')}x{p.get('osl')} c={p.get('concurrency')}"
+            (
+                f"{p.get('isl')}x{p.get('osl')} c={p['concurrency']}"
+                if "concurrency" in p
+                else f"{p.get('isl')}x{p.get('osl')} curve"
+            )
             if isinstance(p, Mapping)
             else str(p)
             for p in points
         ),
         metrics=tuple(str(m) for m in e.get("metrics") or ()),
-        changes=tuple((str(k), str(v)) for k, v in pairs),
+        changes=tuple(pairs),
     )
 
 

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from generator.launch import record as launch_record
+from generator.results import record
 from generator.results.record import point_validity, problem_of, read_record, schema
 from tests.results_gen import Point, Run, Shape, case_record, point_record
 
@@ -126,3 +128,12 @@ def test_other_json_is_ignored_and_another_schema_version_reported(tmp_path: Pat
 def test_an_unknown_kind_is_named() -> None:
     record = {**point_record(RUN, Point()), "kind": "sweep"}
     assert problem_of(record) == "kind: 'sweep' is not one of ['case', 'point']"
+
+
+def test_the_results_record_rules_are_the_launchers() -> None:
+    for name in ("point_validity", "needs_acceptance", "is_infrastructure", "is_mtp"):
+        assert getattr(record, name) is getattr(launch_record, name)
+    assert (record.SCHEMA_ID, record.INFRASTRUCTURE) == (
+        launch_record.SCHEMA,
+        launch_record.INFRASTRUCTURE,
+    )
