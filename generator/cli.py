@@ -221,7 +221,11 @@ def plan_cmd(ctx: click.Context, /, week: bool, as_json: bool, **selectors: str 
 
     def work(c: Context) -> None:
         expanded = c.expanded()
-        data = plan_query(query(expanded, **selectors)) if chosen else plan_week(expanded)
+        data = (
+            plan_query(query(expanded, **selectors), expanded.catalog)
+            if chosen
+            else plan_week(expanded)
+        )
         if as_json:
             emit(data)
         else:
