@@ -124,6 +124,7 @@ def find(data: dict[str, Any], ref: list[str]) -> dict[str, Any]:
     if len(ref) != 1:
         raise Failure("accepts 1 arg(s), received " + str(len(ref)))
     text = ref[0].rsplit("/", 1)[-1]
+    issue: dict[str, Any]
     for issue in data["issues"]:
         if str(issue["number"]) == text:
             return issue
