@@ -234,3 +234,41 @@ def markdown(outcomes: Sequence[Outcome]) -> list[str]:
                 f"at or before {short(o.between[1])}"
             )
     return [*lines, ""]
+
+
+def from_dict(data: dict[str, Any]) -> Outcome:
+    """An outcome read back from `Outcome.as_dict()`."""
+    steps = tuple(
+        Step(
+            **{k: v for k, v in s.items() if k != "judgements"},
+            judgements=tuple(ab.Judgement(**j) for j in s["judgements"]),
+        )
+        for s in data.get("steps") or ()
+    )
+    between = data.get("between")
+    return Outcome(
+        event=data["event"],
+        job_id=data["job_id"],
+        config=data["config"],
+        mode=data.get("mode"),
+        repeats=int(data["repeats"]),
+        result=data["result"],
+        steps=steps,
+        first_bad=data.get("first_bad"),
+        exact=bool(data.get("exact")),
+        between=(between[0], between[1]) if between else None,
+        versions=data.get("versions") or {},
+    )
+
+
+def load(path: Path) -> dict[str, Outcome]:
+    """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
+    from generator.results.record import ResultsError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: cannot read the outcomes: {exc}") from exc
+    if not isinstance(data, list):
+        raise ResultsError(f"{path}: not the JSON of `sglang-ci confirm outcomes --json`")
+    return {o.event: o for o in (from_dict(d) for d in data)}
