@@ -8,6 +8,7 @@ A job of the matrix that left no document is `missing`: its event stays suspecte
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections import defaultdict
@@ -106,16 +107,17 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
     """The outcome of one A/B job from its documents."""
     conf = entry["confirmation"]
     candidates = tuple(conf["candidates"])
+    empty = Outcome(
+        event=conf["event"],
+        job_id=entry["id"],
+        config=entry["config"],
+        repeats=conf["repeats"],
+        candidates=candidates,
+        mode=None,
+        result=MISSING,
+    )
     if not docs:
-        return Outcome(
-            event=conf["event"],
-            job_id=entry["id"],
-            config=entry["config"],
-            repeats=conf["repeats"],
-            candidates=candidates,
-            mode=None,
-            result=MISSING,
-        )
+        return empty
     by_step: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for d in docs:
         by_step[int(d["step"])].append(d)
@@ -158,12 +160,8 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
     bounds = ab.bisect_bounds(len(candidates), [(int(i), v) for i, v in bisected])
     chain: list[SideImage] = [conf["a"], *candidates, conf["b"]]
     named = first == ab.CONFIRMED
-    return Outcome(
-        event=conf["event"],
-        job_id=entry["id"],
-        config=entry["config"],
-        repeats=conf["repeats"],
-        candidates=candidates,
+    return dataclasses.replace(
+        empty,
         mode=str(docs[0]["mode"]),
         result=first,
         steps=tuple(steps),
