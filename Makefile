@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m compileall -q generator
 	$(BIN)/python bench/bench_generator.py
 	$(BIN)/python bench/bench_results.py
+	$(BIN)/python bench/bench_confirm.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

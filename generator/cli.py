@@ -18,6 +18,7 @@ import click
 
 from generator.catalog import load
 from generator.catalog.model import LEVELS
+from generator.confirm.cli import confirm_group
 from generator.errors import CheckFailed, SelectionError, SglangCIError, did_you_mean
 from generator.expand import expand
 from generator.expand.entries import case_entry, cell_entry, job_entry
@@ -221,7 +222,11 @@ def plan_cmd(ctx: click.Context, /, week: bool, as_json: bool, **selectors: str 
 
     def work(c: Context) -> None:
         expanded = c.expanded()
-        data = plan_query(query(expanded, **selectors)) if chosen else plan_week(expanded)
+        data = (
+            plan_query(query(expanded, **selectors), expanded.catalog)
+            if chosen
+            else plan_week(expanded)
+        )
         if as_json:
             emit(data)
         else:
@@ -295,6 +300,7 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 main.add_command(results_group)
+main.add_command(confirm_group)
 
 
 @main.group(name="dispatch")

@@ -4,11 +4,14 @@ and side by side with the one-job-per-cell shape. See docs/planning.md."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from generator.catalog.cron import runs_per_week
+from generator.catalog.model import Catalog
+from generator.confirm.budget import run_budget, settings
 from generator.expand.estimate import shown as minutes
-from generator.expand.model import Expanded, Shape
+from generator.expand.model import Expanded, Job, Shape
 from generator.expand.select import Query
 
 WEEK_TOTALS = (
@@ -32,8 +35,16 @@ def shape_json(shape: Shape) -> dict[str, Any]:
     }
 
 
-def plan_query(q: Query) -> dict[str, Any]:
+def confirmation(catalog: Catalog, jobs: Iterable[Job]) -> dict[str, Any]:
+    """The A/B confirmation budget of a run of these jobs (generator/confirm/budget.py)."""
+    confirm = catalog.regression.confirm
+    runners = {r.label: r for r in catalog.runners}
+    return {"settings": settings(confirm), **run_budget(jobs, runners, confirm)}
+
+
+def plan_query(q: Query, catalog: Catalog | None = None) -> dict[str, Any]:
     run = q.run
+    extra = {} if catalog is None else {"confirmation": confirmation(catalog, run.jobs)}
     return {
         "kind": q.kind,
         "name": q.name,
@@ -52,6 +63,7 @@ def plan_query(q: Query) -> dict[str, Any]:
             }
             for j in run.jobs
         ],
+        **extra,
     }
 
 
@@ -62,9 +74,13 @@ def _number(value: float) -> float | int:
 def plan_week(expanded: Expanded) -> dict[str, Any]:
     groups = []
     totals = dict.fromkeys(WEEK_TOTALS, 0.0)
+    ab = dict.fromkeys(("jobs", "launches", "gpu_hours"), 0.0)
     for s in expanded.schedules:
         run = s.default_run
         runs = runs_per_week(str(s.cron))
+        budget = confirmation(expanded.catalog, run.jobs)
+        for key in ab:
+            ab[key] += runs * budget[key]
         groups.append(
             {
                 "name": s.name,
@@ -75,6 +91,7 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
                 "cells": len(run.cells),
                 "packed": shape_json(run.packed),
                 "per_cell": shape_json(run.per_cell),
+                "confirmation": budget,
             }
         )
         totals["cells_per_week"] += runs * len(run.cells)
@@ -89,6 +106,10 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
         "runners": {r.label: {"gpus": r.gpus, "count": r.count} for r in expanded.catalog.runners},
         "groups": groups,
         **{key: _number(round(value, 1)) for key, value in totals.items()},
+        "confirmation": {
+            "settings": settings(expanded.catalog.regression.confirm),
+            **{f"{key}_per_week": _number(round(value, 1)) for key, value in ab.items()},
+        },
     }
 
 

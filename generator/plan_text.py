@@ -69,7 +69,53 @@ def format_text(data: dict[str, Any]) -> str:
                 jw,
             )
         )
+    if "confirmation" in data:
+        lines += ["", *_confirmation_run(data["confirmation"])]
     return "\n".join(lines) + "\n"
+
+
+def _confirmation_run(c: dict[str, Any]) -> list[str]:
+    """The A/B confirmation budget of one run."""
+    if not c["enabled"]:
+        return [f"A/B confirmation: {c['settings']}"]
+    return [
+        f"A/B confirmation at most, per run: {c['settings']}",
+        f"  {plural(c['jobs'], 'job')}, {plural(c['launches'], 'server launch')}".replace(
+            "launchs", "launches"
+        )
+        + f", {c['gpu_hours']} GPU-h, longest job {c['longest_minutes']} min",
+    ]
+
+
+def _week_confirmation(data: dict[str, Any], width: int) -> list[str]:
+    c = data["confirmation"]
+    if not any(g["confirmation"]["enabled"] for g in data["groups"]):
+        return ["", f"A/B confirmation: {c['settings']}"]
+    widths = [width, 9, 5, 8, 7]
+    lines = [
+        "",
+        f"A/B confirmation at most: {c['settings']}",
+        "",
+        _row(["cron group", "runs/week", "jobs", "launches", "GPU-h"], widths),
+    ]
+    for g in data["groups"]:
+        b = g["confirmation"]
+        lines.append(
+            _row([g["name"], g["runs_per_week"], b["jobs"], b["launches"], b["gpu_hours"]], widths)
+        )
+    lines.append(
+        _row(
+            [
+                "per week",
+                "",
+                c["jobs_per_week"],
+                c["launches_per_week"],
+                c["gpu_hours_per_week"],
+            ],
+            widths,
+        )
+    )
+    return lines
 
 
 def _week_text(data: dict[str, Any]) -> str:
@@ -137,4 +183,5 @@ def _week_text(data: dict[str, Any]) -> str:
             widths,
         )
     )
+    lines += _week_confirmation(data, width)
     return "\n".join(lines) + "\n"

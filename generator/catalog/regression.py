@@ -19,6 +19,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+from generator.catalog.confirm import Confirm, build_confirm
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
 
@@ -57,6 +58,7 @@ class Policy:
     on_regression: Action = "fail"
     on_gate: Action = "fail"
     thresholds: ThresholdRule = field(default_factory=ThresholdRule)
+    confirm: Confirm = field(default_factory=Confirm)  # regression.confirm (confirm.py)
 
     @property
     def window(self) -> int:
@@ -80,6 +82,7 @@ class Policy:
                 "margin": self.thresholds.margin,
                 "min_runs": self.thresholds.min_runs,
             },
+            "confirm": self.confirm.as_dict(),
         }
 
 
@@ -130,6 +133,7 @@ def build_policy(raw: Any, shown: str) -> Policy:
             margin=float(t.get("margin", defaults.margin)),
             min_runs=int(t.get("min_runs", defaults.min_runs)),
         ),
+        confirm=build_confirm(raw.get("confirm")),
     )
 
 

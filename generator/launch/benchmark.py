@@ -23,6 +23,7 @@ from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import NotReady, Server
 from generator.launch.sink import Sink
+from generator.launch.turns import Gate
 
 BENCH_TAIL_LINES = 60
 
@@ -47,6 +48,7 @@ class _Job:
     client_version: str | None = None
     server: Server | None = None
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    gate: Gate = field(default_factory=lambda: Gate(None, 1.0))
 
     def shared(self) -> record.Common:
         if self.common is None:
@@ -67,6 +69,7 @@ def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """0 when every point is ok, 1 when one is not, 2 when the job could not run or its
     results could not be written to RESULTS_DIR."""
     ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
+    ctx.gate = Gate(job.get("turns"), knobs.ready_poll_s)
     try:
         return _run(ctx)
     except Cancelled as exc:
@@ -106,6 +109,7 @@ def _run(ctx: _Job) -> int:
             _missed(ctx, point, "failed", f"server did not become ready: {exc}", infra=infra)
         _publish(ctx)
         return 2
+    ctx.gate.ready()
     _sweep(ctx, server)
     _publish(ctx)
     server.stop()
@@ -132,6 +136,9 @@ def _sweep(ctx: _Job, server: Server) -> None:
     point ran out of time, is restarted up to MAX_SERVER_RESTARTS times."""
     restarts = served = 0
     for index, point in enumerate(ctx.job["points"]):
+        if not ctx.gate.wait(point["id"]):
+            _missed(ctx, point, "cancelled", "the A/B was stopped before this point's turn")
+            continue
         if not server.alive():
             server.reap()
             if restarts >= ctx.knobs.max_restarts:
@@ -282,3 +289,4 @@ def _missed(
 def _keep(ctx: _Job, point: PointEntry, result: dict[str, Any]) -> None:
     ctx.records[point["id"]] = result  # first: a cancel during the write keeps it
     ctx.sink.write(f"{point['id']}.json", result)
+    ctx.gate.done(point["id"])

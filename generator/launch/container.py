@@ -90,10 +90,14 @@ def container_name(entry: ServerEntry, environ: Mapping[str, str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2 or args[0] not in PROGRAMS:
-        print("usage: run_in_container.py benchmark|accuracy FILE", file=sys.stderr)
+    if len(args) != 2 or args[0] not in (*PROGRAMS, "confirm"):
+        print("usage: run_in_container.py benchmark|accuracy|confirm FILE", file=sys.stderr)
         return 2
     kind, path = args
+    if kind == "confirm":
+        from generator.launch.confirm import main_confirm
+
+        return main_confirm(path)
     environ = os.environ
     try:
         data = load_object(Path(path))

@@ -72,7 +72,14 @@ class ServerFields(ImageFields):
     timeout_minutes: int
 
 
-class JobEntry(ServerFields):
+class TurnFields(TypedDict, total=False):
+    """Set only in a side job of an A/B whose two servers run at once (abjob.py): the
+    directory where each point waits for its turn (turns.py)."""
+
+    turns: str
+
+
+class JobEntry(ServerFields, TurnFields):
     """One benchmark job: one server, swept over its points."""
 
     suite: str
@@ -195,6 +202,8 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
     if not isinstance(args, list) or not all(isinstance(a, str) and "\0" not in a for a in args):
         raise InputError(f"{where}: client 'args' must be a list of strings")
     _env(client, f"{where}: client")
+    if "turns" in data and not (isinstance(data["turns"], str) and data["turns"].startswith("/")):
+        raise InputError(f"{where}: 'turns' must be an absolute directory path")
     if _number(data, "point_timeout_factor", where, integer=False) <= 0:
         raise InputError(f"{where}: 'point_timeout_factor' must be positive")
     points = data.get("points")

@@ -14,6 +14,8 @@ from generator.catalog.model import Catalog
 from generator.errors import LimitError, Loc
 
 SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]
+# A scheduled benchmark run confirms new suspected events and keeps the tracking issues.
+BENCHMARK_JOBS = ["select", "run", "summary", "confirm", "events", "history", "pages"]
 
 
 def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
@@ -23,7 +25,7 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
         ".github/workflows/benchmark.yml": {
             "on": ["schedule", "workflow_dispatch"],
             "crons": [s.cron for s in catalog.schedules],
-            "jobs": SELECT_RUN_RESULTS,
+            "jobs": BENCHMARK_JOBS,
             "inputs": [
                 "suite",
                 *(f"{key}_preset" for key in suites),
@@ -44,6 +46,12 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
             "on": ["workflow_call"],
             "crons": [],
             "jobs": ["benchmark"],
+            "inputs": [],
+        },
+        ".github/workflows/confirm-job.yml": {
+            "on": ["workflow_call"],
+            "crons": [],
+            "jobs": ["confirm"],
             "inputs": [],
         },
         ".github/workflows/accuracy-case.yml": {

@@ -82,6 +82,7 @@ def workflows(expanded: Expanded, t: Templates) -> dict[str, str]:
     return {
         f"{WORKFLOWS}/benchmark.yml": benchmark_workflow(expanded, t),
         f"{WORKFLOWS}/benchmark-job.yml": t("benchmark-job.yml.j2"),
+        f"{WORKFLOWS}/confirm-job.yml": t("confirm-job.yml.j2"),
         f"{WORKFLOWS}/accuracy-case.yml": t("accuracy-case.yml.j2"),
         f"{WORKFLOWS}/accuracy-nightly.yml": accuracy_workflow(expanded, t),
         f"{WORKFLOWS}/pr.yml": t("pr.yml.j2"),

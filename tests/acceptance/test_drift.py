@@ -21,7 +21,7 @@ def rendered(cli: Invoke, tmp_path: Path) -> Path:
     root = copy_catalogs(tmp_path)
     result = cli("render", root=root)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("rendered 70 files; 70 changed\n")
+    assert result.stdout.startswith("rendered 71 files; 71 changed\n")
     return root
 
 
@@ -36,9 +36,9 @@ def test_a_second_render_changes_nothing(cli: Invoke, rendered: Path) -> None:
     before = snapshot(rendered)
     result = cli("render", root=rendered)
     assert result.exit_code == 0
-    assert result.stdout == "rendered 70 files; 0 changed\n"
+    assert result.stdout == "rendered 71 files; 0 changed\n"
     assert snapshot(rendered) == before
-    assert cli("check", root=rendered).stdout == "check: 70 generated files match the catalogs\n"
+    assert cli("check", root=rendered).stdout == "check: 71 generated files match the catalogs\n"
 
 
 def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, rendered: Path) -> None:

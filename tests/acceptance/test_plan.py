@@ -143,12 +143,15 @@ def test_the_text_plan_shows_both_shapes(cli: Invoke) -> None:
         "cron", "group", "runs/week", "cells", "launches", "GPU-h", "wall", "h",
         "launches", "GPU-h", "wall", "h",
     ]  # fmt: skip
-    assert lines[-1].split()[:4] == ["per", "week", "431", "53"]
-    assert lines[-1].split()[6] == "431"
+    week = next(line for line in lines if line.startswith("per week"))
+    assert week.split()[:4] == ["per", "week", "431", "53"]
+    assert week.split()[6] == "431"
+    assert lines[-1] == "A/B confirmation: off (regression.confirm.enabled is false)"
     preset = cli("plan", "--preset", "ds-fp4-tp8", "--mode", "sglang-mori").stdout.splitlines()
     assert preset[0] == "preset ds-fp4-tp8: 1 config, 16 cells"
-    assert preset[-2].split()[:2] == ["deepseek-r1-fp4-mesh-tp8-8192x1", "8"]
-    assert preset[-1].split()[:2] == ["deepseek-r1-fp4-mesh-tp8-1x1024", "8"]
+    assert preset[-4].split()[:2] == ["deepseek-r1-fp4-mesh-tp8-8192x1", "8"]
+    assert preset[-3].split()[:2] == ["deepseek-r1-fp4-mesh-tp8-1x1024", "8"]
+    assert preset[-1] == "A/B confirmation: off (regression.confirm.enabled is false)"
 
 
 def test_plan_refuses_a_week_with_a_selection_and_an_unknown_group(cli: Invoke) -> None:

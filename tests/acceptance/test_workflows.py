@@ -35,12 +35,13 @@ def load(path: Path) -> dict[Any, Any]:
     return data
 
 
-def test_the_generated_workflows_are_the_six_expected() -> None:
+def test_the_generated_workflows_are_the_seven_expected() -> None:
     assert [p.name for p in WORKFLOWS] == [
         "accuracy-case.yml",
         "accuracy-nightly.yml",
         "benchmark-job.yml",
         "benchmark.yml",
+        "confirm-job.yml",
         "pr-gpu.yml",
         "pr.yml",
     ]
@@ -114,11 +115,13 @@ def test_each_workflow_is_marked_generated_and_least_privileged(path: Path) -> N
             assert "timeout-minutes" in job, name
 
 
-# The only jobs that write: the history append and the Pages deployment; the PR GPU
-# run's select reads the pull request, its approval gate holds no token at all.
+# The only jobs that write: the history append, the Pages deployment and the scheduled
+# benchmark run's tracking issues; the PR GPU run's select reads the pull request, its
+# approval gate holds no token at all.
 WRITES = {
     "history": {"contents": "write"},
     "summary": {"contents": "read", "actions": "read"},
+    "events@benchmark.yml": {"contents": "read", "issues": "write"},
     "pages": {"contents": "read", "pages": "write", "id-token": "write"},
     "select@pr-gpu.yml": {"contents": "read", "pull-requests": "read"},
     "approve@pr-gpu.yml": {},

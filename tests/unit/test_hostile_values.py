@@ -209,6 +209,7 @@ def test_no_run_script_of_a_rendered_workflow_holds_an_expression(
         ".github/workflows/accuracy-nightly.yml",
         ".github/workflows/benchmark-job.yml",
         ".github/workflows/benchmark.yml",
+        ".github/workflows/confirm-job.yml",
         ".github/workflows/pr-gpu.yml",
         ".github/workflows/pr.yml",
     ]

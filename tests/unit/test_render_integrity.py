@@ -19,7 +19,7 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
     assert found == {
         "on": ["schedule", "workflow_dispatch"],
         "crons": ["0 14 * * 1,3", "0 14 * * 2,4", "0 14 * * 5", "0 14 * * 6"],
-        "jobs": ["select", "run", "summary", "history", "pages"],
+        "jobs": ["select", "run", "summary", "confirm", "events", "history", "pages"],
         "inputs": [
             "suite",
             "oob_preset",
@@ -53,8 +53,9 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
         (
             "\njobs:\n",
             "\njobs:\n  mine:\n    runs-on: self-hosted\n    steps: [{run: id}]\n",
-            "declares jobs ['mine', 'select', 'run', 'summary', 'history', 'pages'] where the "
-            "catalog and templates declare ['select', 'run', 'summary', 'history', 'pages']",
+            "declares jobs ['mine', 'select', 'run', 'summary', 'confirm', 'events', 'history', "
+            "'pages'] where the catalog and templates declare ['select', 'run', 'summary', "
+            "'confirm', 'events', 'history', 'pages']",
         ),
     ],
     ids=["cron", "trigger", "job"],

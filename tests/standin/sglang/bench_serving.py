@@ -17,7 +17,9 @@ internal_states[0]["avg_spec_accept_length"], prints the "Serving Benchmark Resu
 block and appends one JSON line with the real key names to --output-file
 (`request_rate` inf is written as a bare `Infinity`, as json.dumps does).
 
-The numbers are deterministic functions of ISL, OSL and concurrency.
+The numbers are deterministic functions of ISL, OSL and concurrency, and of the server's
+`standin_slower_percent` (internal_states[0] of its server info): a server N percent
+slower gives N percent less throughput and latencies 1 / (1 - N/100) times longer.
 $SGLANG_STANDIN_BENCH_FAIL_CONC=<concurrency> makes the run crash for that
 --max-concurrency; $SGLANG_STANDIN_BENCH_SLEEP_S=<s> makes it sleep first;
 $SGLANG_STANDIN_BENCH_SET='{"<concurrency>" or "*": {key: value}}' overrides keys of the
@@ -161,10 +163,10 @@ def request(api_url: str, args: argparse.Namespace, index: int, output_len: int)
     return True
 
 
-def metrics(args: argparse.Namespace, completed: int) -> dict[str, Any]:
+def metrics(args: argparse.Namespace, completed: int, slower: float = 0.0) -> dict[str, Any]:
     isl, osl = args.random_input_len, args.random_output_len
     conc = args.max_concurrency or args.num_prompts
-    load = 1.0 + conc / 64.0
+    load = (1.0 + conc / 64.0) / (1.0 - slower / 100.0)
     ttft = (5.0 + 0.02 * isl) * load
     e2e = ttft + 1.0 * load * max(osl - 1, 0)
     tpot = (e2e - ttft) / max(osl - 1, 1)
@@ -219,6 +221,11 @@ def server_info(base_url: str) -> dict[str, Any]:
     """What the real tool reads after the run (nothing catches a dead server)."""
     path = "/server_info" if version_tuple() >= (0, 5, 10) else "/get_server_info"
     return http_json(base_url + path)
+
+
+def slower_percent(info: dict[str, Any] | None) -> float:
+    states = (info or {}).get("internal_states") or [{}]
+    return float(states[0].get("standin_slower_percent") or 0.0)
 
 
 def accept_length(info: dict[str, Any]) -> float | None:
@@ -304,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
         "random_output_len": args.random_output_len,
         "random_range_ratio": args.random_range_ratio,
         "server_info": info,
-        **metrics(args, completed),
+        **metrics(args, completed, slower_percent(info)),
         "accept_length": accept_length(info) if info is not None else None,
         "max_output_tokens_per_s": 0.0,
         "max_concurrent_requests": args.max_concurrency or args.num_prompts,

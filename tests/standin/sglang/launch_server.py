@@ -29,6 +29,12 @@ $SGLANG_STANDIN_FAIL selects a failure mode:
                   answer /health with 503 (a server that is alive but no longer serves)
   slow-start:S    sleep S seconds before serving
 
+$SGLANG_STANDIN_SLOWER='{"sha256:<digest>": N}' makes the server N percent slower when the
+image it runs in (the `@sha256:` digest of $SGLANG_STANDIN_IMAGE, which the stand-in docker
+sets) has that digest: it reports internal_states[0]["standin_slower_percent"] = N, which
+the stand-in client applies to its timings (throughput x (1 - N/100), latencies / (1 -
+N/100)), as a slower build would measure.
+
 $SGLANG_STANDIN_IGNORE_TERM=<file>: the server and its scheduler ignore SIGTERM; the
 server appends the time (time.time()) it got each one to <file>.
 $SGLANG_STANDIN_SETSID selects descendants that leave the process group and linger
@@ -114,6 +120,9 @@ class StandinServer(ThreadingHTTPServer):
         """internal_states[0] of /server_info: the server args' share the tests need, and
         the average acceptance length of a speculative server that has decoded."""
         state: dict[str, Any] = {"model_path": self.model_path, "last_gen_throughput": 0.0}
+        slower = slower_percent()
+        if slower:
+            state["standin_slower_percent"] = slower
         accept = os.environ.get("SGLANG_STANDIN_ACCEPT_LENGTH") or "2.5"
         if self.speculative and self.decoded_since_flush and accept != "none":
             state["avg_spec_accept_length"] = float(accept)
@@ -249,6 +258,13 @@ class Handler(BaseHTTPRequestHandler):
                 },
             },
         )
+
+
+def slower_percent() -> float:
+    """How much slower this server is on the image it runs in ($SGLANG_STANDIN_SLOWER)."""
+    table = json.loads(os.environ.get("SGLANG_STANDIN_SLOWER") or "{}")
+    digest = (os.environ.get("SGLANG_STANDIN_IMAGE") or "").partition("@")[2]
+    return float(table.get(digest, 0.0)) if digest else 0.0
 
 
 def note_time(path: str) -> None:

@@ -1,0 +1,89 @@
+"""The A/B verdict's quality on synthetic paired measurements: `make bench` (not part of
+`make test`). Prints, per noise level, mode and repeats K, how often an A/B of two images
+is confirmed, cleared or inconclusive for a true change of 0, -2, -4, -5, -6, -8 and -10%
+of throughput per GPU (minimum change 5%, level 95%, two points per job).
+
+The noise of one measurement (same runner, back to back) has three parts:
+- the measurement itself, independent per turn (`cv`);
+- the server launch: a constant offset for every turn one server process serves
+  (`launch`); with both servers up at once each side has one launch for the whole job
+  (the offsets never average out), restarting gives each block its own;
+- the GPUs: in `parallel` mode A and B run on different halves of the runner, a constant
+  offset between the halves (`gpus`).
+A shared drift of the machine over the job moves both sides alike and is left out.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from generator.launch import ab  # noqa: E402
+
+TRIALS = 200
+CHANGES = (0.0, -0.02, -0.04, -0.05, -0.06, -0.08, -0.10)
+NOISE = (  # (cv, launch, gpus)
+    (0.01, 0.005, 0.005),
+    (0.02, 0.01, 0.01),
+)
+POINTS = ("p1", "p2")
+MIN_CHANGE = 0.05
+
+
+def trial(rng: random.Random, how: str, k: int, change: float, noise: tuple[float, ...]) -> str:
+    cv, launch, gpus = noise
+    order = ab.turns(k, POINTS, how)
+    offsets: dict[object, float] = {}
+    if how == ab.PARALLEL:
+        offsets = {side: rng.gauss(0, launch) for side in (ab.A, ab.B)}
+        offsets[ab.B] += rng.gauss(0, gpus)
+    measured = []
+    blocks = ab.blocks(order)
+    for block in blocks:
+        offset = offsets.get(block[0].side) if how == ab.PARALLEL else rng.gauss(0, launch)
+        for turn in block:
+            base = 1000.0 * (1 + change if turn.side == ab.B else 1.0)
+            value = base * (1 + (offset or 0.0)) * (1 + rng.gauss(0, cv))
+            measured.append(
+                ab.Measurement(
+                    side=turn.side,
+                    repeat=turn.repeat,
+                    point=turn.point,
+                    metrics={"t": value},
+                )
+            )
+    rule = {"t": ab.Rule(higher_is_better=True, min_change=MIN_CHANGE)}
+    verdict, _ = ab.judge_step(measured, rule, 0.95)
+    return verdict
+
+
+def main() -> int:
+    rng = random.Random(2026)
+    print(
+        f"A/B verdicts over {TRIALS} synthetic jobs each (min_change {MIN_CHANGE:.0%}, "
+        f"level 95%, {len(POINTS)} points): confirmed / cleared / inconclusive, %"
+    )
+    print()
+    header = " | ".join(f"{c:+.0%}" for c in CHANGES)
+    print(f"| noise (cv, launch, GPUs) | mode | K | {header} |")
+    print("|---|---|---|" + "---|" * len(CHANGES))
+    for noise in NOISE:
+        for how in (ab.PARALLEL, ab.RESTART):
+            for k in (2, 3, 5):
+                cells = []
+                for change in CHANGES:
+                    got = [trial(rng, how, k, change, noise) for _ in range(TRIALS)]
+                    share = [100 * got.count(v) / TRIALS for v in (ab.CONFIRMED, ab.CLEARED)]
+                    rest = 100 - sum(share)
+                    cells.append(f"{share[0]:.0f} / {share[1]:.0f} / {rest:.0f}")
+                label = ", ".join(f"{x:.1%}" for x in noise)
+                print(f"| {label} | {how} | {k} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""What `regression.confirm` may cost at most: the confirmation jobs a run can emit, their
+server launches and GPU-hours, as `sglang-ci plan` shows them (docs/confirmation.md).
+
+A confirmation job measures at most `max_points` points of one job, K times on each image,
+with two launches when two servers of the layout fit on the runner at once, else K + 1;
+a bisection adds up to `max_bisect_steps` such A/Bs. Like any job it holds its whole
+runner, so its GPU-hours are its length times the runner's GPUs. A run emits at most
+`max_jobs` of them: the bound is its `max_jobs` most expensive jobs in that form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.catalog.confirm import Confirm
+from generator.catalog.model import Runner
+from generator.expand.model import Job
+from generator.launch import ab
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobCost:
+    id: str
+    mode: str
+    launches: int
+    minutes: float
+    gpu_hours: float
+
+
+def job_cost(job: Job, runner: Runner, confirm: Confirm) -> JobCost:
+    """The most one confirmation job of `job` can take (every A/B step of it)."""
+    k = confirm.repeats
+    points = sorted((c.minutes for c in job.cells), reverse=True)[: confirm.max_points]
+    how = ab.mode(job.config.parallel.gpus, runner.gpus)
+    launches = ab.launches(how, k)
+    startups = job.startup_minutes * (1 if how == ab.PARALLEL else launches)
+    minutes = confirm.steps * (startups + 2 * k * sum(points))
+    return JobCost(
+        id=job.id,
+        mode=how,
+        launches=confirm.steps * launches,
+        minutes=minutes,
+        gpu_hours=minutes * runner.gpus / 60,
+    )
+
+
+def run_budget(
+    jobs: Iterable[Job], runners: Mapping[str, Runner], confirm: Confirm
+) -> dict[str, Any]:
+    """At most per run: the `max_jobs` most expensive confirmation jobs of these jobs."""
+    if not confirm.enabled or confirm.max_jobs == 0:
+        return {"enabled": False, "jobs": 0, "launches": 0, "gpu_hours": 0.0, "longest_minutes": 0}
+    costs = sorted(
+        (job_cost(j, runners[j.server.runner], confirm) for j in jobs),
+        key=lambda c: (-c.gpu_hours, c.id),
+    )[: confirm.max_jobs]
+    return {
+        "enabled": True,
+        "jobs": len(costs),
+        "launches": sum(c.launches for c in costs),
+        "gpu_hours": round(sum(c.gpu_hours for c in costs), 1),
+        "longest_minutes": round(max((c.minutes for c in costs), default=0.0)),
+    }
+
+
+def settings(confirm: Confirm) -> str:
+    """The knobs the bound rests on, as one phrase."""
+    if not confirm.enabled:
+        return "off (regression.confirm.enabled is false)"
+    bisect = (
+        f"bisection up to {confirm.max_bisect_steps} more A/B(s)"
+        if confirm.bisect
+        else "no bisection"
+    )
+    return (
+        f"{confirm.repeats} repeats of each image, at most {confirm.max_jobs} job(s) a run of "
+        f"at most {confirm.max_points} point(s), {bisect}"
+    )

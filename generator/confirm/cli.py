@@ -1,0 +1,165 @@
+"""`sglang-ci confirm ...`: click options only; generator/confirm does the work.
+
+    matrix    the confirmation matrix of a run (JSON on stdout, the summary to --markdown)
+    outcomes  the A/B jobs' outcomes from their documents, and compare's --confirmation file
+    issues    open, comment on and close the tracking issues (gh)
+
+Exit codes: 0 success; 1 gh failed; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from generator.jsonio import dumps
+
+_file = click.Path(dir_okay=False, path_type=Path)
+_dir = click.Path(file_okay=False, path_type=Path)
+policy_option = click.option(
+    "--policy",
+    "policy_path",
+    type=_file,
+    help="A YAML/JSON file with the regression section (default: the catalog under --root).",
+)
+
+
+def _run(ctx: click.Context, work: Any) -> None:
+    from generator.cli import run
+
+    run(ctx, lambda c: work(c.root))
+
+
+def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
+    from generator.results.record import ResultsError
+
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ResultsError(f"{path}: cannot read the matrix: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("include"), list):
+            raise ResultsError(f"{path}: not a matrix (an object with an 'include' list)")
+        out += [e for e in data["include"] if isinstance(e, dict) and "points" in e]
+    return out
+
+
+def _append(path: Path | None, lines: list[str]) -> None:
+    if path is not None and lines:
+        with path.open("a", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+
+
+@click.group(name="confirm")
+def confirm_group() -> None:
+    """A/B confirmation of suspected regressions, bisection, tracking issues."""
+
+
+@confirm_group.command(name="matrix")
+@click.option("--verdicts", type=_file, required=True, help="`results compare --json` output.")
+@click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
+              help="The run's job matrix (JSON), as the select step wrote it.")  # fmt: skip
+@click.option("--history", type=_dir, required=True, help="History directory.")
+@click.option("--markdown", type=_file, help="Append the summary section to FILE.")
+@policy_option
+@click.pass_context
+def matrix_cmd(
+    ctx: click.Context,
+    verdicts: Path,
+    matrices: tuple[Path, ...],
+    history: Path,
+    markdown: Path | None,
+    policy_path: Path | None,
+) -> None:
+    """The confirmation matrix: one A/B job per new suspected event's server."""
+    from generator.catalog.regression import policy_for
+    from generator.confirm import events, matrix
+
+    def work(root: Path) -> int:
+        policy, _ = policy_for(root, policy_path)
+        found = events.load(verdicts)
+        entries, skipped = matrix.build(found, _entries(matrices), history, policy)
+        _append(markdown, matrix.markdown(entries, skipped))
+        sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
+        return 0
+
+    _run(ctx, work)
+
+
+@confirm_group.command(name="outcomes")
+@click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
+              help="The confirmation matrix the run emitted.")  # fmt: skip
+@click.option("--results", type=_dir, help="Where the A/B jobs' results were downloaded.")
+@click.option("--confirmation", type=_file, help="Write compare's --confirmation file here.")
+@click.option("--json", "as_json", is_flag=True, help="The outcomes as JSON on stdout.")
+@click.pass_context
+def outcomes_cmd(
+    ctx: click.Context,
+    matrices: tuple[Path, ...],
+    results: Path | None,
+    confirmation: Path | None,
+    as_json: bool,
+) -> None:
+    """The outcome of each A/B job, judged from its documents."""
+    from generator.confirm import outcomes
+    from generator.launch.abjob import check_confirmation
+    from generator.launch.contract import InputError
+    from generator.results.record import ResultsError
+
+    def work(root: Path) -> int:
+        try:
+            entries = [check_confirmation(e, "matrix") for e in _entries(matrices)]
+        except InputError as exc:
+            raise ResultsError(str(exc)) from exc
+        found = outcomes.collect(entries, results)
+        if confirmation is not None:
+            confirmation.write_text(dumps(outcomes.confirmation_file(found)), encoding="utf-8")
+        if as_json:
+            sys.stdout.write(dumps([o.as_dict() for o in found]))
+        else:
+            sys.stdout.write("\n".join(outcomes.markdown(found)) + "\n")
+        return 0
+
+    _run(ctx, work)
+
+
+@confirm_group.command(name="issues")
+@click.option("--verdicts", type=_file, required=True, help="The run's final compare JSON.")
+@click.option("--outcomes", "outcomes_path", type=_file, help="`confirm outcomes --json` output.")
+@click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
+@click.option("--run-url", default=None, help="The workflow run's URL, linked from the issues.")
+@policy_option
+@click.pass_context
+def issues_cmd(
+    ctx: click.Context,
+    verdicts: Path,
+    outcomes_path: Path | None,
+    repo: str,
+    run_url: str | None,
+    policy_path: Path | None,
+) -> None:
+    """Open, comment on and close one tracking issue per confirmed event (gh)."""
+    from generator.catalog.regression import policy_for
+    from generator.confirm import events, issues, outcomes
+
+    def work(root: Path) -> int:
+        policy, _ = policy_for(root, policy_path)
+        if not policy.confirm.issues:
+            click.echo("tracking issues are off (regression.confirm.issues)")
+            return 0
+        found = events.load(verdicts)
+        known = outcomes.load(outcomes_path) if outcomes_path else {}
+        gh = issues.Gh(repo)
+        label = policy.confirm.issue_label
+        listed = issues.issues(gh, label, {e.id for e in found.events})
+        run = issues.RunInfo(name=found.current, url=run_url)
+        for line in issues.apply(gh, issues.plan(found, known, listed, run), label):
+            click.echo(line)
+        return 0
+
+    _run(ctx, work)

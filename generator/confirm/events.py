@@ -1,0 +1,159 @@
+"""The events of `results compare --json` (schema sglang-ci/verdicts/2, docs/results.md),
+typed: the one place that reads that contract for confirmation, bisection and tracking
+issues. Unknown keys are ignored; a missing key reads as empty."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.results.record import ResultsError
+
+SUSPECTED, CONFIRMED = "suspected", "confirmed"
+# Point verdicts that say the point was measured (its server was judged this run).
+UNMEASURED = ("missing", "invalid")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Server:
+    config: str
+    fingerprint: str | None
+    runner_label: str | None
+    image_family: str | None
+
+    def key(self) -> tuple[str, str | None, str | None, str | None]:
+        return (self.config, self.fingerprint, self.runner_label, self.image_family)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change:
+    change: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Point:
+    isl: int
+    osl: int
+    concurrency: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.isl}x{self.osl} c{self.concurrency}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    id: str
+    state: str
+    confirmed_by: str | None
+    cause: str | None
+    server: Server
+    first_bad_run: str | None
+    last_good_run: str | None
+    runs: int
+    points: tuple[Point, ...]
+    metrics: tuple[str, ...]
+    changes: dict[str, Change]
+    differences: dict[str, tuple[Any, Any]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdicts:
+    """What confirmation needs of one `results compare --json` output."""
+
+    current: str
+    events: tuple[Event, ...]
+    measured: frozenset[tuple[str, str | None, str | None, str | None]]
+    # (server key, isl, osl, concurrency) -> metric -> relative change of the point
+    point_changes: dict[tuple[Any, ...], dict[str, float]]
+
+    def new_suspected(self) -> list[Event]:
+        """Events first seen on this run and not yet confirmed: what an A/B is for."""
+        return [
+            e
+            for e in self.events
+            if e.state == SUSPECTED and (e.first_bad_run == self.current or e.runs <= 1)
+        ]
+
+
+def _server(data: dict[str, Any], config: str) -> Server:
+    return Server(
+        config=config,
+        fingerprint=data.get("fingerprint"),
+        runner_label=data.get("runner_label"),
+        image_family=data.get("image_family"),
+    )
+
+
+def _event(data: dict[str, Any]) -> Event:
+    config = str(data.get("config") or "")
+    changes = {
+        str(k): Change(change=v.get("change"), low=v.get("low"), high=v.get("high"))
+        for k, v in (data.get("changes") or {}).items()
+        if isinstance(v, dict)
+    }
+    differences = {
+        str(k): (v[0], v[1])
+        for k, v in (data.get("differences") or {}).items()
+        if isinstance(v, list) and len(v) == 2
+    }
+    return Event(
+        id=str(data["id"]),
+        state=str(data.get("state") or SUSPECTED),
+        confirmed_by=data.get("confirmed_by"),
+        cause=data.get("cause"),
+        server=_server(data.get("server") or {}, config),
+        first_bad_run=data.get("first_bad_run"),
+        last_good_run=data.get("last_good_run"),
+        runs=int(data.get("runs") or 1),
+        points=tuple(
+            Point(isl=int(p["isl"]), osl=int(p["osl"]), concurrency=int(p["concurrency"]))
+            for p in data.get("points") or ()
+            if "concurrency" in p
+        ),
+        metrics=tuple(str(m) for m in data.get("metrics") or ()),
+        changes=changes,
+        differences=differences,
+    )
+
+
+def parse(data: Any, where: str) -> Verdicts:
+    """The verdicts of a `results compare --json` object; ResultsError when it is not one."""
+    if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(
+        "sglang-ci/verdicts/"
+    ):
+        raise ResultsError(f"{where}: not the JSON of `sglang-ci results compare --json`")
+    events = tuple(_event(e) for e in data.get("events") or () if isinstance(e, dict))
+    measured = set()
+    changes: dict[tuple[Any, ...], dict[str, float]] = {}
+    for p in data.get("points") or ():
+        server = _server(p, str(p.get("config") or ""))
+        if p.get("verdict") not in UNMEASURED:
+            measured.add(server.key())
+        key = (server.key(), p.get("isl"), p.get("osl"), p.get("concurrency"))
+        changes[key] = {
+            str(m): float(v["change"])
+            for m, v in (p.get("metrics") or {}).items()
+            if isinstance(v, dict) and isinstance(v.get("change"), int | float)
+        }
+    return Verdicts(
+        current=str(data.get("current") or ""),
+        events=events,
+        measured=frozenset(measured),
+        point_changes=changes,
+    )
+
+
+def load(path: Path) -> Verdicts:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: cannot read the verdicts: {exc}") from exc
+    return parse(data, str(path))

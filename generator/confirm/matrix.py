@@ -1,0 +1,226 @@
+"""The confirmation matrix of a scheduled run: one A/B job per new `suspected` event's
+server, on the same runner label, from the run's own job matrix (docs/confirmation.md).
+
+Per event, worst change first, at most `max_jobs`: the run's job of the event's server
+(same config, fingerprint and runner label), its points among the event's (at most
+`max_points`, the largest changes first), the current image of that job (B) and the
+image the last good run measured that server with (A), read from that run's records;
+between them, the other digests of the same image family the history recorded after
+the last good run, oldest first (the nightlies a bisection can name). An event is
+skipped, with the reason, when no job of this run serves it, when either image is not
+pinned by digest, or when both runs ran the same image (an A/B could not tell them apart).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.catalog.regression import METRICS, Policy
+from generator.confirm.events import Event, Verdicts
+from generator.launch import ab
+from generator.launch.abjob import SideImage
+from generator.results.runs import json_files, started
+
+MAX_TIMEOUT_MINUTES = 72 * 60
+THROUGHPUT = "output_throughput_per_gpu"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Skipped:
+    event: str
+    config: str
+    reason: str
+
+
+def _family(ref: str) -> str:
+    name = ref.split("@", 1)[0]
+    head, _, tail = name.rpartition("/")
+    return f"{head}/{tail.split(':', 1)[0]}" if head else tail.split(":", 1)[0]
+
+
+def _side(image: dict[str, Any], run: str | None) -> SideImage | None:
+    """A side image from a record's provenance.image, when it is pinned by digest."""
+    digest = image.get("digest") or ""
+    requested = image.get("requested") or ""
+    if not digest.startswith("sha256:"):
+        return None
+    pinned = image.get("pinned") or f"{_family(requested)}@{digest}"
+    return SideImage(
+        image=pinned,
+        image_requested=requested,
+        image_tag=image.get("tag") or "",
+        image_digest=digest,
+        run=run,
+    )
+
+
+def _records(run: Path) -> list[dict[str, Any]]:
+    out = []
+    for name in json_files(run):
+        try:
+            data = json.loads(Path(name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("schema") == "sglang-ci/record/1":
+            out.append(data)
+    return out
+
+
+def _server_image(history: Path, run: str | None, event: Event) -> SideImage | None:
+    """The image the server of `event` ran in history run `run`."""
+    if run is None or not (history / run).is_dir():
+        return None
+    for data in _records(history / run):
+        if data.get("kind") == "point" and data.get("config") == event.server.config:
+            return _side((data.get("provenance") or {}).get("image") or {}, run)
+    return None
+
+
+def candidates(history: Path, a: SideImage, b: SideImage) -> list[SideImage]:
+    """The digests of A's image family the history saw after A's run, before B's, oldest
+    first, each once (neither A nor B)."""
+    start = started(history / a["run"]) if a["run"] else None
+    family = _family(a["image"])
+    seen = {a["image_digest"], b["image_digest"]}
+    found: list[tuple[Any, str, SideImage]] = []
+    for run in sorted(p for p in history.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        when = started(run)
+        if start is None or when is None or when <= start or run.name == b["run"]:
+            continue
+        for data in _records(run):
+            side = _side((data.get("provenance") or {}).get("image") or {}, run.name)
+            if side is not None and _family(side["image"]) == family:
+                if side["image_digest"] not in seen:
+                    seen.add(side["image_digest"])
+                    found.append((when, run.name, side))
+                break
+    return [s for _, _, s in sorted(found, key=lambda t: (t[0], t[1]))]
+
+
+def _size(event: Event) -> float:
+    return max((abs(c.change or 0.0) for c in event.changes.values()), default=0.0)
+
+
+def _job_for(event: Event, jobs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    s = event.server
+    for job in jobs:
+        if (
+            job.get("config") == s.config
+            and (s.fingerprint is None or job.get("server_fingerprint") == s.fingerprint)
+            and (s.runner_label is None or job.get("runner") == s.runner_label)
+        ):
+            return job
+    return None
+
+
+def _points(
+    event: Event, job: dict[str, Any], verdicts: Verdicts, most: int
+) -> list[dict[str, Any]]:
+    wanted = {(p.isl, p.osl, p.concurrency) for p in event.points}
+    metrics = event.metrics or (THROUGHPUT,)
+
+    def change(point: dict[str, Any]) -> float:
+        key = (event.server.key(), point["isl"], point["osl"], point["concurrency"])
+        got = verdicts.point_changes.get(key, {})
+        return max((abs(got.get(m, 0.0)) for m in metrics), default=0.0)
+
+    chosen = [p for p in job["points"] if (p["isl"], p["osl"], p["concurrency"]) in wanted]
+    return sorted(chosen, key=lambda p: (-change(p), p["id"]))[:most]
+
+
+def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) -> int:
+    """Every A/B step with restarts (the longer form), twice over, within 72 hours."""
+    c = policy.confirm
+    per = float(ab.launches(ab.RESTART, c.repeats) * job["startup_minutes"])
+    per += 2 * c.repeats * sum(float(p["estimate_minutes"]) for p in points)
+    least = int(job["timeout_minutes"])
+    return min(MAX_TIMEOUT_MINUTES, max(least, math.ceil(2 * c.steps * per)))
+
+
+def build(
+    verdicts: Verdicts, jobs: Sequence[dict[str, Any]], history: Path, policy: Policy
+) -> tuple[list[dict[str, Any]], list[Skipped]]:
+    """The confirmation matrix's entries and the events left out, with why."""
+    c = policy.confirm
+    entries: list[dict[str, Any]] = []
+    skipped: list[Skipped] = []
+    if not c.enabled:
+        return [], []
+
+    def skip(event: Event, reason: str) -> None:
+        skipped.append(Skipped(event=event.id, config=event.server.config, reason=reason))
+
+    for event in sorted(verdicts.new_suspected(), key=lambda e: (-_size(e), e.id)):
+        job = _job_for(event, jobs)
+        if job is None:
+            skip(event, "no job of this run serves it")
+            continue
+        points = _points(event, job, verdicts, c.max_points)
+        if not points:
+            skip(event, "none of its points is a point of this run's job")
+            continue
+        b = _side(
+            {
+                "requested": job.get("image_requested") or job["image"],
+                "tag": job.get("image_tag"),
+                "digest": job.get("image_digest"),
+                "pinned": job["image"] if "@sha256:" in job["image"] else None,
+            },
+            verdicts.current,
+        )
+        a = _server_image(history, event.last_good_run, event)
+        if a is None or b is None:
+            which = "the current" if b is None else f"the last good run's ({event.last_good_run})"
+            skip(event, f"{which} image is not pinned by digest")
+            continue
+        if a["image_digest"] == b["image_digest"]:
+            skip(event, f"the last good and the current run ran the same image {b['image']}")
+            continue
+        if len(entries) >= c.max_jobs:
+            skip(event, f"regression.confirm.max_jobs ({c.max_jobs}) reached")
+            continue
+        metrics = [m for m in event.metrics if m in METRICS] or [THROUGHPUT]
+        between = candidates(history, a, b) if c.bisect else []
+        entries.append(
+            {
+                **job,
+                "points": points,
+                "timeout_minutes": _timeout(job, points, policy),
+                "confirmation": {
+                    "event": event.id,
+                    "repeats": c.repeats,
+                    "level": c.level,
+                    "metrics": {
+                        m: {"higher_is_better": METRICS[m], "min_change": policy.change(m)}
+                        for m in metrics
+                    },
+                    "a": a,
+                    "b": b,
+                    "candidates": between,
+                    "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
+                },
+            }
+        )
+    return entries, skipped
+
+
+def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> list[str]:
+    if not entries and not skipped:
+        return []
+    lines = ["### A/B confirmation jobs", ""]
+    for e in entries:
+        conf = e["confirmation"]
+        lines.append(
+            f"- `{e['id']}` on `{e['runner']}` for event `{conf['event']}`: "
+            f"{len(e['points'])} point(s) x {conf['repeats']} repeats, A `{conf['a']['image']}` "
+            f"(run `{conf['a']['run']}`), B `{conf['b']['image']}`, "
+            f"{len(conf['candidates'])} nightly image(s) between"
+        )
+    for s in skipped:
+        lines.append(f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}")
+    return [*lines, ""]

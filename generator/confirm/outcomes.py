@@ -1,0 +1,272 @@
+"""What the A/B jobs of a run found: their documents (schema sglang-ci/confirmation/1)
+judged again by the summary, with the same function the runner bisected with
+(generator/launch/ab.py), one outcome per event.
+
+A job of the matrix that left no document is `missing`: its event stays suspected.
+`results compare --confirmation FILE` takes `confirmation_file(outcomes)`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generator.launch import ab
+from generator.launch.abjob import ConfirmationEntry, SideImage
+
+DOCUMENT = "sglang-ci/confirmation/1"
+MISSING = "missing"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    step: int
+    candidate: int | None  # index among the candidates, None for the first A/B
+    a: SideImage
+    b: SideImage
+    verdict: str
+    judgements: tuple[ab.Judgement, ...]
+    turns: int  # turns with a valid record
+    expected: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    event: str
+    job_id: str
+    config: str
+    mode: str | None
+    repeats: int
+    result: str  # confirmed | cleared | inconclusive | missing
+    steps: tuple[Step, ...] = ()
+    candidates: tuple[SideImage, ...] = ()
+    first_bad: SideImage | None = None  # named by the bisection (or B with no nightly between)
+    exact: bool = False
+    between: tuple[SideImage, SideImage] | None = None  # last known good, first known bad
+    versions: dict[str, dict[str, str | None]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "event": self.event,
+            "job_id": self.job_id,
+            "config": self.config,
+            "mode": self.mode,
+            "repeats": self.repeats,
+            "result": self.result,
+            "steps": [
+                {
+                    **{k: v for k, v in s.__dict__.items() if k != "judgements"},
+                    "judgements": [dict(j.__dict__) for j in s.judgements],
+                }
+                for s in self.steps
+            ],
+            "first_bad": self.first_bad,
+            "exact": self.exact,
+            "between": list(self.between) if self.between else None,
+            "versions": self.versions,
+        }
+
+
+def documents(folder: Path) -> list[dict[str, Any]]:
+    """Every confirmation document below `folder` (other JSON is ignored)."""
+    out = []
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".json"):
+                continue
+            try:
+                data = json.loads(Path(top, name).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and data.get("schema") == DOCUMENT:
+                out.append(data)
+    return out
+
+
+def _versions(record: dict[str, Any] | None) -> dict[str, str | None]:
+    prov = (record or {}).get("provenance") or {}
+    keys = ("sglang_version", "sglang_commit", "atom_version", "aiter_version", "rocm_version")
+    return {k: prov.get(k) for k in keys}
+
+
+def _rules(entry: ConfirmationEntry) -> dict[str, ab.Rule]:
+    return {
+        name: ab.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
+        for name, r in entry["confirmation"]["metrics"].items()
+    }
+
+
+def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Outcome:
+    """The outcome of one A/B job from its documents."""
+    conf = entry["confirmation"]
+    candidates = tuple(conf["candidates"])
+    empty = Outcome(
+        event=conf["event"],
+        job_id=entry["id"],
+        config=entry["config"],
+        repeats=conf["repeats"],
+        candidates=candidates,
+        mode=None,
+        result=MISSING,
+    )
+    if not docs:
+        return empty
+    by_step: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for d in docs:
+        by_step[int(d["step"])].append(d)
+    per_step = len(entry["points"]) * 2 * conf["repeats"]
+    steps: list[Step] = []
+    versions: dict[str, dict[str, str | None]] = {}
+    for number in sorted(by_step):
+        found = sorted(by_step[number], key=lambda d: int(d["order"]))
+        measured = []
+        for d in found:
+            record = d.get("record")
+            valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
+            metrics = record.get("metrics") if valid and isinstance(record, dict) else None
+            measured.append(
+                ab.Measurement(
+                    side=d["side"], repeat=int(d["repeat"]), point=d["point"], metrics=metrics
+                )
+            )
+            digest = d["images"][d["side"]]["image_digest"]
+            if isinstance(record, dict) and digest not in versions:
+                versions[digest] = _versions(record)
+        verdict, judgements = ab.judge_step(measured, _rules(entry), conf["level"])
+        images = found[0]["images"]
+        b_digest = images["B"]["image_digest"]
+        index = next((i for i, c in enumerate(candidates) if c["image_digest"] == b_digest), None)
+        steps.append(
+            Step(
+                step=number,
+                candidate=None if number == 0 else index,
+                a=images["A"],
+                b=images["B"],
+                verdict=verdict,
+                judgements=tuple(judgements),
+                turns=sum(m.metrics is not None for m in measured),
+                expected=per_step,
+            )
+        )
+    first = steps[0].verdict if steps and steps[0].step == 0 else ab.INCONCLUSIVE
+    bisected = [(s.candidate, s.verdict) for s in steps if s.candidate is not None]
+    bounds = ab.bisect_bounds(len(candidates), [(int(i), v) for i, v in bisected])
+    chain: list[SideImage] = [conf["a"], *candidates, conf["b"]]
+    named = first == ab.CONFIRMED
+    return dataclasses.replace(
+        empty,
+        mode=str(docs[0]["mode"]),
+        result=first,
+        steps=tuple(steps),
+        first_bad=chain[bounds.bad + 1] if named and bounds.exact else None,
+        exact=named and bounds.exact,
+        between=(chain[bounds.good + 1], chain[bounds.bad + 1]) if named else None,
+        versions=versions,
+    )
+
+
+def collect(entries: Iterable[ConfirmationEntry], folder: Path | None) -> list[Outcome]:
+    """One outcome per job of the confirmation matrix, from the documents under `folder`."""
+    docs = documents(folder) if folder is not None and folder.is_dir() else []
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for d in docs:
+        grouped[(str(d.get("event")), str(d.get("job_id")))].append(d)
+    return [judge_entry(e, grouped.get((e["confirmation"]["event"], e["id"]), [])) for e in entries]
+
+
+def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
+    """What `results compare --confirmation FILE` takes: the decided events only."""
+    return [
+        {"event": o.event, "result": o.result}
+        for o in outcomes
+        if o.result in (ab.CONFIRMED, ab.CLEARED)
+    ]
+
+
+def short(image: SideImage | dict[str, Any] | None) -> str:
+    """An image as a summary names it: its tag and short digest."""
+    if not image:
+        return "-"
+    digest = str(image.get("image_digest") or "")
+    tag = image.get("image_tag") or image.get("image_requested") or ""
+    return f"`{tag}` (`{digest.removeprefix('sha256:')[:12]}`)" if tag else f"`{digest[:19]}`"
+
+
+def judgement_text(j: ab.Judgement) -> str:
+    if j.ratio is None:
+        return f"{j.metric}: {j.verdict} ({j.reason})"
+    interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"
+    return f"{j.metric} B/A {j.ratio:.3f}{interval}: {j.verdict}"
+
+
+def markdown(outcomes: Sequence[Outcome]) -> list[str]:
+    """The run summary's section on the A/B jobs."""
+    if not outcomes:
+        return []
+    lines = ["### A/B confirmation", ""]
+    for o in outcomes:
+        head = f"- **{o.config}** (event `{o.event}`): **{o.result}**"
+        if o.result == MISSING:
+            lines.append(head + ": the A/B job left no measurement; the event stays suspected")
+            continue
+        lines.append(f"{head}, {o.repeats} repeats each, {o.mode}")
+        for s in o.steps:
+            what = "A/B" if s.candidate is None else f"bisection step {s.step}"
+            lines.append(
+                f"  - {what}: A {short(s.a)} against B {short(s.b)}, "
+                f"{s.turns} of {s.expected} turns measured; "
+                + "; ".join(judgement_text(j) for j in s.judgements)
+            )
+        if o.first_bad is not None:
+            lines.append(f"  - first bad image: {short(o.first_bad)}")
+        elif o.between is not None:
+            lines.append(
+                f"  - first bad image: after {short(o.between[0])}, "
+                f"at or before {short(o.between[1])}"
+            )
+    return [*lines, ""]
+
+
+def from_dict(data: dict[str, Any]) -> Outcome:
+    """An outcome read back from `Outcome.as_dict()`."""
+    steps = tuple(
+        Step(
+            **{k: v for k, v in s.items() if k != "judgements"},
+            judgements=tuple(ab.Judgement(**j) for j in s["judgements"]),
+        )
+        for s in data.get("steps") or ()
+    )
+    between = data.get("between")
+    return Outcome(
+        event=data["event"],
+        job_id=data["job_id"],
+        config=data["config"],
+        mode=data.get("mode"),
+        repeats=int(data["repeats"]),
+        result=data["result"],
+        steps=steps,
+        first_bad=data.get("first_bad"),
+        exact=bool(data.get("exact")),
+        between=(between[0], between[1]) if between else None,
+        versions=data.get("versions") or {},
+    )
+
+
+def load(path: Path) -> dict[str, Outcome]:
+    """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
+    from generator.results.record import ResultsError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: cannot read the outcomes: {exc}") from exc
+    if not isinstance(data, list):
+        raise ResultsError(f"{path}: not the JSON of `sglang-ci confirm outcomes --json`")
+    return {o.event: o for o in (from_dict(d) for d in data)}

@@ -1,0 +1,253 @@
+"""The paired A/B measurement of two images on one runner: the order of the turns, and
+the verdict of the measured pairs. Standard library only: the runner's confirmation job
+bisects with it, `sglang-ci plan` counts with it, the summary judges with it.
+
+**Order.** Each of K repeats measures every point on image A and on image B, the side
+that goes first alternating by repeat (A B, B A, A B, ...), so a drift of the machine
+during the job falls on both images alike. With both servers up at once (`parallel`:
+the layout leaves room for two servers on the runner's GPUs) each turn is one point on
+one side: two server launches. Otherwise (`restart`) a side keeps its server for its
+turns in a row, which gives the blocks A | B B | A A | ... : K + 1 launches.
+
+**Verdict** of one metric: for each repeat, the mean over the points of log(B / A); a
+percentile bootstrap over the repeats (a fixed seed, so the same records give the same
+verdict) gives an interval of the geometric-mean ratio B / A. `confirmed` when the whole
+interval lies beyond the minimum change in the metric's bad direction, `cleared` when it
+lies entirely on the good side of it, else `inconclusive` (too noisy to tell: the event
+stays suspected and the next run decides).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+A, B = "A", "B"
+PARALLEL, RESTART = "parallel", "restart"
+CONFIRMED, CLEARED, INCONCLUSIVE = "confirmed", "cleared", "inconclusive"
+SEED = 21  # fixed: a verdict is a function of its measurements
+RESAMPLES = 4000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Turn:
+    """One point measured once on one side."""
+
+    side: str
+    repeat: int  # 1..K
+    point: str
+
+    @property
+    def tag(self) -> str:
+        """The id suffix of this measurement in its side's job: `<point>-r<repeat>`."""
+        return f"{self.point}-r{self.repeat}"
+
+
+def mode(server_gpus: int, runner_gpus: int) -> str:
+    """`parallel` when two servers of this layout fit on the runner's GPUs at once."""
+    return PARALLEL if 2 * server_gpus <= runner_gpus else RESTART
+
+
+def first_side(repeat: int) -> str:
+    return A if repeat % 2 == 1 else B
+
+
+def turns(repeats: int, points: Iterable[str], how: str) -> list[Turn]:
+    """Every measurement of the job, in the order it is made."""
+    ids = list(points)
+    out: list[Turn] = []
+    for r in range(1, repeats + 1):
+        sides = (A, B) if first_side(r) == A else (B, A)
+        if how == PARALLEL:
+            out += [Turn(side=s, repeat=r, point=p) for p in ids for s in sides]
+        else:
+            out += [Turn(side=s, repeat=r, point=p) for s in sides for p in ids]
+    return out
+
+
+def blocks(order: Iterable[Turn]) -> list[list[Turn]]:
+    """The turns grouped into runs of one side (one server launch each when restarting)."""
+    out: list[list[Turn]] = []
+    for turn in order:
+        if out and out[-1][0].side == turn.side:
+            out[-1].append(turn)
+        else:
+            out.append([turn])
+    return out
+
+
+def launches(how: str, repeats: int) -> int:
+    """Server launches of one A/B, none restarting on its own."""
+    return 2 if how == PARALLEL else repeats + 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judgement:
+    """The verdict on one metric: the geometric-mean ratio B / A and its interval."""
+
+    metric: str
+    verdict: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    level: float
+    repeats: int  # repeats with at least one complete pair
+    pairs: int
+    threshold: float  # the ratio B / A beyond which the change counts
+    reason: str | None = None
+
+
+def judge(
+    metric: str,
+    pairs: Mapping[tuple[str, int], tuple[float, float]],
+    *,
+    higher_is_better: bool,
+    min_change: float,
+    level: float,
+    seed: int = SEED,
+    resamples: int = RESAMPLES,
+) -> Judgement:
+    """The verdict of (point, repeat) -> (A value, B value) pairs of one metric."""
+    threshold = 1 - min_change if higher_is_better else 1 + min_change
+    by_repeat: dict[int, list[float]] = defaultdict(list)
+    for (_, repeat), (a, b) in sorted(pairs.items()):
+        if a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b):
+            by_repeat[repeat].append(math.log(b / a))
+    means = [sum(v) / len(v) for _, v in sorted(by_repeat.items())]
+    count = sum(len(v) for v in by_repeat.values())
+    if len(means) < 2:
+        reason = f"{len(means)} repeat(s) with a valid A and B value; 2 are needed"
+        return Judgement(
+            metric=metric,
+            level=level,
+            threshold=threshold,
+            verdict=INCONCLUSIVE,
+            ratio=math.exp(means[0]) if means else None,
+            low=None,
+            high=None,
+            repeats=len(means),
+            pairs=count,
+            reason=reason,
+        )
+    rng = random.Random(seed)
+    k = len(means)
+    boot = sorted(sum(rng.choices(means, k=k)) / k for _ in range(resamples))
+    tail = (1 - level) / 2
+    low = math.exp(boot[math.floor(tail * (resamples - 1))])
+    high = math.exp(boot[math.ceil((1 - tail) * (resamples - 1))])
+    if higher_is_better:
+        verdict = CONFIRMED if high < threshold else CLEARED if low > threshold else INCONCLUSIVE
+    else:
+        verdict = CONFIRMED if low > threshold else CLEARED if high < threshold else INCONCLUSIVE
+    return Judgement(
+        metric=metric,
+        level=level,
+        threshold=threshold,
+        verdict=verdict,
+        ratio=math.exp(sum(means) / k),
+        low=low,
+        high=high,
+        repeats=k,
+        pairs=count,
+    )
+
+
+def overall(judgements: Iterable[Judgement]) -> str:
+    """An event is confirmed when one of its metrics is, cleared when all are."""
+    verdicts = [j.verdict for j in judgements]
+    if CONFIRMED in verdicts:
+        return CONFIRMED
+    return CLEARED if verdicts and all(v == CLEARED for v in verdicts) else INCONCLUSIVE
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    """How one metric of an event is judged."""
+
+    higher_is_better: bool
+    min_change: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measurement:
+    """One turn's outcome: its metric values, or None when its record is not valid."""
+
+    side: str
+    repeat: int
+    point: str
+    metrics: Mapping[str, float | None] | None
+
+
+def judge_step(
+    measured: Iterable[Measurement], rules: Mapping[str, Rule], level: float
+) -> tuple[str, list[Judgement]]:
+    """The verdict of one A/B (every turn of it) on each metric in `rules`, and overall."""
+    values: dict[tuple[str, str, int], Mapping[str, float | None]] = {}
+    for m in measured:
+        if m.metrics is not None:
+            values[(m.side, m.point, m.repeat)] = m.metrics
+    judgements = []
+    for metric, rule in sorted(rules.items()):
+        pairs: dict[tuple[str, int], tuple[float, float]] = {}
+        for (side, point, repeat), got in values.items():
+            other = values.get((B, point, repeat))
+            if side != A or other is None:
+                continue
+            a, b = got.get(metric), other.get(metric)
+            if a is not None and b is not None:
+                pairs[(point, repeat)] = (a, b)
+        judgements.append(
+            judge(
+                metric,
+                pairs,
+                higher_is_better=rule.higher_is_better,
+                min_change=rule.min_change,
+                level=level,
+            )
+        )
+    return overall(judgements), judgements
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bounds:
+    """Where the first bad image lies among candidates 0..n-1 between the last good
+    image (index -1) and the current one (index n): after `good`, at or before `bad`."""
+
+    good: int
+    bad: int
+    stopped: bool  # an inconclusive step ended the bisection
+
+    @property
+    def exact(self) -> bool:
+        return self.bad - self.good == 1
+
+
+def bisect_bounds(count: int, steps: Iterable[tuple[int, str]]) -> Bounds:
+    """The bounds after the bisection steps (candidate index, verdict against the last
+    good image) made so far."""
+    good, bad, stopped = -1, count, False
+    for index, verdict in steps:
+        if verdict == CONFIRMED:
+            bad = min(bad, index)
+        elif verdict == CLEARED:
+            good = max(good, index)
+        else:
+            stopped = True
+    return Bounds(good=good, bad=bad, stopped=stopped)
+
+
+def bisect_next(count: int, steps: list[tuple[int, str]], max_steps: int) -> int | None:
+    """The candidate to measure next, or None when the bisection is done: the first bad
+    image is named, a step was inconclusive, or the steps are spent."""
+    bounds = bisect_bounds(count, steps)
+    if bounds.exact or bounds.stopped or len(steps) >= max_steps:
+        return None
+    return (bounds.good + bounds.bad) // 2
+
+
+def bisect_steps(count: int) -> int:
+    """Steps that name the first bad of `count` candidates (and the current image)."""
+    return math.ceil(math.log2(count + 1)) if count else 0

@@ -1,0 +1,114 @@
+"""The job file of an A/B confirmation (docs/confirmation.md): a benchmark job of the
+affected server, its points the affected ones, and a `confirmation` block naming the
+event, the last good image (A), the current one (B), the nightly images between them
+for a bisection, the repeats and how each metric is judged.
+
+The orchestrator on the runner (confirm.py) turns it into one ordinary job per side and
+block, with `turns` set when both sides run at once; those jobs follow contract.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypedDict, cast
+
+from generator.launch.contract import InputError, JobEntry, check_job
+
+PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
+EVENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
+MAX_REPEATS = 10
+MAX_STEPS = 10
+
+
+class SideImage(TypedDict):
+    """One image of an A/B, pinned by digest, and the run that measured it."""
+
+    image: str  # repository@sha256:...
+    image_requested: str
+    image_tag: str
+    image_digest: str
+    run: str | None
+
+
+class MetricRule(TypedDict):
+    higher_is_better: bool
+    min_change: float
+
+
+class ConfirmationFields(TypedDict):
+    event: str
+    repeats: int
+    level: float
+    metrics: dict[str, MetricRule]
+    a: SideImage
+    b: SideImage
+    candidates: list[SideImage]  # the nightly images between a and b, oldest first
+    max_bisect_steps: int
+
+
+class ConfirmationEntry(JobEntry):
+    confirmation: ConfirmationFields
+
+
+def _side(data: Any, where: str) -> SideImage:
+    if not isinstance(data, dict):
+        raise InputError(f"{where} must be an object")
+    image = data.get("image")
+    if not isinstance(image, str) or not PINNED.match(image):
+        raise InputError(f"{where}: 'image' must be pinned by digest (repository@sha256:...)")
+    digest = data.get("image_digest")
+    if digest != image.split("@", 1)[1]:
+        raise InputError(f"{where}: 'image_digest' must be the digest of 'image'")
+    for key in ("image_requested", "image_tag"):
+        if not isinstance(data.get(key), str):
+            raise InputError(f"{where}: '{key}' must be a string")
+    if data.get("run") is not None and not isinstance(data["run"], str):
+        raise InputError(f"{where}: 'run' must be a string or null")
+    return cast(SideImage, data)
+
+
+def _integer(data: dict[str, Any], key: str, where: str, low: int, high: int) -> None:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(f"{where}: '{key}' must be an integer from {low} to {high}")
+
+
+def check_confirmation(data: dict[str, Any], where: str) -> ConfirmationEntry:
+    """`data` as a ConfirmationEntry, or InputError naming what is wrong."""
+    check_job(data, where)
+    block = data.get("confirmation")
+    at = f"{where}: confirmation"
+    if not isinstance(block, dict):
+        raise InputError(f"{at} must be an object")
+    event = block.get("event")
+    if not isinstance(event, str) or not EVENT_RE.match(event):
+        raise InputError(f"{at}: 'event' must match {EVENT_RE.pattern}")
+    _integer(block, "repeats", at, 2, MAX_REPEATS)
+    _integer(block, "max_bisect_steps", at, 0, MAX_STEPS)
+    level = block.get("level")
+    if isinstance(level, bool) or not isinstance(level, float | int) or not 0.5 <= level < 1:
+        raise InputError(f"{at}: 'level' must be a number from 0.5 to below 1")
+    metrics = block.get("metrics")
+    if not isinstance(metrics, dict) or not metrics:
+        raise InputError(f"{at}: 'metrics' must be a non-empty object")
+    for name, rule in metrics.items():
+        change = rule.get("min_change") if isinstance(rule, dict) else None
+        if (
+            not isinstance(rule, dict)
+            or not isinstance(rule.get("higher_is_better"), bool)
+            or isinstance(change, bool)
+            or not isinstance(change, float | int)
+            or not 0 < change < 1
+        ):
+            raise InputError(
+                f"{at}: metrics.{name} must have a boolean 'higher_is_better' and a "
+                "'min_change' between 0 and 1"
+            )
+    _side(block.get("a"), f"{at}.a")
+    _side(block.get("b"), f"{at}.b")
+    candidates = block.get("candidates")
+    if not isinstance(candidates, list):
+        raise InputError(f"{at}: 'candidates' must be a list")
+    for index, candidate in enumerate(candidates):
+        _side(candidate, f"{at}.candidates[{index}]")
+    return cast(ConfirmationEntry, data)

@@ -1,0 +1,237 @@
+"""Stand-in for the GitHub CLI (`gh`): the issue and label commands the tracking issues
+use, on a repository kept in a JSON file, every call recorded. Standard library only.
+
+Commands and flags as the real CLI has them (gh's manual): `-R/--repo` on each;
+
+  issue list   [-s/--state open|closed|all] [-l/--label L]... [-L/--limit N] [--json FIELDS]
+  issue create -t/--title T (-b/--body B | -F/--body-file F) [-l/--label L]...
+  issue comment {<number> | <url>} (-b/--body B | -F/--body-file F)
+  issue close  {<number> | <url>} [-c/--comment C] [-r/--reason completed|"not planned"]
+  issue reopen {<number> | <url>} [-c/--comment C]
+  issue view   {<number> | <url>} --json FIELDS
+  label create NAME [-c/--color C] [-d/--description D] [-f/--force]
+
+`--json` prints the fields asked for (number, title, body, state as OPEN/CLOSED, labels as
+[{"name"}], url, comments as [{"body"}]); `issue list` lists newest first, at most
+`--limit` (30 by default, as the real CLI) issues. `create` prints the new issue's URL,
+`comment` the comment's. A label that does not exist makes `create` fail as the real CLI
+does; an unknown flag exits 1 with `unknown flag: --x`. Without GH_TOKEN (or GITHUB_TOKEN)
+every command fails with exit 4, as an unauthenticated CLI does.
+
+$GH_STANDIN_STATE is the repository's JSON file (created when missing); $GH_STANDIN_RECORD
+gets one JSON line per call: {"command": "issue create", "argv": [...], "repo": ...}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+SHORT = {
+    "-R": "--repo",
+    "-s": "--state",
+    "-l": "--label",
+    "-L": "--limit",
+    "-t": "--title",
+    "-b": "--body",
+    "-F": "--body-file",
+    "-c": "--comment",
+    "-r": "--reason",
+    "-d": "--description",
+    "-f": "--force",
+}
+VALUES = {
+    "issue list": {"--repo", "--state", "--label", "--limit", "--json", "--search"},
+    "issue create": {"--repo", "--title", "--body", "--body-file", "--label"},
+    "issue comment": {"--repo", "--body", "--body-file"},
+    "issue close": {"--repo", "--comment", "--reason"},
+    "issue reopen": {"--repo", "--comment"},
+    "issue view": {"--repo", "--json"},
+    "label create": {"--repo", "--color", "--description"},
+}
+FLAGS = {"label create": {"--force"}}
+MULTI = {"--label"}
+
+
+class Failure(Exception):
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def parse(command: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
+    options: dict[str, Any] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("-") or arg == "-":
+            positional.append(arg)
+            i += 1
+            continue
+        key, eq, value = arg.partition("=")
+        key = SHORT.get(key, key)
+        if key in FLAGS.get(command, set()):
+            options[key] = True
+            i += 1
+            continue
+        if key not in VALUES[command]:
+            raise Failure(f"unknown flag: {key}\n\nUsage:  gh {command} [flags]")
+        if not eq:
+            if i + 1 >= len(args):
+                raise Failure(f"flag needs an argument: {key}")
+            value, i = args[i + 1], i + 2
+        else:
+            i += 1
+        if key in MULTI:
+            options.setdefault(key, []).extend(v for v in value.split(",") if v)
+        else:
+            options[key] = value
+    return options, positional
+
+
+def load_state() -> tuple[Path, dict[str, Any]]:
+    path = Path(os.environ["GH_STANDIN_STATE"])
+    data = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    data.setdefault("issues", [])
+    data.setdefault("labels", [])
+    return path, data
+
+
+def save_state(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1), "utf-8")
+    tmp.replace(path)
+
+
+def body_of(options: dict[str, Any]) -> str:
+    if "--body-file" in options:
+        name = options["--body-file"]
+        return sys.stdin.read() if name == "-" else Path(name).read_text("utf-8")
+    if "--body" in options:
+        return str(options["--body"])
+    raise Failure("`--body` or `--body-file` required when not running interactively")
+
+
+def url(repo: str, number: int) -> str:
+    return f"https://github.com/{repo}/issues/{number}"
+
+
+def find(data: dict[str, Any], ref: list[str]) -> dict[str, Any]:
+    if len(ref) != 1:
+        raise Failure("accepts 1 arg(s), received " + str(len(ref)))
+    text = ref[0].rsplit("/", 1)[-1]
+    issue: dict[str, Any]
+    for issue in data["issues"]:
+        if str(issue["number"]) == text:
+            return issue
+    raise Failure(
+        f"GraphQL: Could not resolve to an issue or pull request with the number of {text}."
+    )
+
+
+def fields(issue: dict[str, Any], repo: str, names: str) -> dict[str, Any]:
+    full = {
+        "number": issue["number"],
+        "title": issue["title"],
+        "body": issue["body"],
+        "state": issue["state"],
+        "labels": [{"name": n} for n in issue["labels"]],
+        "url": url(repo, issue["number"]),
+        "comments": [{"body": c} for c in issue["comments"]],
+    }
+    return {n: full[n] for n in names.split(",")}
+
+
+def run(command: str, args: list[str]) -> str:
+    options, positional = parse(command, args)
+    repo = options.get("--repo") or os.environ.get("GH_REPO") or ""
+    if not repo:
+        raise Failure("no repository: pass --repo OWNER/REPO")
+    path, data = load_state()
+    out = ""
+    if command == "issue list":
+        state = options.get("--state", "open")
+        labels = set(options.get("--label", []))
+        chosen = [
+            i
+            for i in sorted(data["issues"], key=lambda i: -i["number"])
+            if (state == "all" or i["state"] == state.upper()) and labels <= set(i["labels"])
+        ][: int(options.get("--limit", 30))]
+        if "--json" in options:
+            out = json.dumps([fields(i, repo, options["--json"]) for i in chosen])
+        else:
+            out = "\n".join(f"{i['number']}\t{i['state']}\t{i['title']}" for i in chosen)
+    elif command == "issue create":
+        if "--title" not in options:
+            raise Failure("must provide `--title` and `--body` when not running interactively")
+        for label in options.get("--label", []):
+            if label not in data["labels"]:
+                raise Failure(f"could not add label: '{label}' not found")
+        number = 1 + max((i["number"] for i in data["issues"]), default=0)
+        data["issues"].append(
+            {
+                "number": number,
+                "title": options["--title"],
+                "body": body_of(options),
+                "state": "OPEN",
+                "labels": options.get("--label", []),
+                "comments": [],
+            }
+        )
+        out = url(repo, number)
+    elif command == "issue comment":
+        issue = find(data, positional)
+        issue["comments"].append(body_of(options))
+        out = f"{url(repo, issue['number'])}#issuecomment-{len(issue['comments'])}"
+    elif command in ("issue close", "issue reopen"):
+        issue = find(data, positional)
+        if "--comment" in options:
+            issue["comments"].append(options["--comment"])
+        issue["state"] = "CLOSED" if command == "issue close" else "OPEN"
+        verb = "Closed" if command == "issue close" else "Reopened"
+        out = f"✓ {verb} issue {repo}#{issue['number']} ({issue['title']})"
+    elif command == "issue view":
+        issue = find(data, positional)
+        out = json.dumps(fields(issue, repo, options.get("--json", "number,title,body")))
+    elif command == "label create":
+        if len(positional) != 1:
+            raise Failure("accepts 1 arg(s), received " + str(len(positional)))
+        if positional[0] in data["labels"] and not options.get("--force"):
+            raise Failure(f'label with name "{positional[0]}" already exists; use `--force`')
+        if positional[0] not in data["labels"]:
+            data["labels"].append(positional[0])
+        out = f'✓ Label "{positional[0]}" created in {repo}'
+    save_state(path, data)
+    return out
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    command = " ".join(args[:2])
+    line = {"command": command, "argv": args}
+    record = os.environ.get("GH_STANDIN_RECORD")
+    if record:
+        with open(record, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+    if command not in VALUES:
+        print(f'unknown command "{" ".join(args[:2])}" for "gh"', file=sys.stderr)
+        return 1
+    if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
+        print("To get started with GitHub CLI, please run:  gh auth login", file=sys.stderr)
+        return 4
+    try:
+        out = run(command, args[2:])
+    except Failure as exc:
+        print(str(exc), file=sys.stderr)
+        return exc.code
+    if out:
+        print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Tracking issues (generator/confirm/issues.py) against the stand-in gh, which keeps a
+repository in a JSON file and records every call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.confirm import issues
+from generator.confirm.events import Verdicts, parse
+from tests.helpers import ROOT
+
+GH = str(ROOT / "tests" / "standin" / "bin" / "gh")
+SERVER = {"fingerprint": "sha256:9c1e", "runner_label": "mi355", "image_family": "rocm/atom-dev"}
+CONFIG = "deepseek-r1-fp8-tp4"
+
+
+def event(state: str = "confirmed", **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "ev-3f2a9c41d07b",
+        "state": state,
+        "confirmed_by": "re-run",
+        "config": CONFIG,
+        "server": SERVER,
+        "first_bad_run": "run-07",
+        "last_good_run": "run-06",
+        "runs": 1,
+        "points": [{"pair": "1024x1024", "isl": 1024, "osl": 1024, "concurrency": 4}],
+        "metrics": ["output_throughput_per_gpu"],
+        "changes": {"output_throughput_per_gpu": {"change": -0.08, "low": -0.09, "high": -0.07}},
+        "differences": {"image_digest": ["sha256:aa", "sha256:bb"]},
+        **extra,
+    }
+
+
+def verdicts(run: str, events: list[dict[str, Any]], measured: bool = True) -> Verdicts:
+    points = [{"config": CONFIG, **SERVER, "isl": 1024, "osl": 1024, "concurrency": 4,
+               "verdict": "ok", "metrics": {}}] if measured else []  # fmt: skip
+    return parse({"schema": "sglang-ci/verdicts/2", "current": run, "events": events,
+                  "points": points}, "v.json")  # fmt: skip
+
+
+@pytest.fixture
+def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> issues.Gh:
+    monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
+    monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv("GH_TOKEN", "token")
+    return issues.Gh("owner/repo", program=GH)
+
+
+def calls(tmp_path: Path) -> list[str]:
+    path = tmp_path / "calls.jsonl"
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [json.loads(line)["command"] for line in lines]
+
+
+def writes(tmp_path: Path) -> list[str]:
+    return [c for c in calls(tmp_path) if c not in ("issue list", "issue view")]
+
+
+def keep(gh: issues.Gh, v: Verdicts) -> list[str]:
+    found = issues.issues(gh, "perf", {e.id for e in v.events})
+    run = issues.RunInfo(
+        name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}"
+    )
+    return issues.apply(gh, issues.plan(v, {}, found, run), "perf")
+
+
+def repo(tmp_path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((tmp_path / "repo.json").read_text())
+    return data
+
+
+def test_one_issue_per_event_commented_while_open_and_closed_on_recovery(
+    gh: issues.Gh, tmp_path: Path
+) -> None:
+    assert keep(gh, verdicts("run-07", [event()])) == [
+        "opened https://github.com/owner/repo/issues/1 for event ev-3f2a9c41d07b"
+    ]
+    assert writes(tmp_path) == ["label create", "issue create"]
+    [issue] = repo(tmp_path)["issues"]
+    assert issue["labels"] == ["perf"]
+    assert issue["title"] == (
+        "Performance regression: deepseek-r1-fp8-tp4 -8.0% output_throughput_per_gpu since run-07"
+    )
+    assert "<!-- sglang-ci-event " in issue["body"]
+    assert "| image_digest | `sha256:aa` | `sha256:bb` |" in issue["body"]
+
+    assert keep(gh, verdicts("run-07", [event()])) == []  # a re-attempt of the same run
+    assert keep(gh, verdicts("run-08", [event(runs=2)])) == [
+        "commented on #1 (event ev-3f2a9c41d07b)"
+    ]
+    assert keep(gh, verdicts("run-08", [event(runs=2)])) == []
+    assert keep(gh, verdicts("run-09", [], measured=False)) == []  # another cron group
+    assert keep(gh, verdicts("run-10", [])) == ["closed #1 (event ev-3f2a9c41d07b)"]
+    assert writes(tmp_path) == ["label create", "issue create", "issue comment", "issue close"]
+    [issue] = repo(tmp_path)["issues"]
+    assert issue["state"] == "CLOSED"
+    assert issue["comments"][0].startswith("Still open in run [run-08](")
+    assert "-8.0% [-9.0%, -7.0%]" in issue["comments"][0]
+    assert issue["comments"][1].startswith("Recovered: run [run-10](")
+
+
+def test_a_suspected_event_opens_no_issue(gh: issues.Gh, tmp_path: Path) -> None:
+    assert keep(gh, verdicts("run-07", [event("suspected")])) == []
+    assert writes(tmp_path) == []
+
+
+def test_an_event_back_after_its_issue_closed_reopens_it(gh: issues.Gh, tmp_path: Path) -> None:
+    keep(gh, verdicts("run-07", [event()]))
+    keep(gh, verdicts("run-08", []))
+    assert keep(gh, verdicts("run-09", [event(runs=3)])) == ["reopened #1 (event ev-3f2a9c41d07b)"]
+    [issue] = repo(tmp_path)["issues"]
+    assert issue["state"] == "OPEN"
+    assert writes(tmp_path).count("issue create") == 1
+
+
+def test_issues_without_the_marker_are_not_touched(gh: issues.Gh, tmp_path: Path) -> None:
+    state = {"issues": [{"number": 1, "title": "t", "body": "hand-written", "state": "OPEN",
+                         "labels": ["perf"], "comments": []}], "labels": ["perf"]}  # fmt: skip
+    (tmp_path / "repo.json").write_text(json.dumps(state))
+    assert keep(gh, verdicts("run-07", [])) == []
+    assert keep(gh, verdicts("run-08", [event()])) == [
+        "opened https://github.com/owner/repo/issues/2 for event ev-3f2a9c41d07b"
+    ]
+
+
+def test_a_failing_gh_is_one_line(gh: issues.Gh, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GH_TOKEN")
+    with pytest.raises(issues.IssueError) as caught:
+        keep(gh, verdicts("run-07", [event()]))
+    assert str(caught.value) == (
+        "gh issue list failed (4): To get started with GitHub CLI, please run:  gh auth login"
+    )

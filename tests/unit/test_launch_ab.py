@@ -1,0 +1,155 @@
+"""The A/B order and verdict (generator/launch/ab.py): pure functions, no processes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from generator.launch import ab
+
+THROUGHPUT = ab.Rule(higher_is_better=True, min_change=0.05)
+
+
+def pairs(ratios: list[float], base: float = 100.0) -> dict[tuple[str, int], tuple[float, float]]:
+    """One point, repeat r measuring base on A and base x ratios[r - 1] on B."""
+    return {("p", r): (base, base * x) for r, x in enumerate(ratios, 1)}
+
+
+def test_parallel_turns_alternate_per_point_and_swap_the_first_side_each_repeat() -> None:
+    order = ab.turns(2, ["p1", "p2"], ab.PARALLEL)
+    assert [(t.side, t.repeat, t.point) for t in order] == [
+        ("A", 1, "p1"),
+        ("B", 1, "p1"),
+        ("A", 1, "p2"),
+        ("B", 1, "p2"),
+        ("B", 2, "p1"),
+        ("A", 2, "p1"),
+        ("B", 2, "p2"),
+        ("A", 2, "p2"),
+    ]
+    assert order[4].tag == "p1-r2"
+
+
+def test_restart_turns_form_k_plus_one_blocks() -> None:
+    order = ab.turns(3, ["p1", "p2"], ab.RESTART)
+    blocks = ab.blocks(order)
+    assert [(b[0].side, len(b)) for b in blocks] == [("A", 2), ("B", 4), ("A", 4), ("B", 2)]
+    assert len(blocks) == ab.launches(ab.RESTART, 3) == 4
+    assert ab.launches(ab.PARALLEL, 3) == 2
+
+
+@pytest.mark.parametrize(
+    ("server", "runner", "how"),
+    [(4, 8, "parallel"), (8, 8, "restart"), (2, 4, "parallel"), (4, 4, "restart")],
+)
+def test_two_servers_run_at_once_only_when_both_fit(server: int, runner: int, how: str) -> None:
+    assert ab.mode(server, runner) == how
+
+
+def test_an_eight_percent_drop_over_one_percent_noise_is_confirmed() -> None:
+    j = ab.judge(
+        "t", pairs([0.925, 0.91, 0.92]), higher_is_better=True, min_change=0.05, level=0.95
+    )
+    assert j.verdict == ab.CONFIRMED
+    assert j.high is not None and j.high < 0.95
+    assert round(j.ratio or 0, 3) == 0.918
+    assert (j.repeats, j.pairs, j.threshold) == (3, 3, 0.95)
+
+
+def test_noise_alone_is_cleared() -> None:
+    j = ab.judge(
+        "t", pairs([1.01, 0.99, 1.005]), higher_is_better=True, min_change=0.05, level=0.95
+    )
+    assert j.verdict == ab.CLEARED
+    assert j.low is not None and j.low > 0.95
+
+
+def test_an_interval_across_the_minimum_change_is_inconclusive() -> None:
+    j = ab.judge("t", pairs([0.93, 0.97, 0.95]), higher_is_better=True, min_change=0.05, level=0.95)
+    assert j.verdict == ab.INCONCLUSIVE
+    assert j.low is not None and j.high is not None and j.low < 0.95 < j.high
+
+
+def test_a_latency_is_worse_when_it_grows() -> None:
+    slower = ab.judge(
+        "ttft", pairs([1.2, 1.22]), higher_is_better=False, min_change=0.1, level=0.95
+    )
+    faster = ab.judge(
+        "ttft", pairs([0.8, 0.82]), higher_is_better=False, min_change=0.1, level=0.95
+    )
+    assert (slower.verdict, faster.verdict) == (ab.CONFIRMED, ab.CLEARED)
+    assert slower.threshold == 1.1
+
+
+def test_one_complete_repeat_is_not_enough() -> None:
+    j = ab.judge("t", pairs([0.9]), higher_is_better=True, min_change=0.05, level=0.95)
+    assert j.verdict == ab.INCONCLUSIVE
+    assert j.reason == "1 repeat(s) with a valid A and B value; 2 are needed"
+    assert j.low is None
+
+
+def test_the_same_measurements_give_the_same_interval() -> None:
+    data = pairs([0.93, 0.95, 0.91, 0.96, 0.94])
+    first = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.9)
+    again = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.9)
+    assert first == again
+    assert first.low is not None and first.high is not None
+    assert math.isclose(
+        first.ratio or 0, math.exp(sum(math.log(x) for x in (0.93, 0.95, 0.91, 0.96, 0.94)) / 5)
+    )
+
+
+def test_a_step_pairs_each_a_with_its_b_and_skips_invalid_turns() -> None:
+    def m(side: str, repeat: int, value: float | None) -> ab.Measurement:
+        metrics = None if value is None else {"t": value}
+        return ab.Measurement(side=side, repeat=repeat, point="p", metrics=metrics)
+
+    measured = [
+        m("A", 1, 100),
+        m("B", 1, 92),
+        m("B", 2, 91),
+        m("A", 2, 100),
+        m("A", 3, 100),
+        m("B", 3, None),
+    ]
+    verdict, [j] = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
+    assert (verdict, j.repeats, j.pairs) == (ab.CONFIRMED, 2, 2)
+
+
+def test_an_event_is_confirmed_by_one_metric_and_cleared_only_by_all() -> None:
+    def j(verdict: str) -> ab.Judgement:
+        return ab.Judgement(
+            metric="m",
+            verdict=verdict,
+            ratio=1,
+            low=1,
+            high=1,
+            level=0.95,
+            repeats=3,
+            pairs=3,
+            threshold=0.95,
+        )
+
+    assert ab.overall([j(ab.CLEARED), j(ab.CONFIRMED)]) == ab.CONFIRMED
+    assert ab.overall([j(ab.CLEARED), j(ab.INCONCLUSIVE)]) == ab.INCONCLUSIVE
+    assert ab.overall([j(ab.CLEARED), j(ab.CLEARED)]) == ab.CLEARED
+
+
+def test_bisection_halves_the_candidates_and_names_the_first_bad_one() -> None:
+    # Seven nightlies between the last good and the current image; the fifth (index 4) is bad.
+    steps: list[tuple[int, str]] = []
+    while (mid := ab.bisect_next(7, steps, max_steps=10)) is not None:
+        steps.append((mid, ab.CONFIRMED if mid >= 4 else ab.CLEARED))
+    assert [i for i, _ in steps] == [3, 5, 4]
+    bounds = ab.bisect_bounds(7, steps)
+    assert (bounds.good, bounds.bad, bounds.exact) == (3, 4, True)
+    assert ab.bisect_steps(7) == 3
+
+
+def test_bisection_stops_at_an_inconclusive_step_or_when_its_steps_are_spent() -> None:
+    assert ab.bisect_next(7, [(3, ab.INCONCLUSIVE)], max_steps=10) is None
+    assert ab.bisect_next(7, [(3, ab.CLEARED)], max_steps=1) is None
+    bounds = ab.bisect_bounds(7, [(3, ab.CLEARED)])
+    assert (bounds.good, bounds.bad, bounds.exact) == (3, 7, False)
+    assert ab.bisect_next(0, [], max_steps=3) is None
