@@ -200,3 +200,28 @@ def test_a_missing_point_of_an_admitted_run_is_not_in_its_compact_file(tmp_path:
         {"concurrency": 16, "status": "ok", "valid": True},
         {"concurrency": 64, "status": "ok", "valid": True},
     ]
+
+
+def test_the_confirmation_documents_are_kept_when_they_are_json(tmp_path: Path) -> None:
+    new = artifact(tmp_path)
+    docs = tmp_path / "confirmation"
+    (docs / "job-1" / "step-0").mkdir(parents=True)
+    (docs / "job-1" / "step-0" / "a-0.json").write_text('{"schema": "sglang-ci/confirmation/1"}')
+    (docs / "outcomes.json").write_text("{not json")
+    result = invoke(
+        tmp_path,
+        "admit",
+        str(new / "run"),
+        "--history",
+        str(tmp_path / "history"),
+        "--name",
+        "r",
+        "--confirmation",
+        str(docs),
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "history/r/manifest.json").read_text())
+    assert manifest["confirmation"] == ["confirmation/job-1/step-0/a-0.json"]
+    assert "confirmation/outcomes.json" in manifest["left_out"]
+    assert (tmp_path / "history/r/confirmation/job-1/step-0/a-0.json").is_file()
+    assert not (tmp_path / "history/r/confirmation/outcomes.json").exists()
