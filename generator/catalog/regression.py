@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from generator.catalog.confirm import Confirm, build_confirm
+from generator.catalog.verdicts import ChangePoints, Pooled, build_change_points, build_pooled
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
 
@@ -51,20 +52,24 @@ class ThresholdRule:
 
 @dataclass(frozen=True, kw_only=True)
 class Policy:
-    runs: int = 7
-    min_runs: int = 3
-    k: float = 3.0
+    runs: int = 7  # N: a full baseline holds N values
+    min_runs: int = 3  # fewer values: insufficient-history
+    window: int = 30  # a verdict reads the last `window` values of a series
+    k: float = 2.7  # a point: robust standard deviations of its own noise
+    consistency: float = 2.5  # the runs after a point's onset may be this much better
     min_change: tuple[tuple[str, float], ...] = tuple(DEFAULT_MIN_CHANGE.items())
+    server: Pooled = field(default_factory=Pooled)  # regression.server (verdicts.py)
+    change_points: ChangePoints = field(default_factory=ChangePoints)
     on_regression: Action = "fail"
     on_gate: Action = "fail"
     thresholds: ThresholdRule = field(default_factory=ThresholdRule)
     confirm: Confirm = field(default_factory=Confirm)  # regression.confirm (confirm.py)
 
     @property
-    def window(self) -> int:
-        """History runs `compare` reads: twice what a baseline and its confirmation need
-        (N + 1 values), so a point with a few invalid runs keeps a full baseline."""
-        return 2 * (self.runs + 1)
+    def history(self) -> int:
+        """Runs of a server a verdict reads: a window for the references and a window
+        more in which a worsening can stay open."""
+        return 2 * self.window
 
     def change(self, metric: str) -> float:
         return dict(self.min_change)[metric]
@@ -73,8 +78,12 @@ class Policy:
         return {
             "runs": self.runs,
             "min_runs": self.min_runs,
+            "window": self.window,
             "k": self.k,
+            "consistency": self.consistency,
             "min_change": dict(self.min_change),
+            "server": self.server.as_dict(),
+            "change_points": self.change_points.as_dict(),
             "on_regression": self.on_regression,
             "on_gate": self.on_gate,
             "thresholds": {
@@ -115,6 +124,10 @@ def build_policy(raw: Any, shown: str) -> Policy:
     if min_runs > runs:
         message = f"{SECTION}.min_runs {min_runs} is more than runs {runs}: no baseline could do"
         raise CatalogError(message, Loc(shown, line_of(raw, ["min_runs"])))
+    window = int(raw.get("window", Policy.window))
+    if runs > window:
+        message = f"{SECTION}.runs {runs} is more than window {window}: no baseline could be full"
+        raise CatalogError(message, Loc(shown, line_of(raw, ["runs"])))
     changes = {
         **DEFAULT_MIN_CHANGE,
         **{str(k): float(v) for k, v in (raw.get("min_change") or {}).items()},
@@ -124,8 +137,12 @@ def build_policy(raw: Any, shown: str) -> Policy:
     return Policy(
         runs=runs,
         min_runs=min_runs,
+        window=window,
         k=float(raw.get("k", Policy.k)),
+        consistency=float(raw.get("consistency", Policy.consistency)),
         min_change=tuple(changes.items()),
+        server=build_pooled(raw.get("server")),
+        change_points=build_change_points(raw.get("change_points")),
         on_regression="warn" if raw.get("on_regression") == "warn" else "fail",
         on_gate="warn" if raw.get("on_gate") == "warn" else "fail",
         thresholds=ThresholdRule(

@@ -1,0 +1,61 @@
+"""`regression.server` and `regression.change_points` of catalogs/benchmark.yaml, typed:
+how the pooled statistic of a server's run is judged, and E-Divisive's significance
+(docs/results.md, "Verdicts").
+
+Schema: those properties of schemas/regression.schema.json (validated with the rest of the
+section); the builders only add the defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pooled:
+    """The rule of a server's pooled worsening (the median over its points), in robust
+    standard deviations of that pooled series: a tabular CUSUM from a suspected run."""
+
+    suspect: float = 1.2  # one run this far worse: suspected (sensitive: it only annotates)
+    allowance: float = 1.0  # each run adds its worsening less this to the CUSUM
+    limit: float = 2.5  # the CUSUM that confirms, on a second run or later
+    agree: float = 0.0  # the confirming run itself at least this far worse
+    min_change: float = 0.015  # the smallest config-wide change that counts (relative)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangePoints:
+    """E-Divisive on a server's pooled series: the slow worsenings."""
+
+    p_value: float = 0.05  # significance of the permutation test of each change point
+    permutations: int = 100
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def build_pooled(raw: Any) -> Pooled:
+    if raw is None:
+        return Pooled()
+    d = Pooled()
+    return Pooled(
+        suspect=float(raw.get("suspect", d.suspect)),
+        allowance=float(raw.get("allowance", d.allowance)),
+        limit=float(raw.get("limit", d.limit)),
+        agree=float(raw.get("agree", d.agree)),
+        min_change=float(raw.get("min_change", d.min_change)),
+    )
+
+
+def build_change_points(raw: Any) -> ChangePoints:
+    if raw is None:
+        return ChangePoints()
+    d = ChangePoints()
+    return ChangePoints(
+        p_value=float(raw.get("p_value", d.p_value)),
+        permutations=int(raw.get("permutations", d.permutations)),
+    )

@@ -1,0 +1,144 @@
+"""Events: one per (server, first bad run), from the findings open at the run being judged
+(judge.py), however many points, curves and metrics they touch (docs/results.md,
+"Events").
+
+Findings of one server whose onsets lie within one run of each other are one event: a
+config-wide step shows in its pooled series, in some points' own series and in its curves
+on the same run or the next. The event says the points, curves and metrics it affects,
+the size of the change per metric with a 95% interval, its last good and first bad run and
+what differs between them (image digest, SGLang / ATOM / AITER / ROCm versions, catalog
+commit, runner, fingerprint). Its id is a hash of the server and the first bad run, so a
+re-run of the same run, and every later run while it stays open, report the same event.
+
+An event is `confirmed` once one of its findings is (the next run agreed), `suspected`
+before; `new_confirmation` says the run being judged is the one that confirmed it (what
+fails a run: an event confirmed on an earlier run and still open is reported again, with
+its tracking issue, without failing every run until it recovers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from generator.results.history import DIFFERENCES, PointKey, ServerKey, ServerSeries
+from generator.results.judge import CURVE, SERVER, Found, ServerJudgement
+
+SUSPECTED, CONFIRMED = "suspected", "confirmed"
+# Findings whose onsets are this many runs apart or closer are one event.
+ONSET_GAP = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change:
+    change: float
+    low: float
+    high: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {"change": self.change, "low": self.low, "high": self.high}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    id: str
+    server: ServerKey
+    onset: int
+    first_bad_run: str
+    last_good_run: str | None
+    state: str
+    confirmed_at: int | None
+    confirmed_in: str | None
+    new_confirmation: bool
+    cause: str | None
+    runs: int
+    points: tuple[PointKey, ...]
+    curves: tuple[tuple[int, int], ...]
+    metrics: tuple[str, ...]
+    changes: dict[str, Change]
+    differences: dict[str, tuple[str | None, str | None]]
+    how: tuple[str, ...]
+    found: tuple[Found, ...]
+
+
+def event_id(server: ServerKey, first_bad_run: str) -> str:
+    text = json.dumps([server.as_dict(), first_bad_run], sort_keys=True)
+    return "ev-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _clusters(found: Sequence[Found]) -> list[list[Found]]:
+    out: list[list[Found]] = []
+    for f in sorted(found, key=lambda f: (f.onset, f.metric, f.scope)):
+        if out and f.onset - out[-1][0].onset <= ONSET_GAP:
+            out[-1].append(f)
+        else:
+            out.append([f])
+    return out
+
+
+def _change(found: Sequence[Found], metric: str) -> Change:
+    """The change of `metric`: its pooled (server) finding's, else its largest point's."""
+    mine = [f for f in found if f.metric == metric]
+    best = next((f for f in mine if f.scope == SERVER), None) or max(
+        mine, key=lambda f: abs(f.change)
+    )
+    return Change(change=best.change, low=best.low, high=best.high)
+
+
+def _differences(
+    series: ServerSeries, good: int | None, bad: int
+) -> dict[str, tuple[str | None, str | None]]:
+    if good is None:
+        return {}
+    a, b = series.runs[good], series.runs[bad]
+    return {w: (a.get(w), b.get(w)) for w in DIFFERENCES if a.get(w) != b.get(w)}
+
+
+def events(j: ServerJudgement) -> list[Event]:
+    """The events open at the current run of `j`'s server."""
+    series = j.series
+    n = series.current
+    out = []
+    for group in _clusters(j.found):
+        onset = min(f.onset for f in group)
+        goods = [g for g in (f.finding.last_good for f in group) if g is not None and g < onset]
+        good = max(goods) if goods else None
+        confirmed = [f.finding.confirmed_at for f in group if f.finding.confirmed_at is not None]
+        at = min(confirmed) if confirmed else None
+        points = sorted(
+            {f.point for f in group if f.point is not None and f.scope != CURVE}
+            | {p for f in group for p in f.points}
+        )
+        curves = sorted({(f.point.isl, f.point.osl) for f in group if f.scope == CURVE and f.point})
+        metrics = tuple(sorted({f.metric for f in group if f.scope != CURVE}))
+        boundary = series.boundary
+        first = series.runs[onset].name
+        out.append(
+            Event(
+                id=event_id(series.key, first),
+                server=series.key,
+                onset=onset,
+                first_bad_run=first,
+                last_good_run=series.runs[good].name if good is not None else None,
+                state=CONFIRMED if at is not None else SUSPECTED,
+                confirmed_at=at,
+                confirmed_in=series.runs[at].name if at is not None else None,
+                new_confirmation=at == n,
+                cause="config" if boundary and onset == boundary else None,
+                runs=sum(1 for i in range(onset, n + 1) if _measured(series, i)),
+                points=tuple(points),
+                curves=tuple(curves),
+                metrics=metrics,
+                changes={m: _change(group, m) for m in metrics},
+                differences=_differences(series, good, onset),
+                how=tuple(sorted({f.how for f in group})),
+                found=tuple(group),
+            )
+        )
+    return out
+
+
+def _measured(series: ServerSeries, i: int) -> bool:
+    return any(s[i] is not None for s in series.samples.values())

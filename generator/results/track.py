@@ -1,0 +1,339 @@
+"""The sequential rule of one series: when a worsening opens, when it is confirmed, when it
+closes. Pure arithmetic on badness values (scales.py), no I/O.
+
+The series is replayed run by run over its last `window` runs, as the nightly verdicts
+would have met it. Each run is compared with its *reference*: up to `window` earlier valid
+values of its segment (a new fingerprint's values once it has `min_runs` of them, before
+that the previous fingerprint's), leaving out the runs of worsenings confirmed earlier.
+The reference's level is their median. The series' scale is one robust standard
+deviation for the whole series, from the differences between its successive values (the
+smallest 80% of their squares, rescaled for the trim): a step or a drift moves one
+difference or none, a one-run outlier two, so it measures the noise and not the changes.
+Every threshold below is in that scale, raised for the uncertainty of the estimate as a
+Student t quantile is over a normal one (degrees of freedom: 60% of the differences, the
+efficiency of the trimmed estimate), so a short series needs a clearer change. Then:
+
+- a run worse than its reference by `suspect` scales (and by the floor) opens a
+  *finding*: suspected, its first run the *onset*, its reference fixed from then on;
+- while the finding is not confirmed, every later run must stay `agree` scales worse,
+  else the finding closes (a one-run blip);
+- it is *confirmed* on a later run, when its reference holds a full baseline (`full`
+  values), when the mean worsening of its runs lies `confirm` standard errors beyond the
+  reference, the runs after the onset alone `follow` standard errors beyond it and, when
+  `consistent` is set, not better than the onset by more than `consistent` standard
+  deviations of a difference: one bad run followed by normal ones is never confirmed,
+  however bad it was;
+- a confirmed finding closes after two runs in a row back within half its change.
+
+A rule with an `allowance` (the pooled series of a server) replaces the middle two steps
+by a tabular CUSUM, the sequential test that reaches a step of a given size soonest for a
+given rate of false alarms: from the onset, each run adds its worsening less `allowance`
+scales to a sum; the finding closes when the sum falls to zero, and is confirmed when it
+reaches `limit` scales on a second run or later that is itself worse than the reference
+by `agree` scales, its mean worsening above the floor.
+
+A confirmation always needs a second run: a run alone is at most suspected.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+KEEP = 0.8  # share of the squared differences the scale keeps (the smallest)
+EFFICIENCY = 0.6  # degrees of freedom per difference
+MIN_DF = 3.0
+_NORMAL = statistics.NormalDist()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    suspect: float
+    agree: float
+    confirm: float
+    follow: float
+    consistent: float | None
+    min_runs: int
+    full: int
+    window: int
+    allowance: float | None = None  # CUSUM: scales a run's worsening must exceed to add
+    limit: float = math.inf  # CUSUM: the sum (scales) that confirms
+
+
+@dataclass(frozen=True, kw_only=True)
+class Level:
+    """A robust reference: median, the series' scale and its degrees of freedom, the
+    indices of the values."""
+
+    level: float
+    scale: float
+    runs: tuple[int, ...]
+    df: float = math.inf
+
+    @property
+    def n(self) -> int:
+        return len(self.runs)
+
+    def z(self, k: float) -> float:
+        """Threshold `k` (normal standard deviations) raised for this scale's
+        uncertainty."""
+        return inflate(k, self.df)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    """An open worsening of one series at its last valid run."""
+
+    onset: int
+    reference: Level
+    stretch: tuple[int, ...]  # the valid runs since the onset, the last one included
+    worse: tuple[float, ...]  # each one's worsening against the reference (badness units)
+    confirmed_at: int | None
+    total: float = 0.0  # CUSUM: the sum so far (scales)
+
+    @property
+    def last_good(self) -> int | None:
+        return max(self.reference.runs) if self.reference.runs else None
+
+    @property
+    def change(self) -> float:
+        """The mean worsening over the stretch (badness units)."""
+        return statistics.fmean(self.worse)
+
+    @property
+    def se(self) -> float:
+        """The standard error of `change` (the reference median's own error included)."""
+        return self.reference.scale * _error(len(self.worse), self.reference.n)
+
+
+# The variance of a median of n normal values is about pi / 2 times that of their mean.
+MEDIAN_VARIANCE = math.pi / 2
+
+
+def _error(k: int, n: int) -> float:
+    """Standard error, in scales, of the mean of `k` values less a median of `n`."""
+    return math.sqrt(1 / k + MEDIAN_VARIANCE / n)
+
+
+@functools.cache
+def _trim_constant(keep: float) -> float:
+    """E[Z^2 | |Z| <= q] for a standard normal Z, q its two-sided `keep` quantile."""
+    if keep >= 1:
+        return 1.0
+    q = _NORMAL.inv_cdf((1 + keep) / 2)
+    return 1 - 2 * q * _NORMAL.pdf(q) / keep
+
+
+def spread(values: Sequence[float]) -> tuple[float, float]:
+    """The robust standard deviation of `values` from their successive differences, and
+    its degrees of freedom ((0, 0) with fewer than three values)."""
+    diffs = sorted((b - a) ** 2 for a, b in zip(values, values[1:], strict=False))
+    if len(diffs) < 2:
+        return 0.0, 0.0
+    kept = diffs[: max(2, math.ceil(KEEP * len(diffs)))]
+    variance = statistics.fmean(kept) / _trim_constant(len(kept) / len(diffs))
+    return math.sqrt(variance / 2), EFFICIENCY * len(diffs)
+
+
+@functools.cache
+def inflate(k: float, df: float) -> float:
+    """`k` normal standard deviations as the same tail of a Student t with `df` degrees
+    of freedom (Cornish-Fisher expansion; inf below MIN_DF)."""
+    if df < MIN_DF or math.isinf(k):
+        return math.inf
+    if math.isinf(df) or k <= 0:
+        return k
+    z, v = k, df
+    return (
+        z
+        + (z**3 + z) / (4 * v)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
+    )
+
+
+def _stretch(df: float) -> float:
+    """How much a scale estimated with `df` degrees of freedom is stretched (a 2-sigma
+    tail of a Student t over a normal one)."""
+    return inflate(2.0, df) / 2.0
+
+
+def robust(values: Sequence[float], floor: float) -> tuple[float, float, float]:
+    """Median, robust scale (at least `floor`) and its degrees of freedom."""
+    scale, df = spread(values)
+    return statistics.median(values), max(scale, floor), df
+
+
+def _mean_z(worse: Sequence[float], ref: Level) -> float:
+    return statistics.fmean(worse) / (ref.scale * _error(len(worse), ref.n))
+
+
+def confirms(rule: Rule, worse: Sequence[float], ref: Level, floor: float) -> bool:
+    """Whether the worsenings of a stretch (its onset first) confirm it."""
+    if len(worse) < 2 or ref.n < rule.full:
+        return False
+    after = worse[1:]
+    if _mean_z(worse, ref) < ref.z(rule.confirm) or _mean_z(after, ref) < ref.z(rule.follow):
+        return False
+    if statistics.fmean(worse) < floor or statistics.fmean(after) < floor:
+        return False
+    if rule.consistent is None:
+        return True
+    gap = worse[0] - statistics.fmean(after)
+    return gap <= ref.z(rule.consistent) * ref.scale * math.sqrt(1 + 1 / len(after))
+
+
+class Tracker:
+    """Replays one series (badness values, None where a run has no valid value)."""
+
+    def __init__(
+        self,
+        rule: Rule,
+        values: Sequence[float | None],
+        *,
+        boundary: int = 0,
+        floor: Callable[[float], float],
+        scale_floor: float,
+        scale: tuple[float, float] | None = None,
+    ) -> None:
+        self.rule = rule
+        self.values = values
+        self.boundary = boundary
+        self.floor = floor
+        self.excluded: set[int] = set()
+        self.valid = [i for i, v in enumerate(values) if v is not None]
+        self._position = {i: t for t, i in enumerate(self.valid)}
+        if scale is None:
+            # The series' scale: every valid value but the last (the run being judged).
+            past = [v for v in (values[i] for i in self.valid[:-1]) if v is not None]
+            scale = spread(past)
+        self.df = scale[1]
+        self.scale = max(scale[0], scale_floor)
+        self._levels = self._sliding() if boundary == 0 else {}
+
+    def _sliding(self) -> dict[int, float]:
+        """The median of the last `window` valid values before each valid run, for the
+        plain case (no fingerprint boundary, nothing excluded); numpy's where the pool is
+        a full window."""
+        w = self.rule.window
+        vals = [v for v in (self.values[i] for i in self.valid) if v is not None]
+        out = {
+            self.valid[t]: statistics.median(vals[:t])
+            for t in range(self.rule.min_runs, min(w, len(vals)))
+        }
+        if len(vals) > w:
+            levels = np.median(sliding_window_view(np.array(vals[:-1]), w), axis=1)
+            out.update((self.valid[t], float(levels[t - w])) for t in range(w, len(vals)))
+        return out
+
+    def quiet(self) -> bool:
+        """True when no run of the replay is worse than its reference's level by the
+        suspicion threshold: nothing can open (only an opening excludes runs)."""
+        if self.boundary or not self._levels:
+            return False
+        start = len(self.values) - self.rule.window
+        least = inflate(self.rule.suspect, self.df) * self.scale
+        for j, level in self._levels.items():
+            value = self.values[j]
+            if j >= start and value is not None and value - level >= least:
+                return False
+        return True
+
+    def _level(self, level: float, pool: Sequence[int]) -> Level:
+        return Level(level=level, scale=self.scale, runs=tuple(pool), df=self.df)
+
+    def reference(self, j: int) -> Level | None:
+        """The reference of run `j`: earlier valid values of its segment, at most
+        `window`, none from a confirmed worsening."""
+        rule, b = self.rule, self.boundary
+        if j in self._levels and not self.excluded:
+            t = self._position[j]
+            return self._level(self._levels[j], self.valid[max(0, t - rule.window) : t])
+        fresh = [i for i in self.valid if b <= i < j and i not in self.excluded]
+        if j >= b and len(fresh) >= rule.min_runs:
+            pool = fresh
+        else:
+            end = b if j >= b else j
+            pool = [i for i in self.valid if i < end and i not in self.excluded]
+        pool = pool[-rule.window :]
+        if len(pool) < rule.min_runs:
+            return None
+        found = [v for v in (self.values[i] for i in pool) if v is not None]
+        return self._level(statistics.median(found), pool)
+
+    def run(self) -> Finding | None:
+        """The finding open at the series' last valid run, if any (the replay covers the
+        last `window` runs)."""
+        rule = self.rule
+        if self.quiet():
+            return None
+        open_: Finding | None = None
+        start = len(self.values) - rule.window
+        for j in self.valid:
+            if j < start:
+                continue
+            value = self.values[j]
+            assert value is not None
+            if open_ is not None:
+                open_ = self._step(open_, j, value)
+                continue
+            ref = self.reference(j)
+            if ref is None:
+                continue
+            worse = value - ref.level
+            if worse >= ref.z(rule.suspect) * ref.scale and worse >= self.floor(ref.level):
+                open_ = Finding(
+                    onset=j,
+                    reference=ref,
+                    stretch=(j,),
+                    worse=(worse,),
+                    confirmed_at=None,
+                    total=self._sum(0.0, worse, ref),
+                )
+        return open_
+
+    def _sum(self, total: float, worse: float, ref: Level) -> float:
+        """The CUSUM after one more run (scales raised for the scale's uncertainty)."""
+        allowance = self.rule.allowance or 0.0
+        return max(0.0, total + worse / (ref.scale * _stretch(ref.df)) - allowance)
+
+    def _cusum(self, open_: Finding, j: int, worse: float) -> Finding | None:
+        rule, ref = self.rule, open_.reference
+        total = self._sum(open_.total, worse, ref)
+        if total <= 0:
+            return None
+        grown = replace(
+            open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse), total=total
+        )
+        if (
+            total >= rule.limit
+            and ref.n >= rule.full
+            and worse >= ref.z(rule.agree) * ref.scale
+            and grown.change >= self.floor(ref.level)
+        ):
+            grown = replace(grown, confirmed_at=j)
+        return grown
+
+    def _step(self, open_: Finding, j: int, value: float) -> Finding | None:
+        rule, ref = self.rule, open_.reference
+        worse = value - ref.level
+        if open_.confirmed_at is None and rule.allowance is not None:
+            return self._cusum(open_, j, worse)
+        if open_.confirmed_at is None:
+            if worse < ref.z(rule.agree) * ref.scale:
+                return None  # the next run did not agree: a blip
+            grown = replace(open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse))
+            if confirms(rule, grown.worse, ref, self.floor(ref.level)):
+                grown = replace(grown, confirmed_at=j)
+            return grown
+        back = max(ref.z(rule.agree) * ref.scale, open_.change / 2)
+        if worse < back and open_.worse[-1] < back:
+            self.excluded.update(open_.stretch)
+            return None
+        return replace(open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse))
