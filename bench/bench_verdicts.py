@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import os
 import statistics
 import sys
 import time
@@ -39,6 +41,7 @@ from verdict_history import (  # noqa: E402
 )
 
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
+from generator.results.carry import Earlier, carried  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
 from generator.results.events import Event, events  # noqa: E402
 from generator.results.history import (  # noqa: E402
@@ -50,6 +53,7 @@ from generator.results.history import (  # noqa: E402
 )
 from generator.results.judge import Rules, judge_server, rules  # noqa: E402
 
+DETECTORS: dict[str, Detector] = {"edivisive": edivisive}
 RUNNER = "atom-mi355-8gpu-aac-runner"
 FAMILY = "rocm/atom-dev"
 # (cv, seed, injected changes?) of each history.
@@ -162,6 +166,8 @@ class Tally:
     # what confirmed the false alarms that turned runs red: (scope, metric, how)
     sources: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     injections: list[Injection] = field(default_factory=list)
+    # config -> its measured run indices (a lost run is not a run of the config)
+    measured: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     seconds: float = 0.0
     judged: int = 0
 
@@ -171,6 +177,17 @@ class Tally:
 # that was open when the change came is carried on by it); `exact` counts the events that
 # name the change's own first run.
 EARLY = 3
+
+
+def as_earlier(e: Event) -> Earlier:
+    return Earlier(
+        id=e.id,
+        state=e.state,
+        first_bad_run=e.first_bad_run,
+        last_good_run=e.last_good_run,
+        confirmed_by=e.confirmed_by,
+        confirmed_in=e.confirmed_in,
+    )
 
 
 def attributed(
@@ -201,6 +218,8 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
         by_config[inj.config].append(inj)
     tally.injections.extend(h.injections)
     depth = r.policy.history
+    # The final events of each server's last run, as compare reads them from its manifest.
+    earlier: dict[tuple[str, str], list[Earlier]] = {}
     for run in h.runs:
         if run.kind != "benchmark":
             continue
@@ -215,10 +234,13 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
                 provenance=(("image_digest", run.image_digest), ("sglang_version", run.sglang_version)),
             )
             k_of[name][run.name] = cr.index
+            tally.measured[f"{h.seed}:{name}"].append(cr.index)
             series = series_of(spec, servers[name], info, cr, depth)
             start = time.perf_counter()
             judged = judge_server(series, r)
-            found = events(judged)
+            server = (name, cr.fingerprint)
+            found = [carried(e, earlier.get(server), e.stretch) for e in events(judged)]
+            earlier[server] = [as_earlier(e) for e in found]
             tally.seconds += time.perf_counter() - start
             tally.judged += 1
             injections = by_config[name]
@@ -272,14 +294,48 @@ def outlier_confirmed(
     tally.outliers += len(cr.outliers)
 
 
+def _one(args: tuple[list[ConfigSpec], Policy, str, tuple[float, int, bool], int]) -> Tally:
+    specs, policy, detector, (cv, seed, inject), days = args
+    tally = Tally()
+    h = generate(specs, cv=cv, days=days, seed=seed, inject=inject)
+    judge_history(h, rules(policy, DETECTORS[detector]), tally)
+    return tally
+
+
+def merge(into: Tally, more: Tally) -> None:
+    for name in (
+        "clean_point_nights", "false_confirmed", "false_suspected", "clean_runs",
+        "clean_runs_red", "clean_runs_suspected", "outliers", "outliers_confirmed", "judged",
+    ):  # fmt: skip
+        setattr(into, name, getattr(into, name) + getattr(more, name))
+    into.seconds += more.seconds
+    into.flagged.update(more.flagged)
+    into.confirmed.update(more.confirmed)
+    into.exact.update(more.exact)
+    into.event_ids.update(more.event_ids)
+    into.injections.extend(more.injections)
+    into.measured.update(more.measured)
+    into.sources.update(more.sources)
+
+
 def run_all(
-    specs: list[ConfigSpec], policy: Policy, detector: Detector, histories: Sequence[tuple[float, int, bool]], days: int
+    specs: list[ConfigSpec],
+    policy: Policy,
+    detector: str,
+    histories: Sequence[tuple[float, int, bool]],
+    days: int,
+    workers: int,
 ) -> dict[float, Tally]:
-    r = rules(policy, detector)
+    """Every history judged (in `workers` processes), the tallies merged per CV."""
+    jobs = [(specs, policy, detector, h, days) for h in histories]
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            done = pool.map(_one, jobs, chunksize=1)
+    else:
+        done = [_one(job) for job in jobs]
     out: dict[float, Tally] = defaultdict(Tally)
-    for cv, seed, inject in histories:
-        h = generate(specs, cv=cv, days=days, seed=seed, inject=inject)
-        judge_history(h, r, out[cv])
+    for (cv, _, _), tally in zip(histories, done, strict=True):
+        merge(out[cv], tally)
     return out
 
 
@@ -287,10 +343,15 @@ def rate(n: int, d: int) -> str:
     return f"{100 * n / d:.0f}%" if d else "-"
 
 
+def delay(t: Tally, inj: Injection, k: int) -> int:
+    """Measured runs of the config from the injection's first to run `k`, both counted."""
+    return sum(1 for i in t.measured[inj.id.split('#')[0]] if inj.start <= i <= k)
+
+
 def detection(t: Tally, kind: str, size: float, within: int, confirmed: bool) -> tuple[int, int]:
     pool = [i for i in t.injections if i.kind == kind and math.isclose(i.size, size)]
     hits = t.confirmed if confirmed else t.flagged
-    good = sum(1 for i in pool if i.id in hits and hits[i.id] - i.start + 1 <= within)
+    good = sum(1 for i in pool if i.id in hits and delay(t, i, hits[i.id]) <= within)
     return good, len(pool)
 
 
@@ -319,12 +380,16 @@ def report(tallies: dict[float, Tally]) -> None:
                 )
         for kind in ("drift", "staircase", "fingerprint"):
             pool = [i for i in t.injections if i.kind == kind]
-            flagged = [t.flagged[i.id] - i.start + 1 for i in pool if i.id in t.flagged]
-            conf = [t.confirmed[i.id] - i.start + 1 for i in pool if i.id in t.confirmed]
+            flagged = [delay(t, i, t.flagged[i.id]) for i in pool if i.id in t.flagged]
+            conf = [delay(t, i, t.confirmed[i.id]) for i in pool if i.id in t.confirmed]
             print(
                 f"{kind}: flagged {len(flagged)}/{len(pool)} (median run {statistics.median(flagged) if flagged else '-'}), "
                 f"confirmed {len(conf)}/{len(pool)} (median run {statistics.median(conf) if conf else '-'})"
             )
+        if os.environ.get("BENCH_VERDICTS_MISSES"):
+            for i in t.injections:
+                if i.kind in ("config", "point") and delay(t, i, t.confirmed.get(i.id, 10**6)) > 4:
+                    print("  missed:", i)
         steps = [i for i in t.injections if i.kind == "config" and i.id in t.flagged]
         per = [len(t.event_ids[i.id]) for i in steps]
         print(f"events per detected config-wide step: mean {statistics.fmean(per) if per else 0:.2f}, max {max(per, default=0)}")
@@ -333,17 +398,17 @@ def report(tallies: dict[float, Tally]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--detector", default="edivisive")
+    parser.add_argument("--detector", default="edivisive", choices=sorted(DETECTORS))
+    parser.add_argument("--workers", type=int, default=2, help="Processes judging histories.")
     parser.add_argument(
         "--policy", type=Path, help="A YAML file with a regression section (default: the defaults)."
     )
     args = parser.parse_args(argv)
-    detector: Detector = edivisive
     policy = policy_file(args.policy) if args.policy else Policy()
     specs = shipped_specs()
     histories = HISTORIES[:1] + HISTORIES[4:5] if args.quick else HISTORIES
     start = time.perf_counter()
-    tallies = run_all(specs, policy, detector, histories, DAYS)
+    tallies = run_all(specs, policy, args.detector, histories, DAYS, args.workers)
     report(tallies)
     print(f"\n{time.perf_counter() - start:.0f} s")
     return 0

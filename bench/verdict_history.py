@@ -132,7 +132,9 @@ def _pareto_excess(rng: random.Random, scale: float) -> float:
     return scale * ((1.0 - rng.random()) ** (-1 / 3) - 1)
 
 
-def plan(specs: Sequence[ConfigSpec], runs_of: dict[str, int], rng: random.Random) -> list[Injection]:
+def plan(
+    specs: Sequence[ConfigSpec], runs_of: dict[str, int], rng: random.Random, seed: int
+) -> list[Injection]:
     """Injected changes: per config, one after the other with clean runs between, the kinds
     in a shuffled order."""
     out: list[Injection] = []
@@ -148,7 +150,7 @@ def plan(specs: Sequence[ConfigSpec], runs_of: dict[str, int], rng: random.Rando
             point = rng.choice(spec.points) if kind == "point" else None
             out.append(
                 Injection(
-                    id=f"{spec.name}#{len(out)}",
+                    id=f"{seed}:{spec.name}#{len(out)}",
                     kind=kind,
                     size=size,
                     config=spec.name,
@@ -174,7 +176,7 @@ def generate(
     """A history of `days` days (day 0 a Monday)."""
     rng = random.Random(seed)
     runs_of = {s.name: sum(1 for d in range(days) if d % 7 in s.weekdays) for s in specs}
-    injections = plan(specs, runs_of, rng) if inject else []
+    injections = plan(specs, runs_of, rng, seed) if inject else []
     by_config: dict[str, list[Injection]] = {}
     for inj in injections:
         by_config.setdefault(inj.config, []).append(inj)

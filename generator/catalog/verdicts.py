@@ -21,7 +21,15 @@ class Pooled:
     allowance: float = 1.0  # each run adds its worsening less this to the CUSUM
     limit: float = 2.5  # the CUSUM that confirms, on a second run or later
     agree: float = 0.0  # the confirming run itself at least this far worse
-    min_change: float = 0.015  # the smallest config-wide change that counts (relative)
+    # The smallest config-wide change that counts: this share of the metric's min_change.
+    share: float = 0.3
+    # The metrics pooled per server.
+    metrics: tuple[str, ...] = (
+        "output_throughput_per_gpu",
+        "median_ttft_ms",
+        "median_tpot_ms",
+        "acceptance_rate",
+    )
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -33,6 +41,7 @@ class ChangePoints:
 
     p_value: float = 0.05  # significance of the permutation test of each change point
     permutations: int = 100
+    min_z: float = 3.0  # the last segment's mean beyond its reference, in standard errors
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -47,7 +56,8 @@ def build_pooled(raw: Any) -> Pooled:
         allowance=float(raw.get("allowance", d.allowance)),
         limit=float(raw.get("limit", d.limit)),
         agree=float(raw.get("agree", d.agree)),
-        min_change=float(raw.get("min_change", d.min_change)),
+        share=float(raw.get("share", d.share)),
+        metrics=tuple(str(m) for m in raw.get("metrics", d.metrics)),
     )
 
 
@@ -58,4 +68,5 @@ def build_change_points(raw: Any) -> ChangePoints:
     return ChangePoints(
         p_value=float(raw.get("p_value", d.p_value)),
         permutations=int(raw.get("permutations", d.permutations)),
+        min_z=float(raw.get("min_z", d.min_z)),
     )

@@ -8,15 +8,18 @@ split when a permutation test finds it significant at `p_value`, and goes on in 
 part. Its permutations are drawn from numpy's generator, seeded here, so the same series
 always gives the same change points.
 
-A slow worsening at the series' last run: the last segment holds at least two runs (the
-run before the current one agrees), and it ends a chain of segments each worse than the one
-before; its reference is the segment before the chain, its onset the chain's first run, and
-the change (median of the last segment against the reference's) is at least the floor.
+A slow worsening at the series' last run: the last segment holds at least LAST runs (the
+runs before the current one agree), and it ends a chain of segments each worse than the
+one before; its reference is the segment before the chain (a full baseline: at least
+`full` runs), its onset the chain's first run; the change (median of the last segment
+against the reference's) is at least the floor, and the last segment's mean lies `min_z`
+standard errors beyond the reference's.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,11 +27,12 @@ from dataclasses import dataclass
 from signal_processing_algorithms.determinism import deterministic_numpy_random
 from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
 
-from generator.results.track import Finding, Level, robust
+from generator.results.track import Finding, Level, inflate, robust
 
 SEED = 20
 # Too few values for a change point to mean anything.
 MIN_VALUES = 8
+LAST = 3
 
 Detector = Callable[[Sequence[float], float, int], list[int]]
 
@@ -44,7 +48,8 @@ def edivisive(values: Sequence[float], p_value: float, permutations: int) -> lis
 class Slow:
     p_value: float
     permutations: int
-    min_runs: int
+    full: int
+    min_z: float
     detector: Detector = edivisive
 
 
@@ -66,7 +71,7 @@ def slow_finding(
     if len(values) < MIN_VALUES:
         return None
     parts = segments(len(values), slow.detector(values, slow.p_value, slow.permutations))
-    if len(parts) < 2 or len(parts[-1]) < 2:
+    if len(parts) < 2 or len(parts[-1]) < LAST:
         return None
     medians = [statistics.median(values[i] for i in part) for part in parts]
     first = len(parts) - 1
@@ -77,12 +82,16 @@ def slow_finding(
     if first == 0:
         return None
     before = parts[first - 1]
-    if len(before) < slow.min_runs:
+    if len(before) < slow.full:
         return None
-    level, scale, df = robust(list(values), scale_floor)
+    _, scale, df = robust(list(values), scale_floor)
     level = medians[first - 1]
     change = medians[-1] - level
     if change < floor(level):
+        return None
+    last = [values[i] for i in parts[-1]]
+    gap = statistics.fmean(last) - statistics.fmean(values[i] for i in before)
+    if gap < inflate(slow.min_z, df) * scale * math.sqrt(1 / len(last) + 1 / len(before)):
         return None
     ref = Level(level=level, scale=scale, runs=tuple(indices[i] for i in before), df=df)
     stretch = tuple(indices[i] for i in range(parts[first].start, len(values)))

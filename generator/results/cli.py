@@ -160,6 +160,12 @@ def summarize_cmd(
 @expected_option
 @jobs_option
 @policy_option
+@click.option(
+    "--confirmation",
+    type=_file,
+    help="The night's A/B outcomes (sglang-ci confirm outcomes --confirmation FILE): a "
+    "confirmed event is a regression now, a cleared one's points are ok.",
+)
 @json_option
 @out_option
 @max_option
@@ -171,14 +177,16 @@ def compare_cmd(
     expected: tuple[Path, ...],
     jobs_path: Path | None,
     policy_path: Path | None,
+    confirmation: Path | None,
     as_json: bool,
     out: Path | None,
     max_bytes: int,
 ) -> None:
-    """Verdicts of a run's points and curves against the history; exit 1 on a confirmed
-    regression or a failed gate (unless the policy only warns), on missing data, and for a
-    run without any record."""
+    """Verdicts of a run's points and curves against the history, and its events; exit 1
+    on a regression this run confirms or a failed gate (unless the policy only warns), on
+    missing data, and for a run without any record."""
     from generator.catalog.regression import policy_for
+    from generator.results.carry import load_confirmation
     from generator.results.compare import compare
     from generator.results.compare_text import markdown
     from generator.results.expected import load_expected
@@ -188,10 +196,13 @@ def compare_cmd(
         _check_out(out, as_json)
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected, jobs_path) if expected else None
-        store = open_store(current=current, history=history, newest=policy.window)
+        outcomes = load_confirmation(confirmation) if confirmation is not None else None
+        store = open_store(current=current, history=history)
         _warn_problems(store.problems)
         name = current[0].resolve().name if len(current) == 1 else "current"
-        result = compare(store, policy, source=source, current=name, expected=wanted)
+        result = compare(
+            store, policy, source=source, current=name, expected=wanted, outcomes=outcomes
+        )
         data = result.as_dict()
         _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
         return result.exit_code

@@ -1,21 +1,35 @@
-"""`results compare`: verdicts of a run's points and curves against a history, its gates,
-and the exit code (docs/results.md, "Verdicts").
+"""`results compare`: verdicts of a run's points and curves against the history, its
+events, its gates, and the exit code (docs/results.md, "Verdicts").
 
-The statistics come from DuckDB (median, MAD and the previous value of each metric over
-the last N valid history runs of each point key); verdict.classify decides.
+series.py reads each server's series through one narrow table; judge.py judges each
+server's run (points, pooled series, change points, curves); events.py groups what it
+found into events; carry.py applies what earlier verdicts and the night's A/B said.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.catalog.regression import METRICS, Policy
-from generator.results.curve import Curve, CurveJudgement, judge
+from generator.catalog.regression import Policy
+from generator.results.carry import CLEARED, carried, earlier_events, with_outcome
+from generator.results.changepoint import Detector, edivisive
+from generator.results.curve import CurveResult
+from generator.results.events import CONFIRMED, Event, events
 from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
 from generator.results.gates import Gate, gates
-from generator.results.record import is_infrastructure, needs_acceptance
+from generator.results.history import PointKey, ServerKey
+from generator.results.judge import (
+    CURVE,
+    MetricResult,
+    ServerJudgement,
+    judge_server,
+    rules,
+)
+from generator.results.record import is_infrastructure
+from generator.results.series import read_series
 from generator.results.store import CURRENT, Store
 from generator.results.verdict import (
     IMPROVED,
@@ -25,65 +39,16 @@ from generator.results.verdict import (
     REGRESSION,
     SUSPECTED,
     TRADE_OFF,
-    Rule,
-    Stats,
-    classify,
     worst,
 )
 
+SCHEMA = "sglang-ci/verdicts/2"
 THROUGHPUT = "output_throughput_per_gpu"
 LATENCY = ("median_ttft_ms", "median_tpot_ms")
-
-_STATS_SQL = f"""
-WITH h AS (
-  SELECT u.point_key, u.metric, u.value, runs.rank
-  FROM (SELECT role, run, point_key, {", ".join(METRICS)} FROM records
-        WHERE role = 'history' AND kind = 'point' AND valid AND status = 'ok')
-  UNPIVOT (value FOR metric IN ({", ".join(METRICS)})) u
-  JOIN runs USING (role, run)
-  WHERE isfinite(u.value)
-), ranked AS (
-  SELECT *, row_number() OVER (PARTITION BY point_key, metric ORDER BY rank) AS n FROM h
-)
-SELECT point_key, metric,
-  median(value) FILTER (n <= $runs) AS median,
-  mad(value) FILTER (n <= $runs) AS mad,
-  count(*) FILTER (n <= $runs) AS n,
-  max(value) FILTER (n = 1) AS previous,
-  median(value) FILTER (n BETWEEN 2 AND $runs + 1) AS prev_median,
-  mad(value) FILTER (n BETWEEN 2 AND $runs + 1) AS prev_mad,
-  count(*) FILTER (n BETWEEN 2 AND $runs + 1) AS prev_n
-FROM ranked WHERE n <= $runs + 1
-GROUP BY point_key, metric
-"""
-
-_CURVES_SQL = """
-SELECT role, curve_key, x_interactivity AS x, output_throughput_per_gpu AS y, rank
-FROM records JOIN runs USING (role, run)
-WHERE kind = 'point' AND valid AND status = 'ok' AND x_interactivity > 0
-  AND output_throughput_per_gpu IS NOT NULL
-  AND curve_key IN (SELECT curve_key FROM records WHERE role = 'current')
-QUALIFY role = 'current'
-  OR dense_rank() OVER (PARTITION BY curve_key ORDER BY rank) <= $window
-ORDER BY role, curve_key, rank, x
-"""
-
-IDENTITY = ("config", "pair", "isl", "osl", "concurrency", "runner_label", "image_family")
-
-
-@dataclass(frozen=True, kw_only=True)
-class MetricResult:
-    metric: str
-    verdict: str
-    current: float
-    baseline: float | None
-    band: float | None
-    change: float | None
-    runs: int
-    previous: float | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+IDENTITY = (
+    "config", "pair", "isl", "osl", "concurrency", "fingerprint", "runner_label", "image_family",
+)  # fmt: skip
+_STATE = {CONFIRMED: REGRESSION, "suspected": SUSPECTED, CLEARED: OK}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,12 +68,49 @@ class PointResult:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CurveResult:
-    identity: dict[str, Any]
-    judgement: CurveJudgement
+class CurveOut:
+    server: ServerKey
+    result: CurveResult
+    verdict: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.identity, **self.judgement.__dict__}
+        r = self.result
+        return {
+            "config": self.server.config,
+            "pair": f"{r.pair[0]}x{r.pair[1]}",
+            "isl": r.pair[0],
+            "osl": r.pair[1],
+            "fingerprint": self.server.fingerprint,
+            "runner_label": self.server.runner_label,
+            "image_family": self.server.image_family,
+            "verdict": self.verdict,
+            "interactivity": r.interactivity,
+            "change": r.change,
+            "compared": r.compared,
+            "note": r.note,
+        }
+
+
+def event_dict(e: Event) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "state": e.state,
+        "confirmed_by": e.confirmed_by,
+        "confirmed_in": e.confirmed_in,
+        "new_confirmation": e.new_confirmation,
+        "cause": e.cause,
+        "config": e.server.config,
+        "server": e.server.as_dict(),
+        "first_bad_run": e.first_bad_run,
+        "last_good_run": e.last_good_run,
+        "runs": e.runs,
+        "points": [p.as_dict() for p in e.points],
+        "curves": [{"isl": isl, "osl": osl} for isl, osl in e.curves],
+        "metrics": list(e.metrics),
+        "changes": {m: c.as_dict() for m, c in sorted(e.changes.items())},
+        "differences": {k: list(v) for k, v in e.differences.items()},
+        "how": list(e.how),
+    }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,7 +120,8 @@ class Comparison:
     current: str
     history_runs: int
     points: tuple[PointResult, ...]
-    curves: tuple[CurveResult, ...]
+    curves: tuple[CurveOut, ...]
+    events: tuple[Event, ...]
     gates: tuple[Gate, ...]
     missing_cases: tuple[tuple[str, str], ...]
     problems: tuple[str, ...]
@@ -137,28 +140,37 @@ class Comparison:
 
     @property
     def regressions(self) -> int:
+        """Points and curves that are part of a confirmed event."""
         return sum(p.verdict == REGRESSION for p in self.points) + sum(
-            c.judgement.verdict == REGRESSION for c in self.curves
+            c.verdict == REGRESSION for c in self.curves
         )
 
     @property
+    def confirmed(self) -> tuple[Event, ...]:
+        """Events confirmed by this run (the ones that fail it)."""
+        return tuple(e for e in self.events if e.new_confirmation and e.state == CONFIRMED)
+
+    @property
     def exit_code(self) -> int:
-        fail_regression = self.regressions and self.policy.on_regression == "fail"
+        fail_regression = self.confirmed and self.policy.on_regression == "fail"
         fail_gate = self.gates and self.policy.on_gate == "fail"
         return 1 if fail_regression or fail_gate or self.missing or self.empty else 0
 
     def counts(self) -> dict[str, dict[str, int]]:
         points: dict[str, int] = defaultdict(int)
         curves: dict[str, int] = defaultdict(int)
+        found: dict[str, int] = defaultdict(int)
         for p in self.points:
             points[p.verdict] += 1
         for c in self.curves:
-            curves[c.judgement.verdict] += 1
-        return {"points": dict(points), "curves": dict(curves)}
+            curves[c.verdict] += 1
+        for e in self.events:
+            found[e.state] += 1
+        return {"points": dict(points), "curves": dict(curves), "events": dict(found)}
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "schema": "sglang-ci/verdicts/1",
+            "schema": SCHEMA,
             "current": self.current,
             "history_runs": self.history_runs,
             "policy": {**self.policy.as_dict(), "source": self.policy_source},
@@ -167,43 +179,15 @@ class Comparison:
             "reason": self.empty,
             "missing": self.missing,
             "regressions": self.regressions,
+            "confirmed": [e.id for e in self.confirmed],
             "counts": self.counts(),
+            "events": [event_dict(e) for e in self.events],
             "gates": [g.as_dict() for g in self.gates],
             "missing_cases": [{"id": i, "case": c} for i, c in self.missing_cases],
             "problems": list(self.problems),
             "points": [p.as_dict() for p in self.points],
             "curves": [c.as_dict() for c in self.curves],
         }
-
-
-def rule(policy: Policy, metric: str) -> Rule:
-    return Rule(
-        higher_is_better=METRICS[metric],
-        k=policy.k,
-        min_change=policy.change(metric),
-        min_runs=policy.min_runs,
-    )
-
-
-def _stats(median: float | None, mad: float | None, n: int) -> Stats | None:
-    return None if median is None or mad is None or not n else Stats(median=median, mad=mad, n=n)
-
-
-def _metric(policy: Policy, metric: str, value: float, row: dict[str, Any] | None) -> MetricResult:
-    r = rule(policy, metric)
-    base = _stats(row["median"], row["mad"], row["n"]) if row else None
-    prev = _stats(row["prev_median"], row["prev_mad"], row["prev_n"]) if row else None
-    previous = row["previous"] if row else None
-    return MetricResult(
-        metric=metric,
-        verdict=classify(r, value, base, previous, prev),
-        current=value,
-        baseline=base.median if base else None,
-        band=r.band(base) if base else None,
-        change=(value - base.median) / base.median if base and base.median else None,
-        runs=base.n if base else 0,
-        previous=previous,
-    )
 
 
 def _missing_reason(row: dict[str, Any]) -> str | None:
@@ -215,41 +199,86 @@ def _missing_reason(row: dict[str, Any]) -> str | None:
     return None
 
 
-def _curves(store: Store, policy: Policy) -> dict[str, CurveResult]:
-    current: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    history: dict[str, dict[int, list[tuple[float, float]]]] = defaultdict(
-        lambda: defaultdict(list)
+def _server_of(row: Mapping[str, Any]) -> ServerKey:
+    return ServerKey(
+        config=str(row["config"]),
+        fingerprint=row["fingerprint"] or None,
+        runner_label=row["runner_label"] or None,
+        image_family=row["image_family"] or None,
     )
-    for row in store.rows(_CURVES_SQL.replace("$window", str(policy.window))):
-        if row["role"] == CURRENT:
-            current[row["curve_key"]].append((row["x"], row["y"]))
-        else:
-            history[row["curve_key"]][row["rank"]].append((row["x"], row["y"]))
-    ids = {
-        row["curve_key"]: row
-        for row in store.rows(
-            "SELECT DISTINCT curve_key, config, pair, runner_label, image_family, fingerprint "
-            "FROM records WHERE role = 'current' AND kind = 'point'"
-        )
-    }
-    out = {}
-    for key, points in current.items():
-        past: list[Curve] = [sorted(history[key][rank]) for rank in sorted(history[key])]
-        identity = {k: v for k, v in ids[key].items() if k != "curve_key"}
-        judgement = judge(rule(policy, THROUGHPUT), policy.runs, sorted(points), past)
-        out[key] = CurveResult(identity=identity, judgement=judgement)
+
+
+def _final_events(
+    store: Store, judged: list[ServerJudgement], outcomes: Mapping[str, str]
+) -> dict[ServerKey, list[Event]]:
+    out: dict[ServerKey, list[Event]] = {}
+    for j in judged:
+        found = events(j)
+        if found:
+            last = _last_run(j)
+            earlier = earlier_events(store.manifests.get(last) if last else None, j.series.key)
+            found = [carried(e, earlier, e.stretch) for e in found]
+        out[j.series.key] = [with_outcome(e, outcomes.get(e.id)) for e in found]
     return out
 
 
+def _last_run(j: ServerJudgement) -> str | None:
+    """The newest history run of the server itself (not of a previous fingerprint)."""
+    s = j.series
+    mine = [r.name for r in s.runs[:-1] if r.fingerprint == s.key.fingerprint]
+    return mine[-1] if mine else None
+
+
+def _states(
+    judged: list[ServerJudgement], found: Mapping[ServerKey, list[Event]]
+) -> dict[tuple[ServerKey, Any, str], str]:
+    """(server, point or pair, metric) -> the verdict its event gives it."""
+    out: dict[tuple[ServerKey, Any, str], str] = {}
+    for j in judged:
+        for e in found.get(j.series.key, ()):
+            state = _STATE.get(e.state, SUSPECTED)
+            for f in e.found:
+                if f.scope == CURVE and f.point is not None:
+                    out[(j.series.key, (f.point.isl, f.point.osl), CURVE)] = state
+                    continue
+                targets = [f.point] if f.point is not None else list(f.points)
+                for p in targets:
+                    key = (j.series.key, p, f.metric)
+                    out[key] = worst([out.get(key, OK), state])
+    return out
+
+
+def _metric_verdict(m: MetricResult, state: str | None) -> MetricResult:
+    if m.verdict not in (REGRESSION, SUSPECTED):
+        return m
+    return MetricResult(**{**m.__dict__, "verdict": state or OK})
+
+
 def compare(
-    store: Store, policy: Policy, *, source: str, current: str, expected: Expected | None
+    store: Store,
+    policy: Policy,
+    *,
+    source: str,
+    current: str,
+    expected: Expected | None,
+    outcomes: Mapping[str, str] | None = None,
+    detector: Detector = edivisive,
 ) -> Comparison:
     """Verdicts of the CURRENT records of `store` against its HISTORY records."""
-    stats = {
-        (row["point_key"], row["metric"]): row
-        for row in store.rows(_STATS_SQL.replace("$runs", str(policy.runs)))
-    }
-    curves = _curves(store, policy)
+    r = rules(policy, detector)
+    judged = [judge_server(s, r) for s in read_series(store, policy.history)]
+    by_server = {j.series.key: j for j in judged}
+    found = _final_events(store, judged, outcomes or {})
+    states = _states(judged, found)
+    curves: list[CurveOut] = []
+    curve_verdict: dict[tuple[ServerKey, tuple[int, int]], str] = {}
+    for j in judged:
+        for pair, c in j.curves.items():
+            verdict = c.verdict
+            if verdict in (REGRESSION, SUSPECTED):
+                verdict = states.get((j.series.key, pair, CURVE), OK)
+            curve_verdict[(j.series.key, pair)] = verdict
+            curves.append(CurveOut(server=j.series.key, result=c, verdict=verdict))
     points: list[PointResult] = []
     for row in store.rows(
         "SELECT * FROM records WHERE role = 'current' AND kind = 'point' "
@@ -264,14 +293,12 @@ def compare(
                 PointResult(identity=identity, verdict=verdict, reason=reason, metrics=())
             )
             continue
-        results = [
-            _metric(policy, m, row[m], stats.get((row["point_key"], m)))
-            for m in METRICS
-            if row[m] is not None
-            and (m != "acceptance_rate" or needs_acceptance(row["spec"], row["osl"]))
-        ]
-        curve = curves.get(row["curve_key"])
-        results = _trade_offs(results, curve.judgement.verdict if curve else None)
+        server = _server_of(row)
+        point = PointKey(isl=row["isl"], osl=row["osl"], concurrency=row["concurrency"])
+        j = by_server.get(server)
+        results = list(j.points.get(point, ())) if j else []
+        results = [_metric_verdict(m, states.get((server, point, m.metric))) for m in results]
+        results = _trade_offs(results, curve_verdict.get((server, (point.isl, point.osl))))
         verdict = worst([m.verdict for m in results])
         points.append(
             PointResult(identity=identity, verdict=verdict, reason=None, metrics=tuple(results))
@@ -284,13 +311,18 @@ def compare(
         current=current,
         history_runs=len(store.rows("SELECT run FROM runs WHERE role = 'history'")),
         points=tuple(points),
-        curves=tuple(curves.values()),
+        curves=tuple(curves),
+        events=tuple(e for key in sorted(found, key=_order) for e in found[key]),
         gates=tuple(gates(store)),
         missing_cases=tuple(missing_cases(store, expected)),
         problems=tuple(str(p) for p in store.problems),
         reported=store.count(CURRENT),
         expected_points=len(expected.points) if expected else None,
     )
+
+
+def _order(key: ServerKey) -> tuple[str, ...]:
+    return tuple(v or "" for v in key.as_dict().values())
 
 
 def _trade_offs(results: list[MetricResult], curve: str | None) -> list[MetricResult]:

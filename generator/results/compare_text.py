@@ -1,5 +1,5 @@
-"""`results compare` as Markdown: the outcome, the gates, then every point and curve that
-is not plainly `ok` (most severe first), then the counts."""
+"""`results compare` as Markdown: the outcome, the events, the gates, then every point and
+curve that is not plainly `ok` (most severe first), then the counts."""
 
 from __future__ import annotations
 
@@ -19,8 +19,11 @@ SHORT = {
 def _outcome(data: dict[str, Any]) -> str:
     policy = data["policy"]
     parts = []
-    if data["regressions"]:
-        parts.append(f"{data['regressions']} confirmed regression(s) ({policy['on_regression']})")
+    if data["confirmed"]:
+        parts.append(
+            f"{len(data['confirmed'])} regression(s) confirmed by this run "
+            f"({policy['on_regression']})"
+        )
     if data["gates"]:
         parts.append(f"{len(data['gates'])} failed gate(s) ({policy['on_gate']})")
     if data.get("reason"):
@@ -28,31 +31,78 @@ def _outcome(data: dict[str, Any]) -> str:
     elif data.get("missing"):
         parts.append(f"{data['missing']} expected point(s) or case(s) without a record")
     verdict = "FAIL" if data["exit_code"] else "pass"
-    return f"**{verdict}**" + (": " + "; ".join(parts) if parts else ": no confirmed regression")
+    return f"**{verdict}**" + (": " + "; ".join(parts) if parts else ": no new regression")
 
 
 def _note(m: dict[str, Any]) -> str:
-    if not m["baseline"]:
-        return f"{m['runs']} runs"
-    return f"band {abs(m['band'] / m['baseline']):.1%}, {m['runs']} runs"
+    text = f"{m['runs']} runs"
+    if m["band"] is not None:
+        text = f"band {m['band']:.1%}, " + text
+    return f"{text}; {m['note']}" if m.get("note") else text
+
+
+def _size(changes: dict[str, Any]) -> str:
+    return "; ".join(
+        f"{SHORT.get(m, m)} {percent(c['change'])} [{percent(c['low'])}, {percent(c['high'])}]"
+        for m, c in changes.items()
+    )
+
+
+def _events(data: dict[str, Any]) -> list[str]:
+    found = data["events"]
+    if not found:
+        return []
+    rows = []
+    for e in sorted(found, key=lambda e: (e["state"] != "confirmed", e["config"])):
+        state = e["state"] + (" (new)" if e["new_confirmation"] else "")
+        what = ", ".join(
+            [f"{p['isl']}x{p['osl']} c={p['concurrency']}" for p in e["points"]]
+            + [f"{c['isl']}x{c['osl']} curve" for c in e["curves"]]
+        )
+        differs = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in e["differences"].items())
+        rows.append(
+            (
+                state,
+                e["config"],
+                e["first_bad_run"],
+                e["last_good_run"] or "",
+                e["runs"],
+                _size(e["changes"]),
+                what,
+                (e["cause"] + " change; " if e["cause"] else "") + differs,
+                e["id"],
+            )
+        )
+    header = ("state", "config", "first bad run", "last good run", "runs", "change [95%]",
+              "points and curves", "what differs", "event")  # fmt: skip
+    return ["### Events", "", *table(header, rows), ""]
+
+
+def _rank(item: tuple[str, int]) -> int:
+    return SEVERITY.index(item[0]) if item[0] in SEVERITY else len(SEVERITY)
 
 
 def markdown(data: dict[str, Any]) -> list[str]:
     policy = data["policy"]
     changes = ", ".join(f"{SHORT[m]} {v:.0%}" for m, v in policy["min_change"].items())
+    server = policy["server"]
     lines = [
         f"## Verdicts: {data['current']} against {data['history_runs']} history run(s)",
         "",
         _outcome(data),
         "",
-        f"Baseline: last {policy['runs']} valid runs (at least {policy['min_runs']}); band "
-        f"max({policy['k']:g} x 1.4826 x MAD, {changes}); policy from {policy['source']}.",
+        f"Each point against its own series (the last {policy['window']} valid values, a full "
+        f"baseline {policy['runs']}, at least {policy['min_runs']}): a point {policy['k']:g} "
+        f"robust standard deviations and {changes} worse, a server's pooled run "
+        f"{server['suspect']:g} (suspected), confirmed on a later run only; policy from "
+        f"{policy['source']}.",
         "",
+        *_events(data),
     ]
     counts = data["counts"]
-    for what in ("points", "curves"):
-        found = counts[what]
-        shown = ", ".join(f"{v} {found[v]}" for v in SEVERITY if v in found) or "none"
+    for what in ("events", "points", "curves"):
+        found = counts.get(what, {})
+        shown = ", ".join(f"{v} {n}" for v, n in sorted(found.items(), key=_rank)) or "none"
         lines.append(f"- {what}: {shown}")
     lines.append("")
     if data["gates"]:

@@ -4,7 +4,8 @@
 
 Findings of one server whose onsets lie within one run of each other are one event: a
 config-wide step shows in its pooled series, in some points' own series and in its curves
-on the same run or the next. The event says the points, curves and metrics it affects,
+on the same run or the next; and while a config-wide finding is open, whatever else
+worsens on that server joins its event. The event says the points, curves and metrics it affects,
 the size of the change per metric with a 95% interval, its last good and first bad run and
 what differs between them (image digest, SGLang / ATOM / AITER / ROCm versions, catalog
 commit, runner, fingerprint). Its id is a hash of the server and the first bad run, so a
@@ -51,7 +52,10 @@ class Event:
     state: str
     confirmed_at: int | None
     confirmed_in: str | None
+    confirmed_by: str | None
     new_confirmation: bool
+    current_run: str
+    stretch: tuple[str, ...]  # the runs since the first bad one
     cause: str | None
     runs: int
     points: tuple[PointKey, ...]
@@ -69,10 +73,16 @@ def event_id(server: ServerKey, first_bad_run: str) -> str:
 
 
 def _clusters(found: Sequence[Found]) -> list[list[Found]]:
+    """Findings in groups: onsets within ONSET_GAP runs of a group's first, or inside the
+    runs of a group's pooled (config-wide) finding: while a server is worse as a whole,
+    what else worsens on it is part of the same event."""
     out: list[list[Found]] = []
     for f in sorted(found, key=lambda f: (f.onset, f.metric, f.scope)):
-        if out and f.onset - out[-1][0].onset <= ONSET_GAP:
-            out[-1].append(f)
+        for group in out:
+            wide = any(g.scope == SERVER and f.onset in g.finding.stretch for g in group)
+            if wide or f.onset - group[0].onset <= ONSET_GAP:
+                group.append(f)
+                break
         else:
             out.append([f])
     return out
@@ -125,7 +135,10 @@ def events(j: ServerJudgement) -> list[Event]:
                 state=CONFIRMED if at is not None else SUSPECTED,
                 confirmed_at=at,
                 confirmed_in=series.runs[at].name if at is not None else None,
+                confirmed_by="re-run" if at is not None else None,
                 new_confirmation=at == n,
+                current_run=series.runs[n].name,
+                stretch=tuple(series.runs[i].name for i in range(onset, n + 1)),
                 cause="config" if boundary and onset == boundary else None,
                 runs=sum(1 for i in range(onset, n + 1) if _measured(series, i)),
                 points=tuple(points),

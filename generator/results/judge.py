@@ -26,9 +26,10 @@ from dataclasses import dataclass, field, replace
 
 from generator.catalog.regression import Policy
 from generator.results.changepoint import Detector, Slow, edivisive, slow_finding
+from generator.results.curve import CurveResult, judge_curve
 from generator.results.history import PointKey, ServerSeries
 from generator.results.scales import Scale
-from generator.results.track import Finding, Level, Rule, Tracker, robust, spread
+from generator.results.track import Finding, Level, Rule, Tracker, robust, spread, trimmed
 from generator.results.verdict import (
     IMPROVED,
     INSUFFICIENT,
@@ -40,6 +41,7 @@ from generator.results.verdict import (
 )
 
 Z95 = 1.959964
+CURVE_METRIC = "output_throughput_per_gpu"
 SERVER = "server"
 POINT = "point"
 CURVE = "curve"
@@ -103,7 +105,8 @@ def rules(policy: Policy, detector: Detector = edivisive) -> Rules:
         slow=Slow(
             p_value=policy.change_points.p_value,
             permutations=policy.change_points.permutations,
-            min_runs=least,
+            full=policy.runs,
+            min_z=policy.change_points.min_z,
             detector=detector,
         ),
         policy=policy,
@@ -156,6 +159,7 @@ class MetricResult:
 class ServerJudgement:
     series: ServerSeries
     points: dict[PointKey, tuple[MetricResult, ...]] = field(default_factory=dict)
+    curves: dict[tuple[int, int], CurveResult] = field(default_factory=dict)
     found: tuple[Found, ...] = ()
 
 
@@ -214,9 +218,9 @@ class _Metric:
 
     def server(self) -> Found | None:
         n, r, scale = self.series.current, self.r, self.scale
-        if self.pooled[n] is None:
+        if self.pooled[n] is None or self.metric not in r.policy.server.metrics:
             return None
-        magnitude = self.floor(r.policy.server.min_change, self.typical)
+        magnitude = self.floor(r.policy.server.share * r.floor(self.metric), self.typical)
         fast = Tracker(
             r.server,
             self.pooled,
@@ -229,7 +233,9 @@ class _Metric:
         slow = self._slow(n, magnitude)
         if fast is None and slow is None:
             return None
-        if fast is not None and (fast.confirmed_at is not None or slow is None):
+        if fast is not None and (
+            fast.confirmed_at is not None or slow is None or len(fast.stretch) < 2
+        ):
             return _found(self.metric, SERVER, None, fast, scale, self.typical, "runs")
         assert slow is not None
         if fast is not None:
@@ -249,7 +255,7 @@ class _Metric:
         start = max(0, n + 1 - r.policy.window)
         idx = [i for i in range(start, n + 1) if self.pooled[i] is not None]
         vals = [v for v in (self.pooled[i] for i in idx) if v is not None]
-        if len(vals) < r.slow.min_runs * 2 or idx[-1] != n:
+        if len(vals) < r.slow.full + LOOK or idx[-1] != n:
             return None
         # Worth a look only when the last runs lie on the bad side of the window.
         level, scale, _ = robust(vals, self.scale.floor(self.typical))
@@ -336,7 +342,7 @@ class _Metric:
             return None
         values = [v for v in (w[i] for i in found) if v is not None]
         _, scale, df = robust(past, self.scale.floor(statistics.median(values)))
-        return Level(level=statistics.median(values), scale=scale, runs=tuple(found), df=df)
+        return Level(level=trimmed(values), scale=scale, runs=tuple(found), df=df)
 
     def affected(self, p: PointKey, server: Found) -> bool:
         w, f = self.w[p], server.finding
@@ -376,11 +382,59 @@ def judge_server(series: ServerSeries, r: Rules) -> ServerJudgement:
             own = points.get(p)
             via = server if p in moved else None
             results[p].append(_result(m, p, own, via))
+    curves = _curves(series, r)
+    for pair, c in curves.items():
+        if c.finding is not None:
+            f = c.finding
+            change, low, high = _interval(
+                Scale(metric=CURVE_METRIC), 0.0, f.change, f.reference.scale
+                * math.sqrt(1 / len(f.worse) + 1 / max(f.reference.n, 1))
+            )
+            found.append(
+                Found(
+                    metric=CURVE_METRIC,
+                    scope=CURVE,
+                    point=PointKey(isl=pair[0], osl=pair[1], concurrency=0),
+                    finding=f,
+                    change=change,
+                    low=low,
+                    high=high,
+                    how="curve",
+                )
+            )
     return ServerJudgement(
         series=series,
         points={p: tuple(v) for p, v in results.items() if v},
+        curves=curves,
         found=tuple(found),
     )
+
+
+def _curves(series: ServerSeries, r: Rules) -> dict[tuple[int, int], CurveResult]:
+    n = series.current
+    pairs = sorted(
+        {
+            (p.isl, p.osl)
+            for p, s in series.samples.items()
+            if s[n] is not None and s[n].interactivity and CURVE_METRIC in s[n].values
+        }
+    )
+    out = {}
+    for pair in pairs:
+        measured = [
+            p for p, s in series.samples.items() if (p.isl, p.osl) == pair and s[n] is not None
+        ]
+        if len(measured) < 2:
+            continue
+        out[pair] = judge_curve(
+            series,
+            pair,
+            k=r.policy.k,
+            floor=Scale(metric=CURVE_METRIC).units(r.floor(CURVE_METRIC), 0.0),
+            window=r.policy.window,
+            min_runs=r.policy.min_runs,
+        )
+    return out
 
 
 def _state(f: Found | None) -> str | None:

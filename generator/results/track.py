@@ -5,16 +5,20 @@ The series is replayed run by run over its last `window` runs, as the nightly ve
 would have met it. Each run is compared with its *reference*: up to `window` earlier valid
 values of its segment (a new fingerprint's values once it has `min_runs` of them, before
 that the previous fingerprint's), leaving out the runs of worsenings confirmed earlier.
-The reference's level is their median. The series' scale is one robust standard
-deviation for the whole series, from the differences between its successive values (the
-smallest 80% of their squares, rescaled for the trim): a step or a drift moves one
-difference or none, a one-run outlier two, so it measures the noise and not the changes.
+The reference's level is their 10%-trimmed mean (a median would sit below the mean of a
+skewed series, a latency's, and every later run would look a little worse). The scale is
+a robust standard deviation of the series before the run, from the differences between
+its successive values (the smallest 80% of their squares, rescaled for the trim): a step
+or a drift moves one difference or none, a one-run outlier two, so it measures the noise
+and not the changes; the values after a run never judge it, so the replay judges each
+run as its own night did.
 Every threshold below is in that scale, raised for the uncertainty of the estimate as a
 Student t quantile is over a normal one (degrees of freedom: 60% of the differences, the
 efficiency of the trimmed estimate), so a short series needs a clearer change. Then:
 
 - a run worse than its reference by `suspect` scales (and by the floor) opens a
-  *finding*: suspected, its first run the *onset*, its reference fixed from then on;
+  *finding*: suspected, its first run the *onset*, its reference fixed from then on; a
+  finding whose reference is not a full baseline (`full` values) lasts that one run;
 - while the finding is not confirmed, every later run must stay `agree` scales worse,
   else the finding closes (a one-run blip);
 - it is *confirmed* on a later run, when its reference holds a full baseline (`full`
@@ -37,6 +41,7 @@ A confirmation always needs a second run: a run alone is at most suspected.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import statistics
@@ -68,7 +73,7 @@ class Rule:
 
 @dataclass(frozen=True, kw_only=True)
 class Level:
-    """A robust reference: median, the series' scale and its degrees of freedom, the
+    """A robust reference: trimmed mean, the series' scale and its degrees of freedom, the
     indices of the values."""
 
     level: float
@@ -108,17 +113,27 @@ class Finding:
 
     @property
     def se(self) -> float:
-        """The standard error of `change` (the reference median's own error included)."""
+        """The standard error of `change` (the reference level's own error included)."""
         return self.reference.scale * _error(len(self.worse), self.reference.n)
 
 
-# The variance of a median of n normal values is about pi / 2 times that of their mean.
-MEDIAN_VARIANCE = math.pi / 2
+# The share of the smallest and of the largest values a level leaves out.
+TRIM = 0.1
+# The variance of a 10%-trimmed mean of n normal values is about 1.06 times that of their
+# mean.
+LEVEL_VARIANCE = 1.06
+
+
+def trimmed(values: Sequence[float]) -> float:
+    """The mean of `values` without their TRIM smallest and TRIM largest."""
+    ordered = sorted(values)
+    cut = int(TRIM * len(ordered))
+    return statistics.fmean(ordered[cut : len(ordered) - cut])
 
 
 def _error(k: int, n: int) -> float:
-    """Standard error, in scales, of the mean of `k` values less a median of `n`."""
-    return math.sqrt(1 / k + MEDIAN_VARIANCE / n)
+    """Standard error, in scales, of the mean of `k` values less a level of `n`."""
+    return math.sqrt(1 / k + LEVEL_VARIANCE / n)
 
 
 @functools.cache
@@ -165,9 +180,9 @@ def _stretch(df: float) -> float:
 
 
 def robust(values: Sequence[float], floor: float) -> tuple[float, float, float]:
-    """Median, robust scale (at least `floor`) and its degrees of freedom."""
+    """Level (trimmed mean), robust scale (at least `floor`) and its degrees of freedom."""
     scale, df = spread(values)
-    return statistics.median(values), max(scale, floor), df
+    return trimmed(values), max(scale, floor), df
 
 
 def _mean_z(worse: Sequence[float], ref: Level) -> float:
@@ -209,26 +224,49 @@ class Tracker:
         self.excluded: set[int] = set()
         self.valid = [i for i, v in enumerate(values) if v is not None]
         self._position = {i: t for t, i in enumerate(self.valid)}
-        if scale is None:
-            # The series' scale: every valid value but the last (the run being judged).
-            past = [v for v in (values[i] for i in self.valid[:-1]) if v is not None]
-            scale = spread(past)
-        self.df = scale[1]
-        self.scale = max(scale[0], scale_floor)
+        self.scale_floor = scale_floor
+        self._fixed = scale
+        self._scales = self._causal() if scale is None else {}
         self._levels = self._sliding() if boundary == 0 else {}
 
+    def _causal(self) -> dict[int, tuple[float, float]]:
+        """The scale and degrees of freedom before each valid run, from the values before
+        it only: the replay judges each run as its own night did."""
+        vals = [v for v in (self.values[i] for i in self.valid) if v is not None]
+        out: dict[int, tuple[float, float]] = {}
+        squares: list[float] = []
+        for t, j in enumerate(self.valid):
+            if len(squares) >= 2:
+                kept = squares[: max(2, math.ceil(KEEP * len(squares)))]
+                variance = sum(kept) / len(kept) / _trim_constant(len(kept) / len(squares))
+                out[j] = (math.sqrt(variance / 2), EFFICIENCY * len(squares))
+            else:
+                out[j] = (0.0, 0.0)
+            if t >= 1:
+                bisect.insort(squares, (vals[t] - vals[t - 1]) ** 2)
+        return out
+
+    def scale_at(self, j: int) -> tuple[float, float]:
+        """(scale, degrees of freedom) that judge run `j`."""
+        scale, df = self._fixed if self._fixed is not None else self._scales[j]
+        return max(scale, self.scale_floor), df
+
     def _sliding(self) -> dict[int, float]:
-        """The median of the last `window` valid values before each valid run, for the
+        """The level of the last `window` valid values before each valid run, for the
         plain case (no fingerprint boundary, nothing excluded); numpy's where the pool is
         a full window."""
         w = self.rule.window
         vals = [v for v in (self.values[i] for i in self.valid) if v is not None]
+        # Only the runs the replay covers need a level.
+        first = bisect.bisect_left(self.valid, len(self.values) - w)
         out = {
-            self.valid[t]: statistics.median(vals[:t])
-            for t in range(self.rule.min_runs, min(w, len(vals)))
+            self.valid[t]: trimmed(vals[:t])
+            for t in range(max(self.rule.min_runs, first), min(w, len(vals)))
         }
         if len(vals) > w:
-            levels = np.median(sliding_window_view(np.array(vals[:-1]), w), axis=1)
+            windows = np.sort(sliding_window_view(np.array(vals[:-1]), w), axis=1)
+            cut = int(TRIM * w)
+            levels = windows[:, cut : w - cut].mean(axis=1)
             out.update((self.valid[t], float(levels[t - w])) for t in range(w, len(vals)))
         return out
 
@@ -238,15 +276,18 @@ class Tracker:
         if self.boundary or not self._levels:
             return False
         start = len(self.values) - self.rule.window
-        least = inflate(self.rule.suspect, self.df) * self.scale
         for j, level in self._levels.items():
             value = self.values[j]
-            if j >= start and value is not None and value - level >= least:
+            if j < start or value is None:
+                continue
+            scale, df = self.scale_at(j)
+            if value - level >= inflate(self.rule.suspect, df) * scale:
                 return False
         return True
 
-    def _level(self, level: float, pool: Sequence[int]) -> Level:
-        return Level(level=level, scale=self.scale, runs=tuple(pool), df=self.df)
+    def _level(self, j: int, level: float, pool: Sequence[int]) -> Level:
+        scale, df = self.scale_at(j)
+        return Level(level=level, scale=scale, runs=tuple(pool), df=df)
 
     def reference(self, j: int) -> Level | None:
         """The reference of run `j`: earlier valid values of its segment, at most
@@ -254,7 +295,7 @@ class Tracker:
         rule, b = self.rule, self.boundary
         if j in self._levels and not self.excluded:
             t = self._position[j]
-            return self._level(self._levels[j], self.valid[max(0, t - rule.window) : t])
+            return self._level(j, self._levels[j], self.valid[max(0, t - rule.window) : t])
         fresh = [i for i in self.valid if b <= i < j and i not in self.excluded]
         if j >= b and len(fresh) >= rule.min_runs:
             pool = fresh
@@ -265,7 +306,7 @@ class Tracker:
         if len(pool) < rule.min_runs:
             return None
         found = [v for v in (self.values[i] for i in pool) if v is not None]
-        return self._level(statistics.median(found), pool)
+        return self._level(j, trimmed(found), pool)
 
     def run(self) -> Finding | None:
         """The finding open at the series' last valid run, if any (the replay covers the
@@ -282,7 +323,8 @@ class Tracker:
             assert value is not None
             if open_ is not None:
                 open_ = self._step(open_, j, value)
-                continue
+                if open_ is not None:
+                    continue
             ref = self.reference(j)
             if ref is None:
                 continue
@@ -321,7 +363,10 @@ class Tracker:
         return grown
 
     def _step(self, open_: Finding, j: int, value: float) -> Finding | None:
+        """The finding after run `j` (None: it closed; the run may open another)."""
         rule, ref = self.rule, open_.reference
+        if ref.n < rule.full:
+            return None  # a suspicion against a short baseline lasts one run
         worse = value - ref.level
         if open_.confirmed_at is None and rule.allowance is not None:
             return self._cusum(open_, j, worse)

@@ -146,7 +146,12 @@ def _curve(c: Mapping[str, Any]) -> CurveVerdict:
 
 
 # An event's `state` (the verdicts engine's contract) as the verdict it is marked with.
-_STATE = {"confirmed": REGRESSION, "suspected": SUSPECTED, "improved": "improved"}
+_STATE = {
+    "confirmed": REGRESSION,
+    "suspected": SUSPECTED,
+    "improved": "improved",
+    "cleared": "cleared",
+}
 
 
 def _size(value: Any) -> str:
