@@ -53,7 +53,7 @@ class ThresholdRule:
 @dataclass(frozen=True, kw_only=True)
 class Policy:
     runs: int = 7  # N: a full baseline holds N values
-    min_runs: int = 3  # fewer values: insufficient-history
+    min_runs: int = 6  # fewer values: insufficient-history (the noise is not known)
     window: int = 30  # a verdict reads the last `window` values of a series
     k: float = 2.7  # a point: robust standard deviations of its own noise
     consistency: float = 2.5  # the runs after a point's onset may be this much better

@@ -82,9 +82,7 @@ def earlier_events(manifest: str | None, server: ServerKey) -> list[Earlier] | N
     return out
 
 
-def carried(
-    event: Event, earlier: Sequence[Earlier] | None, stretch: Sequence[str]
-) -> Event:
+def carried(event: Event, earlier: Sequence[Earlier] | None, stretch: Sequence[str]) -> Event:
     """`event` with what the server's previous run said of the same event: the one with
     its id, else one whose first bad run lies in the worsening's runs now (`stretch`),
     else, when the worsening covered the previous run too, the event open then whose

@@ -96,6 +96,4 @@ def slow_finding(
     ref = Level(level=level, scale=scale, runs=tuple(indices[i] for i in before), df=df)
     stretch = tuple(indices[i] for i in range(parts[first].start, len(values)))
     worse = tuple(values[i] - level for i in range(parts[first].start, len(values)))
-    return Finding(
-        onset=stretch[0], reference=ref, stretch=stretch, worse=worse, confirmed_at=None
-    )
+    return Finding(onset=stretch[0], reference=ref, stretch=stretch, worse=worse, confirmed_at=None)

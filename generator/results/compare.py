@@ -295,8 +295,8 @@ def compare(
             continue
         server = _server_of(row)
         point = PointKey(isl=row["isl"], osl=row["osl"], concurrency=row["concurrency"])
-        j = by_server.get(server)
-        results = list(j.points.get(point, ())) if j else []
+        mine = by_server.get(server)
+        results = list(mine.points.get(point, ())) if mine else []
         results = [_metric_verdict(m, states.get((server, point, m.metric))) for m in results]
         results = _trade_offs(results, curve_verdict.get((server, (point.isl, point.osl))))
         verdict = worst([m.verdict for m in results])

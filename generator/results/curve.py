@@ -37,6 +37,8 @@ THROUGHPUT = "output_throughput_per_gpu"
 Curve = Sequence[tuple[float, float]]  # (ln interactivity, ln throughput), by interactivity
 # Runs before the current one whose curves are judged to know whether it is confirmed.
 LOOKBACK = 4
+# One step of extrapolation: the end segment's width (and a rounding error more).
+STEP = 1 + 1e-9
 
 
 def log_curve(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -53,10 +55,10 @@ def at(curve: Curve, x: float) -> float | None:
         if x0 <= x <= x1:
             return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
     (a0, b0), (a1, b1) = curve[0], curve[1]
-    if x < a0 and a0 - x <= a1 - a0 and a1 > a0:
+    if x < a0 and a0 - x <= (a1 - a0) * STEP and a1 > a0:
         return b0 + (b1 - b0) * (x - a0) / (a1 - a0)
     (a0, b0), (a1, b1) = curve[-2], curve[-1]
-    if x > a1 and x - a1 <= a1 - a0 and a1 > a0:
+    if x > a1 and x - a1 <= (a1 - a0) * STEP and a1 > a0:
         return b1 + (b1 - b0) * (x - a1) / (a1 - a0)
     return None
 
@@ -65,7 +67,7 @@ def elasticity(curve: Curve, i: int) -> float:
     """The mean |slope| of the segments next to point `i` of a log-log curve."""
     slopes = []
     for a, b in ((i - 1, i), (i, i + 1)):
-        if 0 <= a and b < len(curve) and curve[b][0] != curve[a][0]:
+        if a >= 0 and b < len(curve) and curve[b][0] != curve[a][0]:
             slopes.append(abs((curve[b][1] - curve[a][1]) / (curve[b][0] - curve[a][0])))
     return statistics.fmean(slopes) if slopes else 0.0
 
@@ -155,9 +157,7 @@ def judge_run(
         zs.append((worse / scale, worse, x, scale))
     df = min(dfs) if dfs else 0.0
     least = inflate(k, df)
-    pairs = [
-        (a, b) for a, b in itertools.pairwise(zs) if a is not None and b is not None
-    ]
+    pairs = [(a, b) for a, b in itertools.pairwise(zs) if a is not None and b is not None]
     compared = sum(z is not None for z in zs)
     worse_pairs = [
         (a, b) for a, b in pairs if min(a[0], b[0]) >= least and min(a[1], b[1]) >= floor

@@ -21,15 +21,24 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from generator.catalog.regression import Policy
 from generator.results.changepoint import Detector, Slow, edivisive, slow_finding
 from generator.results.curve import CurveResult, judge_curve
-from generator.results.history import PointKey, ServerSeries
+from generator.results.history import PointKey, Sample, ServerSeries
 from generator.results.scales import Scale
-from generator.results.track import Finding, Level, Rule, Tracker, robust, spread, trimmed
+from generator.results.track import (
+    Finding,
+    Level,
+    Rule,
+    Tracker,
+    inflate,
+    robust,
+    spread,
+    trimmed,
+)
 from generator.results.verdict import (
     IMPROVED,
     INSUFFICIENT,
@@ -208,7 +217,7 @@ class _Metric:
         pairs = [(self.w[p], c) for p, c in centered.items()]
         self.pooled: list[float | None] = []
         for i in range(n + 1):
-            devs = [w[i] - c for w, c in pairs if w[i] is not None]
+            devs = [v - c for v, c in ((w[i], c) for w, c in pairs) if v is not None]
             self.pooled.append(statistics.median(devs) if devs else None)
         typical = statistics.median(centered.values()) if centered else 0.0
         self.typical = typical
@@ -307,19 +316,29 @@ class _Metric:
                 continue
             c = self.center[p]
             assert c is not None
-            floor = self.floor(r.floor(self.metric), c)
             mine = own[p] if own[p][0] > LOUDER * shared else (shared, pooled_df)
             f = Tracker(
                 rule,
                 e,
                 boundary=self.series.boundary,
-                floor=lambda _ref, fl=floor: fl,
+                floor=_constant(self.floor(r.floor(self.metric), c)),
                 scale_floor=self.scale.floor(c),
                 scale=mine,
             ).run()
-            if f is not None and f.stretch[-1] == n:
+            if f is not None and f.stretch[-1] == n and self._worse(p, f):
                 out[p] = _found(self.metric, POINT, p, f, self.scale, c, "runs")
         return out
+
+    def _worse(self, p: PointKey, f: Finding) -> bool:
+        """Whether the point itself got worse over `f`'s runs (not only less better than
+        its server: a change that moves every point, unevenly, leaves no point finding)."""
+        w = self.w[p]
+        ref = self.reference(p, f.reference.runs)
+        if ref is None:
+            return False
+        worse = [v - ref.level for v in (w[i] for i in f.stretch) if v is not None]
+        floor = self.floor(self.r.floor(self.metric), ref.level)
+        return bool(worse) and statistics.fmean(worse) >= floor
 
     def reference(self, p: PointKey, runs: Sequence[int] | None) -> Level | None:
         """The point's own reference: over `runs` (a finding's), else its segment's last
@@ -347,8 +366,18 @@ class _Metric:
     def affected(self, p: PointKey, server: Found) -> bool:
         w, f = self.w[p], server.finding
         ref = self.reference(p, f.reference.runs)
-        worse = [w[i] - ref.level for i in f.stretch if w[i] is not None] if ref else []
+        if ref is None:
+            return False
+        worse = [v - ref.level for v in (w[i] for i in f.stretch) if v is not None]
         return bool(worse) and statistics.fmean(worse) >= AFFECTED * f.change
+
+
+def _constant(value: float) -> Callable[[float], float]:
+    return lambda _ref: value
+
+
+def _metrics(s: Sample | None) -> tuple[str, ...]:
+    return tuple(s.values) if s is not None else ()
 
 
 def _previous(values: Sequence[float | None], n: int) -> float | None:
@@ -361,9 +390,7 @@ def judge_server(series: ServerSeries, r: Rules) -> ServerJudgement:
     n = series.current
     found: list[Found] = []
     results: dict[PointKey, list[MetricResult]] = {p: [] for p in series.samples}
-    metrics = sorted(
-        {m for s in series.samples.values() if s[n] is not None for m in s[n].values}
-    )
+    metrics = sorted({m for s in series.samples.values() for m in _metrics(s[n])})
     for metric in metrics:
         m = _Metric(series, metric, r)
         server = m.server()
@@ -387,8 +414,10 @@ def judge_server(series: ServerSeries, r: Rules) -> ServerJudgement:
         if c.finding is not None:
             f = c.finding
             change, low, high = _interval(
-                Scale(metric=CURVE_METRIC), 0.0, f.change, f.reference.scale
-                * math.sqrt(1 / len(f.worse) + 1 / max(f.reference.n, 1))
+                Scale(metric=CURVE_METRIC),
+                0.0,
+                f.change,
+                f.reference.scale * math.sqrt(1 / len(f.worse) + 1 / max(f.reference.n, 1)),
             )
             found.append(
                 Found(
@@ -416,7 +445,7 @@ def _curves(series: ServerSeries, r: Rules) -> dict[tuple[int, int], CurveResult
         {
             (p.isl, p.osl)
             for p, s in series.samples.items()
-            if s[n] is not None and s[n].interactivity and CURVE_METRIC in s[n].values
+            if (now := s[n]) is not None and now.interactivity and CURVE_METRIC in now.values
         }
     )
     out = {}
@@ -466,7 +495,7 @@ def _result(m: _Metric, p: PointKey, own: Found | None, via: Found | None) -> Me
             previous=None if previous is None else scale.value(previous),
         )  # fmt: skip
     worse = value - ref.level
-    band = max(r.policy.k * ref.scale, m.floor(r.floor(m.metric), ref.level))
+    band = max(inflate(r.policy.k, ref.df) * ref.scale, m.floor(r.floor(m.metric), ref.level))
     change, low, high = _interval(scale, ref.level, worse, ref.scale * math.sqrt(1 + 1 / ref.n))
     verdicts = [v for v in (_state(own), _state(via)) if v is not None]
     if not verdicts:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 import statistics
 from collections.abc import Callable, Sequence
@@ -148,7 +149,7 @@ def _trim_constant(keep: float) -> float:
 def spread(values: Sequence[float]) -> tuple[float, float]:
     """The robust standard deviation of `values` from their successive differences, and
     its degrees of freedom ((0, 0) with fewer than three values)."""
-    diffs = sorted((b - a) ** 2 for a, b in zip(values, values[1:], strict=False))
+    diffs = sorted((b - a) ** 2 for a, b in itertools.pairwise(values))
     if len(diffs) < 2:
         return 0.0, 0.0
     kept = diffs[: max(2, math.ceil(KEEP * len(diffs)))]

@@ -23,6 +23,8 @@ from tests.results_gen import (
 
 POINTS = sweep()
 DROP = POINTS[2]  # concurrency 16
+HISTORY = 10  # history runs: a full baseline (7) and more
+LAST_DROP = (HISTORY - 1, DROP.point_id)  # DROP in the newest history run
 
 
 def run_compare(tmp_path: Path, *args: str, history: Path | None = None) -> Result:
@@ -64,48 +66,80 @@ def verdicts(data: dict[str, Any]) -> dict[int, str]:
 
 
 def test_a_run_at_the_level_of_a_noisy_history_has_no_regression(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path)
     result, data = compare(tmp_path)
     assert result.exit_code == 0
     assert set(verdicts(data).values()) == {"ok"}
     assert [c["verdict"] for c in data["curves"]] == ["ok"]
-    assert data["regressions"] == 0
+    assert (data["regressions"], data["events"]) == (0, [])
 
 
 def test_two_runs_in_a_row_30_percent_lower_at_one_point_are_a_regression(tmp_path: Path) -> None:
-    history(
-        tmp_path / "history",
-        POINTS,
-        7,
-        shapes={(6, DROP.point_id): Shape(throughput=0.7, noise=0.02)},
-    )
+    runs = history(tmp_path / "history", POINTS, HISTORY, shapes={LAST_DROP: Shape(throughput=0.7)})
     current(tmp_path, {DROP: Shape(throughput=0.7, noise=0.02)})
     result, data = compare(tmp_path)
     assert result.exit_code == 1
     assert verdicts(data) == {4: "ok", 8: "ok", 16: "regression", 32: "ok", 64: "ok", 128: "ok"}
     drop = next(p for p in data["points"] if p["concurrency"] == 16)
     metric = drop["metrics"]["output_throughput_per_gpu"]
-    assert (metric["verdict"], metric["runs"]) == ("regression", 7)
+    assert (metric["verdict"], metric["runs"]) == ("regression", HISTORY - 1)
     assert -0.33 < metric["change"] < -0.27
+    assert metric["low"] < metric["change"] < metric["high"]
+    [event] = data["events"]
+    assert data["confirmed"] == [event["id"]]
+    assert (event["state"], event["confirmed_by"], event["new_confirmation"]) == (
+        "confirmed",
+        "re-run",
+        True,
+    )
+    assert (event["first_bad_run"], event["last_good_run"]) == (runs[-1].name, runs[-2].name)
+    assert event["points"] == [{"isl": 1024, "osl": 1024, "concurrency": 16}]
+    assert event["server"] == {
+        "config": "ds-fp8-tp8",
+        "fingerprint": "fp-ds-fp8-tp8",
+        "runner_label": "mi355-8gpu",
+        "image_family": "rocm/sgl-dev",
+    }
+    change = event["changes"]["output_throughput_per_gpu"]
+    assert change["low"] < change["change"] < change["high"] < 0
+    assert event["differences"]["image_digest"] == [
+        runs[-2].image_digest(),
+        runs[-1].image_digest(),
+    ]
 
 
-def test_only_the_last_run_lower_is_suspected(tmp_path: Path) -> None:
-    # 8% lower: beyond the 5% band, within twice the band, and not seen before.
-    history(tmp_path / "history", POINTS, 7)
+def test_one_run_lower_is_suspected_and_the_run_passes(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path, {DROP: Shape(throughput=0.92)})
     result, data = compare(tmp_path)
     assert result.exit_code == 0
     assert verdicts(data)[16] == "suspected"
-    assert data["regressions"] == 0
+    assert (data["regressions"], data["confirmed"]) == (0, [])
+    [event] = data["events"]
+    assert (event["state"], event["first_bad_run"], event["runs"]) == ("suspected", "run", 1)
 
 
-def test_a_drop_beyond_twice_the_band_needs_no_confirmation(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
-    current(tmp_path, {DROP: Shape(throughput=0.7)})
+def test_however_large_a_drop_one_run_alone_is_never_a_regression(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, HISTORY)
+    current(tmp_path, {DROP: Shape(throughput=0.5)})
     result, data = compare(tmp_path)
-    assert result.exit_code == 1
+    assert result.exit_code == 0
+    assert verdicts(data)[16] == "suspected"
+
+
+def test_the_run_after_the_confirmation_reports_the_event_without_failing(
+    tmp_path: Path,
+) -> None:
+    drops = {LAST_DROP: Shape(throughput=0.7), (HISTORY - 2, DROP.point_id): Shape(throughput=0.7)}
+    runs = history(tmp_path / "history", POINTS, HISTORY, shapes=drops)
+    current(tmp_path, {DROP: Shape(throughput=0.7, noise=0.02)})
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0
     assert verdicts(data)[16] == "regression"
+    [event] = data["events"]
+    assert (event["state"], event["new_confirmation"], event["runs"]) == ("confirmed", False, 3)
+    assert (event["first_bad_run"], event["confirmed_in"]) == (runs[-2].name, runs[-1].name)
 
 
 def test_two_history_runs_are_insufficient_history(tmp_path: Path) -> None:
@@ -126,7 +160,7 @@ def test_an_empty_history_makes_every_point_new(tmp_path: Path) -> None:
 
 
 def test_a_point_missing_from_the_run_is_missing_and_fails_it(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path, points=POINTS[:-1])
     result, data = compare(tmp_path)
     assert result.exit_code == 1
@@ -136,7 +170,7 @@ def test_a_point_missing_from_the_run_is_missing_and_fails_it(tmp_path: Path) ->
 
 
 def test_the_matrix_says_what_was_expected(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path, points=POINTS[:-1])
     job = {
         "id": "ds-fp8-tp8-1024x1024",
@@ -160,7 +194,7 @@ def test_the_matrix_says_what_was_expected(tmp_path: Path) -> None:
 
 
 def test_a_cancelled_point_is_missing_and_a_failed_one_invalid(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY)
     current(
         tmp_path, {POINTS[0]: Shape(status="cancelled"), POINTS[1]: Shape(status="server-died")}
     )
@@ -175,8 +209,8 @@ def test_a_cancelled_point_is_missing_and_a_failed_one_invalid(tmp_path: Path) -
 def test_a_latency_rise_with_a_throughput_gain_along_the_curve_is_a_trade_off(
     tmp_path: Path,
 ) -> None:
-    history(tmp_path / "history", POINTS, 7)
-    current(tmp_path, {p: Shape(along=0.85, ttft=1.3, noise=0.02) for p in POINTS})
+    history(tmp_path / "history", POINTS, HISTORY)
+    current(tmp_path, {p: Shape(along=0.8, ttft=1.3, noise=0.02) for p in POINTS})
     result, data = compare(tmp_path)
     assert result.exit_code == 0
     assert [c["verdict"] for c in data["curves"]] == ["ok"]
@@ -187,28 +221,81 @@ def test_a_latency_rise_with_a_throughput_gain_along_the_curve_is_a_trade_off(
 
 
 def test_a_latency_rise_without_a_throughput_gain_is_a_regression(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
-    current(tmp_path, {DROP: Shape(ttft=1.5)})
+    # TTFT 50% higher at every point on two runs: the server's pooled TTFT confirms it
+    # (one point's TTFT alone has too heavy a tail to confirm anything).
+    slow = {(HISTORY - 1, p.point_id): Shape(ttft=1.5) for p in POINTS}
+    history(tmp_path / "history", POINTS, HISTORY, shapes=slow)
+    current(tmp_path, {p: Shape(ttft=1.5) for p in POINTS})
     result, data = compare(tmp_path)
     assert result.exit_code == 1
     assert data["points"][2]["metrics"]["median_ttft_ms"]["verdict"] == "regression"
+    [event] = data["events"]
+    assert event["metrics"] == ["median_ttft_ms"]
 
 
 def test_a_lower_curve_is_a_curve_regression(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    low = {(HISTORY - 1, p.point_id): Shape(throughput=0.75) for p in POINTS}
+    history(tmp_path / "history", POINTS, HISTORY, shapes=low)
     current(tmp_path, {p: Shape(throughput=0.75) for p in POINTS})
     _, data = compare(tmp_path)
     assert [c["verdict"] for c in data["curves"]] == ["regression"]
+    [event] = data["events"]
+    assert event["curves"] == [{"isl": 1024, "osl": 1024}]
+    assert len(event["points"]) == len(POINTS)
 
 
 def test_a_warning_policy_reports_the_regression_and_exits_0(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY, shapes={LAST_DROP: Shape(throughput=0.5)})
     current(tmp_path, {DROP: Shape(throughput=0.5)})
     (tmp_path / "policy.yaml").write_text("regression:\n  on_regression: warn\n")
     result, data = compare(tmp_path, "--policy", str(tmp_path / "policy.yaml"))
     assert result.exit_code == 0
-    assert data["regressions"] == 2  # the point and its curve
+    assert data["regressions"] == 1  # the point (one interactivity does not move a curve)
     assert data["policy"]["source"] == str(tmp_path / "policy.yaml")
+
+
+def test_an_ab_confirmation_makes_a_suspected_event_a_regression_tonight(
+    tmp_path: Path,
+) -> None:
+    history(tmp_path / "history", POINTS, HISTORY)
+    current(tmp_path, {DROP: Shape(throughput=0.9)})
+    _, data = compare(tmp_path)
+    [event] = data["events"]
+    outcomes = tmp_path / "ab.json"
+    outcomes.write_text(json.dumps([{"event": event["id"], "result": "confirmed"}]))
+    result, data = compare(tmp_path, "--confirmation", str(outcomes))
+    assert result.exit_code == 1
+    assert verdicts(data)[16] == "regression"
+    [event] = data["events"]
+    assert (event["state"], event["confirmed_by"], event["new_confirmation"]) == (
+        "confirmed",
+        "ab",
+        True,
+    )
+
+
+def test_an_ab_that_clears_an_event_makes_its_points_ok(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, HISTORY)
+    current(tmp_path, {DROP: Shape(throughput=0.9)})
+    _, data = compare(tmp_path)
+    [event] = data["events"]
+    outcomes = tmp_path / "ab.json"
+    outcomes.write_text(json.dumps([{"event": event["id"], "result": "cleared"}]))
+    result, data = compare(tmp_path, "--confirmation", str(outcomes))
+    assert result.exit_code == 0
+    assert verdicts(data)[16] == "ok"
+    assert [e["state"] for e in data["events"]] == ["cleared"]
+
+
+def test_ab_outcomes_that_are_not_a_list_are_bad_input(tmp_path: Path) -> None:
+    history(tmp_path / "history", POINTS, HISTORY)
+    current(tmp_path)
+    (tmp_path / "ab.json").write_text('{"event": "x"}')
+    result = run_compare(tmp_path, "--confirmation", str(tmp_path / "ab.json"))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f'error: {tmp_path}/ab.json: not A/B outcomes (a list of {{"event": ..., "result": ...}})\n'
+    )
 
 
 def test_an_mtp_case_below_its_min_acceptance_rate_fails(tmp_path: Path) -> None:
@@ -226,7 +313,7 @@ def test_an_mtp_case_below_its_min_acceptance_rate_fails(tmp_path: Path) -> None
 
 
 def test_an_mtp_point_without_acceptance_length_is_an_error(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 3)
+    history(tmp_path / "history", POINTS, HISTORY)
     mtp = Point(config="ds-mtp", spec="mtp", draft_tokens=3)
     current(tmp_path, {mtp: Shape(accept_length=None)}, points=[*POINTS, mtp])
     result, data = compare(tmp_path)
@@ -249,7 +336,7 @@ def test_an_accuracy_case_below_its_threshold_fails(tmp_path: Path) -> None:
 
 
 def test_a_broken_file_in_the_run_is_reported_and_skipped(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path)
     (tmp_path / "run" / "broken.json").write_text(
         '{"schema": "sglang-ci/record/1", "kind": "point"}'
@@ -268,12 +355,15 @@ def test_a_missing_history_directory_is_bad_input(tmp_path: Path) -> None:
 
 
 def test_the_markdown_names_the_regression(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    runs = history(tmp_path / "history", POINTS, HISTORY, shapes={LAST_DROP: Shape(throughput=0.5)})
     current(tmp_path, {DROP: Shape(throughput=0.5)})
     result = run_compare(tmp_path)
     assert result.exit_code == 1
-    assert "**FAIL**: 2 confirmed regression(s) (fail)" in result.stdout
+    assert "**FAIL**: 1 regression(s) confirmed by this run (fail)" in result.stdout
     assert "| regression | ds-fp8-tp8 | 1024x1024 | 16 | tok/s/GPU |" in result.stdout
+    assert f"| confirmed (new) | ds-fp8-tp8 | {runs[-1].name} | {runs[-2].name} | 2 |" in (
+        result.stdout
+    )
 
 
 def test_an_expected_case_without_a_record_is_listed_and_fails_the_run(tmp_path: Path) -> None:
@@ -304,7 +394,7 @@ def test_a_matrix_that_is_not_one_is_bad_input(tmp_path: Path) -> None:
 
 
 def test_an_infrastructure_failure_is_missing_data(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 7)
+    history(tmp_path / "history", POINTS, HISTORY)
     lost = Shape(status="failed", extra={"completed": None})
     current(tmp_path, {POINTS[0]: lost})
     record = tmp_path / "run" / "ds-fp8-tp8-1024x1024" / f"{POINTS[0].point_id}.json"
@@ -320,7 +410,7 @@ def test_an_infrastructure_failure_is_missing_data(tmp_path: Path) -> None:
 
 
 def test_json_out_writes_json_and_a_json_name_for_markdown_is_refused(tmp_path: Path) -> None:
-    history(tmp_path / "history", POINTS, 3)
+    history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path)
     out = tmp_path / "verdicts.json"
     result = run_compare(tmp_path, "--json", "--out", str(out))
@@ -339,7 +429,7 @@ def two_jobs(tmp_path: Path) -> Path:
     saves it; the run reports the first job only."""
     pairs = ((1024, 1024), (8192, 1024))
     points = sweep(concurrencies=(4, 16, 64), pairs=pairs)
-    history(tmp_path / "history", points, 3)
+    history(tmp_path / "history", points, HISTORY)
     current(tmp_path, points=[p for p in points if p.isl == 1024])
     jobs = [
         {

@@ -1,0 +1,108 @@
+"""The sequential rule of one series (generator/results/track.py) on small seeded series:
+a run alone is at most suspected, a step is confirmed on its second run, a one-run outlier
+never is, confirmation needs a full baseline, the scale is not moved by a step."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from generator.results.track import Rule, Tracker, inflate, spread
+
+POINT = Rule(
+    suspect=2.7, agree=2.7, confirm=2.7, follow=2.7, consistent=2.5,
+    min_runs=3, full=7, window=30,
+)  # fmt: skip
+POOLED = Rule(
+    suspect=1.2, agree=0.0, confirm=math.inf, follow=math.inf, consistent=None,
+    min_runs=3, full=7, window=30, allowance=1.0, limit=2.5,
+)  # fmt: skip
+SIGMA = 0.01
+
+
+def noise(n: int = 40, seed: int = 3) -> list[float | None]:
+    rng = random.Random(seed)
+    return [rng.gauss(0, SIGMA) for _ in range(n)]
+
+
+def track(values: list[float | None], rule: Rule = POINT) -> Tracker:
+    return Tracker(rule, values, floor=lambda _level: 0.0, scale_floor=1e-6)
+
+
+@pytest.mark.parametrize("rule", [POINT, POOLED], ids=["point", "pooled"])
+def test_one_bad_run_is_suspected_and_never_confirmed(rule: Rule) -> None:
+    found = track([*noise(), 20 * SIGMA], rule).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at) == (40, (40,), None)
+
+
+@pytest.mark.parametrize("rule", [POINT, POOLED], ids=["point", "pooled"])
+def test_a_step_is_confirmed_on_its_second_run(rule: Rule) -> None:
+    found = track([*noise(), 10 * SIGMA, 10 * SIGMA], rule).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41), 41)
+    assert found.change == pytest.approx(10 * SIGMA, abs=2 * SIGMA)
+
+
+def test_a_one_run_outlier_followed_by_a_normal_run_closes() -> None:
+    assert track([*noise(), 15 * SIGMA, 0.0]).run() is None
+
+
+def test_a_one_run_outlier_followed_by_a_noisy_run_is_not_confirmed() -> None:
+    # The second run is 3.5 sigma worse on its own, but 11.5 sigma better than the first:
+    # not the same level, so not a step.
+    found = track([*noise(), 15 * SIGMA, 3.5 * SIGMA]).run()
+    assert found is not None
+    assert found.confirmed_at is None
+
+
+def test_confirmation_needs_a_full_baseline() -> None:
+    # Six values before the step: its first run is suspected against six, for that run
+    # only; its second is a new suspicion against seven, confirmed by a third run.
+    step = [*noise(6), 20 * SIGMA, 20 * SIGMA]
+    found = track(step).run()
+    assert found is not None
+    assert (found.onset, found.confirmed_at) == (7, None)
+    found = track([*step, 20 * SIGMA]).run()
+    assert found is not None
+    assert (found.onset, found.confirmed_at) == (7, 8)
+
+
+def test_fewer_than_six_values_judge_nothing() -> None:
+    # Five values give four differences: too few to know the noise (df < 3).
+    assert track([*noise(5), 20 * SIGMA]).run() is None
+
+
+def test_the_scale_is_not_moved_by_a_step_or_an_outlier() -> None:
+    clean = [v for v in noise(60) if v is not None]
+    stepped = clean[:30] + [v + 10 * SIGMA for v in clean[30:]]
+    spiked = [*clean[:20], clean[20] + 15 * SIGMA, *clean[21:]]
+    base, df = spread(clean)
+    assert base == pytest.approx(SIGMA, rel=0.25)
+    assert spread(stepped)[0] == pytest.approx(base, rel=0.1)
+    assert spread(spiked)[0] == pytest.approx(base, rel=0.1)
+    assert df == pytest.approx(0.6 * 59)
+
+
+def test_the_replay_judges_each_run_with_what_came_before_it() -> None:
+    # A CUSUM confirmed on night 42 stays confirmed on 42 when later nights are replayed.
+    values = [*noise(), 1.5 * SIGMA, 2.5 * SIGMA, 2.5 * SIGMA, 2.5 * SIGMA]
+    nights = [track(values[: n + 1], POOLED).run() for n in range(40, 44)]
+    confirmed = [f.confirmed_at if f else None for f in nights]
+    first = next(c for c in confirmed if c is not None)
+    assert all(c == first for c in confirmed[confirmed.index(first) :])
+
+
+def test_a_confirmed_finding_closes_after_two_runs_back() -> None:
+    step = [*noise(), 10 * SIGMA, 10 * SIGMA, 10 * SIGMA]
+    assert track([*step, 0.0]).run() is not None
+    assert track([*step, 0.0, 0.0]).run() is None
+
+
+def test_thresholds_rise_with_the_uncertainty_of_the_scale() -> None:
+    assert inflate(2.0, math.inf) == 2.0
+    assert 2.0 < inflate(2.0, 30) < inflate(2.0, 10)
+    assert inflate(2.0, 2.0) == math.inf
+    assert inflate(math.inf, 30) == math.inf
