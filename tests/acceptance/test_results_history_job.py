@@ -220,7 +220,7 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
         0,
     )
     manifest = json.loads(files[f"runs/{runs[1]}/manifest.json"])
-    assert manifest["verdicts"]["schema"] == "sglang-ci/verdicts/1"
+    assert manifest["verdicts"]["schema"] == "sglang-ci/verdicts/2"
     assert manifest["matrix"] == [matrix()]
     assert manifest["left_out"] == [f"{JOB}/summary.md"]
     assert manifest["run"]["number"] == 12
