@@ -197,7 +197,7 @@ def compare_cmd(
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected, jobs_path) if expected else None
         outcomes = load_confirmation(confirmation) if confirmation is not None else None
-        store = open_store(current=current, history=history)
+        store = open_store(current=current, history=history, covering=policy.history)
         _warn_problems(store.problems)
         name = current[0].resolve().name if len(current) == 1 else "current"
         result = compare(

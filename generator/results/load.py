@@ -30,11 +30,35 @@ def checked(run: RunDir) -> tuple[RunDir, list[Problem]]:
     return RunDir(name=run.name, files=tuple(good)), problems
 
 
+# History runs added at a time while looking for the runs that cover the current servers.
+BATCH = 96
+_UNCOVERED = """
+WITH cur AS (
+  SELECT DISTINCT config, coalesce(runner_label, '') AS rl, coalesce(image_family, '') AS fam
+  FROM records WHERE role = 'current' AND kind = 'point'
+), seen AS (
+  SELECT config, coalesce(runner_label, '') AS rl, coalesce(image_family, '') AS fam,
+    count(DISTINCT run) AS n
+  FROM records WHERE role = 'history' AND kind = 'point' AND valid AND status = 'ok'
+    AND config IN (SELECT config FROM cur)
+  GROUP BY ALL
+)
+SELECT count(*) FROM cur LEFT JOIN seen USING (config, rl, fam) WHERE coalesce(n, 0) < ?
+"""
+
+
 def open_store(
-    *, current: Sequence[Path] = (), history: Path | None = None, newest: int | None = None
+    *,
+    current: Sequence[Path] = (),
+    history: Path | None = None,
+    newest: int | None = None,
+    covering: int | None = None,
 ) -> Store:
-    """A Store with the runs of `history` (only the `newest` runs, when given) and the run
-    made of the `current` directories."""
+    """A Store with the runs of `history` and the run made of the `current` directories.
+    With `newest`, only the runs that started last; with `covering`, the history runs
+    newest first (by name: an admitted run's name starts with its time) until each
+    config of the current run, on its runner label and image family, has `covering`
+    runs with a valid point, or the history ends."""
     store = Store()
     name = None
     if current:
@@ -44,8 +68,21 @@ def open_store(
         name = run.name
     if history is not None:
         runs = [history_run(d) for d in history_dirs(history, exclude=name)]
-        store.add(HISTORY, _newest(store, runs, newest))
+        if covering is not None:
+            _add_covering(store, runs, covering)
+        else:
+            store.add(HISTORY, _newest(store, runs, newest))
     return store
+
+
+def _add_covering(store: Store, runs: list[RunDir], depth: int) -> None:
+    pending = sorted(runs, key=lambda r: r.name, reverse=True)
+    while pending:
+        batch, pending = pending[:BATCH], pending[BATCH:]
+        store.add(HISTORY, batch)
+        row = store.con.execute(_UNCOVERED, [depth]).fetchone()
+        if row is not None and not row[0]:
+            return
 
 
 def _newest(store: Store, runs: list[RunDir], newest: int | None) -> list[RunDir]:

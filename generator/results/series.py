@@ -59,13 +59,20 @@ SELECT {_KEY}, list(DISTINCT isl || 'x' || osl) AS pairs
 FROM records WHERE role = 'current' AND kind = 'point'
 GROUP BY ALL ORDER BY ALL
 """
-_ROWS_SQL = """
-SELECT s.server_fp, i.* FROM series_index i
+_ROW = (
+    "role, run, config, fp, rl, fam, isl, osl, concurrency, spec, x_interactivity, "
+    + ", ".join(METRICS)
+    + ", "
+    + ", ".join(_PROVENANCE.values())
+)
+_ROWS_SQL = f"""
+SELECT s.server_fp, {", ".join("i." + c.strip() for c in _ROW.split(","))}
+FROM series_index i
 JOIN series_runs s ON s.run = i.run AND s.config = i.config AND s.run_fp = i.fp
   AND s.rl = i.rl AND s.fam = i.fam
 WHERE i.role = 'history'
-UNION ALL BY NAME
-SELECT fp AS server_fp, * FROM series_index WHERE role = 'current'
+UNION ALL
+SELECT fp AS server_fp, {_ROW} FROM series_index WHERE role = 'current'
 """
 
 Server = tuple[str, str, str, str]  # config, fingerprint, runner label, image family ('' for none)
@@ -111,19 +118,23 @@ def read_series(store: Store, depth: int) -> list[ServerSeries]:
     for config, fp, rl, fam, pairs in store.con.execute(_SERVERS_SQL).fetchall():
         runs = by_config[(config, rl, fam)]
         wanted[(config, fp, rl, fam)] = _chosen(runs, fp, frozenset(pairs), depth)
-    store.con.execute(
-        "CREATE OR REPLACE TEMP TABLE series_runs (config VARCHAR, server_fp VARCHAR, "
-        "run_fp VARCHAR, rl VARCHAR, fam VARCHAR, run VARCHAR)"
-    )
     chosen = [
         (config, fp, r.fingerprint, rl, fam, r.name)
         for (config, fp, rl, fam), runs in wanted.items()
         for r in runs
     ]
-    if chosen:
-        store.con.executemany("INSERT INTO series_runs VALUES (?, ?, ?, ?, ?, ?)", chosen)
+    columns = list(zip(*chosen, strict=True)) if chosen else [[]] * 6
+    store.con.execute(
+        "CREATE OR REPLACE TEMP TABLE series_runs AS SELECT unnest(?::VARCHAR[]) AS config, "
+        "unnest(?::VARCHAR[]) AS server_fp, unnest(?::VARCHAR[]) AS run_fp, "
+        "unnest(?::VARCHAR[]) AS rl, unnest(?::VARCHAR[]) AS fam, unnest(?::VARCHAR[]) AS run",
+        [list(c) for c in columns],
+    )
+    cursor = store.con.execute(_ROWS_SQL)
+    names = [d[0] for d in cursor.description or ()]
     grouped: dict[Server, list[dict[str, Any]]] = defaultdict(list)
-    for row in store.rows(_ROWS_SQL):
+    for values in cursor.fetchall():
+        row = dict(zip(names, values, strict=True))
         grouped[(row["config"], row["server_fp"], row["rl"], row["fam"])].append(row)
     return [_series(key, runs, grouped[key]) for key, runs in wanted.items()]
 

@@ -49,9 +49,6 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
-
 KEEP = 0.8  # share of the squared differences the scale keeps (the smallest)
 EFFICIENCY = 0.6  # degrees of freedom per difference
 MIN_DF = 3.0
@@ -253,23 +250,15 @@ class Tracker:
         return max(scale, self.scale_floor), df
 
     def _sliding(self) -> dict[int, float]:
-        """The level of the last `window` valid values before each valid run, for the
-        plain case (no fingerprint boundary, nothing excluded); numpy's where the pool is
-        a full window."""
+        """The level of the last `window` valid values before each valid run the replay
+        covers, for the plain case (no fingerprint boundary, nothing excluded)."""
         w = self.rule.window
         vals = [v for v in (self.values[i] for i in self.valid) if v is not None]
-        # Only the runs the replay covers need a level.
         first = bisect.bisect_left(self.valid, len(self.values) - w)
-        out = {
-            self.valid[t]: trimmed(vals[:t])
-            for t in range(max(self.rule.min_runs, first), min(w, len(vals)))
+        return {
+            self.valid[t]: trimmed(vals[max(0, t - w) : t])
+            for t in range(max(self.rule.min_runs, first), len(vals))
         }
-        if len(vals) > w:
-            windows = np.sort(sliding_window_view(np.array(vals[:-1]), w), axis=1)
-            cut = int(TRIM * w)
-            levels = windows[:, cut : w - cut].mean(axis=1)
-            out.update((self.valid[t], float(levels[t - w])) for t in range(w, len(vals)))
-        return out
 
     def quiet(self) -> bool:
         """True when no run of the replay is worse than its reference's level by the
