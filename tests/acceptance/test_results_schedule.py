@@ -8,6 +8,7 @@ other configs apart from itself: its points still get a full baseline after 7 ru
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -120,7 +121,7 @@ def test_the_schedule_puts_a_dozen_runs_between_two_mesh_runs(history: Path) -> 
     fridays = {f"{Run(day=d).name}-benchmark" for d in mesh_days(8)}
     mesh = [i for i, name in enumerate(names) if name in fridays]
     assert len(mesh) == FULL
-    assert {b - a - 1 for a, b in zip(mesh, mesh[1:], strict=False)} == {12}
+    assert {b - a - 1 for a, b in itertools.pairwise(mesh)} == {12}
 
 
 def test_after_seven_runs_every_mesh_point_has_a_full_baseline_and_a_drop_is_suspected(
