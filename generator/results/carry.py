@@ -63,8 +63,11 @@ def earlier_events(manifest: str | None, server: ServerKey) -> list[Earlier] | N
         return None
     verdicts = data.get("verdicts") if isinstance(data, dict) else None
     found = verdicts.get("events") if isinstance(verdicts, dict) else None
-    if not isinstance(found, list):
+    if not isinstance(found, list) or not isinstance(verdicts, dict):
         return None
+    # The run was judged under a working name ("run"); the history knows it by its own.
+    own = str(data.get("name") or Path(manifest).parent.name)
+    named = {verdicts.get("current"): own}
     out = []
     for e in found:
         if not isinstance(e, dict) or "id" not in e or _server(e) != server:
@@ -73,10 +76,10 @@ def earlier_events(manifest: str | None, server: ServerKey) -> list[Earlier] | N
             Earlier(
                 id=str(e["id"]),
                 state=str(e.get("state") or ""),
-                first_bad_run=e.get("first_bad_run"),
+                first_bad_run=named.get(e.get("first_bad_run"), e.get("first_bad_run")),
                 last_good_run=e.get("last_good_run"),
                 confirmed_by=e.get("confirmed_by"),
-                confirmed_in=e.get("confirmed_in"),
+                confirmed_in=named.get(e.get("confirmed_in"), e.get("confirmed_in")),
             )
         )
     return out

@@ -8,8 +8,9 @@ on the same run or the next; and while a config-wide finding is open, whatever e
 worsens on that server joins its event. The event says the points, curves and metrics it affects,
 the size of the change per metric with a 95% interval, its last good and first bad run and
 what differs between them (image digest, SGLang / ATOM / AITER / ROCm versions, catalog
-commit, runner, fingerprint). Its id is a hash of the server and the first bad run, so a
-re-run of the same run, and every later run while it stays open, report the same event.
+commit, runner, fingerprint). Its id is a hash of the server and the first bad run's
+GitHub run id, so a re-run or re-attempt of the same run, and every later run while it
+stays open, report the same event.
 
 An event is `confirmed` once one of its findings is (the next run agreed), `suspected`
 before; `new_confirmation` says the run being judged is the one that confirmed it (what
@@ -68,6 +69,9 @@ class Event:
 
 
 def event_id(server: ServerKey, first_bad_run: str) -> str:
+    """The id of the event of `server` whose first bad run is `first_bad_run` (its
+    identity: the GitHub run id, the same on the night it is judged as "run" and after it
+    is admitted under its own name)."""
     text = json.dumps([server.as_dict(), first_bad_run], sort_keys=True)
     return "ev-" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -127,7 +131,7 @@ def events(j: ServerJudgement) -> list[Event]:
         first = series.runs[onset].name
         out.append(
             Event(
-                id=event_id(series.key, first),
+                id=event_id(series.key, series.runs[onset].key),
                 server=series.key,
                 onset=onset,
                 first_bad_run=first,

@@ -72,6 +72,13 @@ class RunInfo:
     fingerprint: str | None = None
     # DIFFERENCES -> value (image digest, versions, catalog commit, runner name)
     provenance: tuple[tuple[str, str | None], ...] = ()
+    # What the run is whatever its directory is called: its GitHub run id (the same for
+    # each attempt, and before and after `results admit` names it), else its name.
+    identity: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.identity or self.name
 
     def get(self, what: str) -> str | None:
         if what == "fingerprint":

@@ -42,7 +42,7 @@ _KEY = (
 )
 _INDEX_SQL = f"""
 CREATE OR REPLACE TEMP TABLE series_index AS
-SELECT role, run, started_at, {_KEY}, isl, osl, concurrency, spec,
+SELECT role, run, started_at, {_KEY}, isl, osl, concurrency, spec, gh_run_id,
   {", ".join(METRICS)}, x_interactivity,
   {", ".join(_PROVENANCE.values())}
 FROM records
@@ -60,7 +60,7 @@ FROM records WHERE role = 'current' AND kind = 'point'
 GROUP BY ALL ORDER BY ALL
 """
 _ROW = (
-    "role, run, config, fp, rl, fam, isl, osl, concurrency, spec, x_interactivity, "
+    "role, run, config, fp, rl, fam, isl, osl, concurrency, spec, gh_run_id, x_interactivity, "
     + ", ".join(METRICS)
     + ", "
     + ", ".join(_PROVENANCE.values())
@@ -163,6 +163,7 @@ def _series(key: Server, runs: list[_Run], rows: list[dict[str, Any]]) -> Server
                 name=name,
                 fingerprint=(r.get("fp") or None) if r else (key[1] or None),
                 provenance=tuple((w, r.get(c)) for w, c in _PROVENANCE.items()),
+                identity=r.get("gh_run_id") or None,
             )
         )
     return ServerSeries(

@@ -13,13 +13,16 @@ from click.testing import CliRunner, Result
 from selenium.webdriver.common.by import By
 
 from generator.cli import main
+from generator.results.events import event_id
+from generator.results.history import ServerKey
 from generator.results.output import MARKER
 from tests.browser.chromium import charts, chromium, errors, skipped
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
 POINTS = sweep(concurrencies=(4, 16, 64, 128)) + MTP
-DROP = POINTS[1]  # ds-fp8-tp8, 1024x1024, concurrency 16
+DROP = POINTS[1:3]  # ds-fp8-tp8, 1024x1024, concurrencies 16 and 64: two neighbours
+CLEAN = 9  # days 0-8 in the earlier layout; days 9 and 10, 40% lower at DROP, admitted
 GITHUB = {
     "GITHUB_WORKFLOW": "Benchmark",
     "GITHUB_REPOSITORY": "example/sglang-ci",
@@ -38,7 +41,7 @@ def records(day: int, drop: bool = False) -> list[dict[str, Any]]:
     rng = random.Random(day)
     run = Run(day=day, image="rocm/sgl-dev:nightly")
     out = [
-        point_record(run, p, Shape(throughput=0.6 if drop and p == DROP else 1.0, noise=0.02), rng)
+        point_record(run, p, Shape(throughput=0.6 if drop and p in DROP else 1.0, noise=0.02), rng)
         for p in POINTS
     ]
     out += [
@@ -78,17 +81,18 @@ def admitted(tmp_path: Path, day: int, drop: bool = False) -> None:
 
 
 def build(tmp_path: Path, *, with_current: bool = True) -> Path:
-    """Days 0-4 in the earlier layout (records only); day 5, 40% lower at DROP, and day 6
-    judged and admitted; with_current: day 7 as --current, judged by report itself."""
+    """Days 0-8 in the earlier layout (records only); days 9 and 10, 40% lower at DROP
+    (suspected, then confirmed), judged and admitted; with_current: day 11, still lower, as
+    --current, judged by report itself."""
     if not (tmp_path / "history").exists():
-        for day in range(5):
+        for day in range(CLEAN):
             write_run(tmp_path / "history", Run(day=day), records(day))
-        admitted(tmp_path, 5, drop=True)
-        admitted(tmp_path, 6)
+        admitted(tmp_path, CLEAN, drop=True)
+        admitted(tmp_path, CLEAN + 1, drop=True)
     args = ["report", "--history", str(tmp_path / "history"), "--out", str(tmp_path / "site")]
     if with_current:
         if not (tmp_path / "run").exists():
-            write_run(tmp_path, Run(day=7), records(7, drop=True), name="run")
+            write_run(tmp_path, Run(day=CLEAN + 2), records(CLEAN + 2, drop=True), name="run")
         args += ["--current", str(tmp_path / "run")]
     result = cli(tmp_path, *args)
     assert result.exit_code == 0, result.output
@@ -112,9 +116,10 @@ def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
         assert "cdn" not in page.read_text().lower()
     index = (site / "index.html").read_text()
     assert '<tr class="regression"><td>regression</td><td>DS-FP8-TP8</td>' in index
-    assert "<td>1024x1024</td><td>16</td><td>tok/s/GPU</td><td>-4" in index
+    assert "<td>1024x1024</td><td>16</td><td>tok/s/GPU</td><td>-39.8%</td>" in index
     assert (
-        '<a href="https://github.com/example/sglang-ci/actions/runs/7006">Benchmark #6</a>' in index
+        '<a href="https://github.com/example/sglang-ci/actions/runs/7010">Benchmark #10</a>'
+        in index
     )
     assert "<title>DS-FP8-TP8</title>" in (site / "config/ds-fp8-tp8.html").read_text()
 
@@ -123,9 +128,10 @@ def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Pa
     site = build(tmp_path, with_current=False)
     index = (site / "index.html").read_text()
     assert (
-        '<a href="https://github.com/example/sglang-ci/actions/runs/7006">Benchmark #6</a>' in index
+        '<a href="https://github.com/example/sglang-ci/actions/runs/7010">Benchmark #10</a>'
+        in index
     )
-    assert '(2026-11-07T02-00-00Z-7006): <b class="pass">pass</b>' in index
+    assert '(2026-11-11T02-00-00Z-7010): <b class="fail">fail</b>' in index
 
 
 def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
@@ -137,10 +143,10 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
     with chromium(tmp_path / "profile") as browser:
         browser.get((site / "index.html").as_uri())
         digests = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "td.digest")]
-        # 8 runs (days 0-7), each one image: its short digest on the page
-        assert digests == ["sha256:bbbbbbbbbbbb"] * 5 + ["sha256:aaaaaaaaaaaa"] * 3
+        # 12 runs (days 0-11), each one image: its short digest on the page
+        assert digests == ["sha256:bbbbbbbbbbbb"] * 9 + ["sha256:aaaaaaaaaaaa"] * 3
         rows = browser.find_element(By.CSS_SELECTOR, "table.runs").text
-        assert rows.count("0.5.7") == 5 and rows.count("0.5.6") == 3
+        assert rows.count("0.5.7") == 9 and rows.count("0.5.6") == 3
         assert errors(browser) == []
         browser.get((site / "config/ds-fp8-tp8.html").as_uri())
         drawn = charts(browser)
@@ -153,7 +159,8 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
             "1024x1024: median TTFT",
             "1024x1024: median TPOT",
         ]
-        days = ["2026-11-06T02:00:00Z", "2026-11-08T02:00:00Z"]  # day 5 and the current run
+        # day 10, which confirmed the drop, and the current run, where it is still open
+        days = ["2026-11-11T02:00:00Z", "2026-11-12T02:00:00Z"]
         for chart in drawn:
             marked = next(t for t in chart["traces"] if t["name"] == "regression")
             points = [
@@ -167,13 +174,21 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
                 assert [x for x, _ in points] == days, chart["title"]
         trend = drawn[1]
         assert [t["name"] for t in trend["traces"]][:4] == ["c=4", "c=16", "c=64", "c=128"]
-        assert [t["points"] for t in trend["traces"]][:4] == [8, 8, 8, 8]
+        assert [t["points"] for t in trend["traces"]][:4] == [12, 12, 12, 12]
         marked = next(t for t in trend["traces"] if t["name"] == "regression")
         assert [text.split(":")[0] for text in marked["text"]] == [
-            "regression at c=16 (Benchmark #5)",
-            "curve regression (Benchmark #5)",
-            "regression at c=16 (Benchmark run 7007)",
-            "curve regression (Benchmark run 7007)",
+            "regression at c=16 (Benchmark #10)",
+            "regression at c=64 (Benchmark #10)",
+            "curve regression (Benchmark #10)",
+            "regression at c=16 (Benchmark run 7011)",
+            "regression at c=64 (Benchmark run 7011)",
+            "curve regression (Benchmark run 7011)",
+        ]
+        suspected = next(t for t in trend["traces"] if t["name"] == "suspected")
+        assert [text.split(":")[0] for text in suspected["text"]] == [
+            "suspected at c=16 (Benchmark #9)",
+            "suspected at c=64 (Benchmark #9)",
+            "curve suspected (Benchmark #9)",
         ]
         change = next(t for t in trend["traces"] if t["name"] == "image or version changed")
         assert change["text"] == [
@@ -182,22 +197,27 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         curve = drawn[0]
         assert [t["name"] for t in curve["traces"]][:2] == [
             "before the last image change (Benchmark run 7002)",
-            "latest (Benchmark run 7007)",
+            "latest (Benchmark run 7011)",
         ]
         assert curve["traces"][1]["text"] == ["c=128", "c=64", "c=16", "c=4"]
         assert errors(browser) == []
         browser.get((site / "config/ds-mtp.html").as_uri())
         mtp = charts(browser)
-        assert [len(c["traces"]) for c in mtp] == [2, 4, 4, 4, 4]  # 3 concurrencies, a change
+        # 3 concurrencies, a change, and the current run's suspicion (a 2% dip of the
+        # config's pooled throughput, in this seeded noise)
+        assert [len(c["traces"]) for c in mtp] == [3, 5, 5, 5, 5]
         assert "regression" not in str(mtp)
         shot = tmp_path / "ds-fp8-tp8.png"
         browser.get((site / "config/ds-fp8-tp8.html").as_uri())
         assert browser.save_screenshot(str(shot))
         browser.get((site / "regressions.html").as_uri())
         events = browser.find_elements(By.CSS_SELECTOR, "section.event")
+        server = {"runner_label": "mi355-8gpu", "image_family": "rocm/sgl-dev"}
+        fp8 = ServerKey(config="ds-fp8-tp8", fingerprint="fp-ds-fp8-tp8", **server)
+        mtp_key = ServerKey(config="ds-mtp", fingerprint="fp-ds-mtp", **server)
         assert [e.get_attribute("id") for e in events] == [
-            "ds-fp8-tp8-run",
-            "ds-fp8-tp8-2026-11-06T02-00-00Z-7005",
+            event_id(fp8, Run(day=CLEAN).run_id),  # by GitHub run id, whatever its name
+            event_id(mtp_key, Run(day=CLEAN + 2).run_id),
         ]
         assert errors(browser) == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
