@@ -24,7 +24,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +43,7 @@ from verdict_history import (  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
 from generator.results.carry import Earlier, carried  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
-from generator.results.events import Event, events  # noqa: E402
+from generator.results.events import Event, events, merged  # noqa: E402
 from generator.results.history import (  # noqa: E402
     PointKey,
     RunInfo,
@@ -239,7 +239,7 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
             start = time.perf_counter()
             judged = judge_server(series, r)
             server = (name, cr.fingerprint)
-            found = [carried(e, earlier.get(server), e.stretch) for e in events(judged)]
+            found = merged([carried(e, earlier.get(server), e.stretch) for e in events(judged)])
             earlier[server] = [as_earlier(e) for e in found]
             tally.seconds += time.perf_counter() - start
             tally.judged += 1

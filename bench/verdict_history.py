@@ -210,7 +210,7 @@ def generate(
             Run(
                 name=f"d{day:04d}-accuracy", day=day, kind="accuracy",
                 image_digest=digest, sglang_version=version,
-            )  # fmt: skip
+            )
         )
     return History(
         cv=cv, seed=seed, runs=runs, injections=injections,

@@ -17,7 +17,7 @@ from generator.catalog.regression import Policy
 from generator.results.carry import CLEARED, carried, earlier_events, with_outcome
 from generator.results.changepoint import Detector, edivisive
 from generator.results.curve import CurveResult
-from generator.results.events import CONFIRMED, Event, events
+from generator.results.events import CONFIRMED, Event, events, merged
 from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
 from generator.results.gates import Gate, gates
 from generator.results.history import PointKey, ServerKey
@@ -218,7 +218,7 @@ def _final_events(
             last = _last_run(j)
             earlier = earlier_events(store.manifests.get(last) if last else None, j.series.key)
             found = [carried(e, earlier, e.stretch) for e in found]
-        out[j.series.key] = [with_outcome(e, outcomes.get(e.id)) for e in found]
+        out[j.series.key] = [with_outcome(e, outcomes.get(e.id)) for e in merged(found)]
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from generator.results.history import DIFFERENCES, PointKey, ServerKey, ServerSeries
 from generator.results.judge import CURVE, SERVER, Found, ServerJudgement
@@ -155,6 +155,31 @@ def events(j: ServerJudgement) -> list[Event]:
             )
         )
     return out
+
+
+def merged(found: Sequence[Event]) -> list[Event]:
+    """Events that turned out to be the same (the same id once an earlier run's verdicts
+    named them) as one: their points, curves, metrics and findings together, the most
+    advanced state."""
+    out: dict[str, Event] = {}
+    for e in found:
+        first = out.get(e.id)
+        if first is None:
+            out[e.id] = e
+            continue
+        out[e.id] = replace(
+            first,
+            state=CONFIRMED if CONFIRMED in (first.state, e.state) else first.state,
+            new_confirmation=first.new_confirmation or e.new_confirmation,
+            points=tuple(sorted(set(first.points) | set(e.points))),
+            curves=tuple(sorted(set(first.curves) | set(e.curves))),
+            metrics=tuple(sorted(set(first.metrics) | set(e.metrics))),
+            changes={**e.changes, **first.changes},
+            how=tuple(sorted(set(first.how) | set(e.how))),
+            found=first.found + e.found,
+            runs=max(first.runs, e.runs),
+        )
+    return list(out.values())
 
 
 def _measured(series: ServerSeries, i: int) -> bool:
