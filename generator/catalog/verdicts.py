@@ -19,20 +19,22 @@ class Pooled:
 
     suspect: float = 1.2  # one run this far worse: suspected (sensitive: it only annotates)
     allowance: float = 1.0  # each run adds its worsening less this to the CUSUM
-    limit: float = 2.5  # the CUSUM that confirms, on a second run or later
+    # The CUSUM that confirms, on a second run or later, per metric; a metric left out is
+    # not pooled (TPOT moves with throughput per GPU, which judges it for the server).
+    limits: tuple[tuple[str, float], ...] = (
+        ("output_throughput_per_gpu", 3.0),
+        ("median_ttft_ms", 4.0),
+        ("acceptance_rate", 3.0),
+    )
     agree: float = 0.0  # the confirming run itself at least this far worse
     # The smallest config-wide change that counts: this share of the metric's min_change.
     share: float = 0.3
-    # The metrics pooled per server.
-    metrics: tuple[str, ...] = (
-        "output_throughput_per_gpu",
-        "median_ttft_ms",
-        "median_tpot_ms",
-        "acceptance_rate",
-    )
+
+    def limit(self, metric: str) -> float | None:
+        return dict(self.limits).get(metric)
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "limits": dict(self.limits)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,13 +53,13 @@ def build_pooled(raw: Any) -> Pooled:
     if raw is None:
         return Pooled()
     d = Pooled()
+    limits = raw.get("limits")
     return Pooled(
         suspect=float(raw.get("suspect", d.suspect)),
         allowance=float(raw.get("allowance", d.allowance)),
-        limit=float(raw.get("limit", d.limit)),
+        limits=d.limits if limits is None else tuple((str(m), float(v)) for m, v in limits.items()),
         agree=float(raw.get("agree", d.agree)),
         share=float(raw.get("share", d.share)),
-        metrics=tuple(str(m) for m in raw.get("metrics", d.metrics)),
     )
 
 

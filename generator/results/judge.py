@@ -109,7 +109,6 @@ def rules(policy: Policy, detector: Detector = edivisive) -> Rules:
             full=policy.runs,
             window=window,
             allowance=policy.server.allowance,
-            limit=policy.server.limit,
         ),
         slow=Slow(
             p_value=policy.change_points.p_value,
@@ -227,11 +226,12 @@ class _Metric:
 
     def server(self) -> Found | None:
         n, r, scale = self.series.current, self.r, self.scale
-        if self.pooled[n] is None or self.metric not in r.policy.server.metrics:
+        limit = r.policy.server.limit(self.metric)
+        if self.pooled[n] is None or limit is None:
             return None
         magnitude = self.floor(r.policy.server.share * r.floor(self.metric), self.typical)
         fast = Tracker(
-            r.server,
+            replace(r.server, limit=limit),
             self.pooled,
             boundary=self.series.boundary,
             floor=lambda _ref: magnitude,

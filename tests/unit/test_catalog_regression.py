@@ -14,8 +14,11 @@ from tests.helpers import ROOT
 def test_an_absent_section_gives_the_defaults() -> None:
     policy = build_policy(None, "catalogs/benchmark.yaml")
     assert policy == Policy()
-    assert (policy.runs, policy.min_runs, policy.k) == (7, 3, 3.0)
+    assert (policy.runs, policy.min_runs, policy.window, policy.k) == (7, 6, 30, 2.7)
     assert policy.change("output_throughput_per_gpu") == 0.05
+    assert policy.server.limit("output_throughput_per_gpu") == 3.0
+    assert policy.server.limit("median_tpot_ms") is None  # not pooled
+    assert (policy.change_points.p_value, policy.change_points.permutations) == (0.05, 100)
 
 
 def test_a_partial_section_keeps_the_other_defaults() -> None:
@@ -37,6 +40,37 @@ def test_a_bad_value_names_its_line() -> None:
     doc = parse_mapping("regression:\n  min_change:\n    median_tpot_ms: 2\n", "b.yaml")
     with pytest.raises(CatalogError, match=re.escape("b.yaml:3: regression.min_change.median")):
         build_policy(doc["regression"], "b.yaml")
+
+
+def test_the_server_and_change_point_knobs_read_with_their_defaults() -> None:
+    doc = parse_mapping(
+        "regression:\n  server:\n    limits: {median_tpot_ms: 3.5}\n    suspect: 1.5\n"
+        "  change_points: {p_value: 0.01}\n",
+        "b.yaml",
+    )
+    policy = build_policy(doc["regression"], "b.yaml")
+    assert policy.server.limits == (("median_tpot_ms", 3.5),)
+    assert (policy.server.suspect, policy.server.allowance) == (1.5, 1.0)
+    assert (policy.change_points.p_value, policy.change_points.min_z) == (0.01, 3.0)
+
+
+def test_an_unknown_pooled_metric_names_its_line() -> None:
+    doc = parse_mapping("regression:\n  server:\n    limits: {median_ttf_ms: 3}\n", "b.yaml")
+    with pytest.raises(CatalogError) as error:
+        build_policy(doc["regression"], "b.yaml")
+    assert str(error.value) == (
+        "b.yaml:3: regression.server.limits.median_ttf_ms: unknown key 'median_ttf_ms' "
+        "(did you mean 'median_ttft_ms'?)"
+    )
+
+
+def test_a_full_baseline_longer_than_the_window_is_refused() -> None:
+    doc = parse_mapping("regression:\n  runs: 40\n  window: 30\n", "b.yaml")
+    with pytest.raises(CatalogError) as error:
+        build_policy(doc["regression"], "b.yaml")
+    assert str(error.value) == (
+        "b.yaml:2: regression.runs 40 is more than window 30: no baseline could be full"
+    )
 
 
 def test_min_runs_above_runs_is_refused() -> None:
