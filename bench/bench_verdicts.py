@@ -53,7 +53,19 @@ from generator.results.history import (  # noqa: E402
 )
 from generator.results.judge import Rules, judge_server, rules  # noqa: E402
 
-DETECTORS: dict[str, Detector] = {"edivisive": edivisive}
+def otava(values: Sequence[float], p_value: float, permutations: int) -> list[int]:
+    """Apache Otava's change points (its public `compute_change_points`: E-Divisive's split
+    with a Student t-test for significance), for the comparison of the two libraries; only
+    where `apache-otava` is installed (it is not a dependency, see docs/results.md)."""
+    from otava.analysis import compute_change_points
+
+    found, _ = compute_change_points(
+        list(values), window_len=max(len(values), 2), max_pvalue=p_value, min_magnitude=0.0
+    )
+    return sorted(int(c.index) for c in found)
+
+
+DETECTORS: dict[str, Detector] = {"edivisive": edivisive, "otava": otava}
 RUNNER = "atom-mi355-8gpu-aac-runner"
 FAMILY = "rocm/atom-dev"
 # (cv, seed, injected changes?) of each history.

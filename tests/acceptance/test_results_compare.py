@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
 from generator.cli import main
@@ -489,3 +490,20 @@ def test_an_empty_run_fails_with_one_line(tmp_path: Path) -> None:
         json.loads(result.stdout)["reason"]
         == "the run reported no record: every job of it was lost or never ran"
     )
+
+
+def test_the_events_feed_the_ab_confirmation_and_the_summary(tmp_path: Path) -> None:
+    from generator.confirm.events import parse
+    from generator.results.verdicts_json import read
+
+    history(tmp_path / "history", POINTS, HISTORY)
+    current(tmp_path, {DROP: Shape(throughput=0.9)})
+    _, data = compare(tmp_path)
+    found = parse(data, "verdicts")
+    [new] = found.new_suspected()
+    assert new.server.key() == ("ds-fp8-tp8", "fp-ds-fp8-tp8", "mi355-8gpu", "rocm/sgl-dev")
+    assert [p.label for p in new.points] == ["1024x1024 c16"]
+    assert new.changes["output_throughput_per_gpu"].change == pytest.approx(-0.1, abs=0.03)
+    assert ("ds-fp8-tp8", "fp-ds-fp8-tp8", "mi355-8gpu", "rocm/sgl-dev") in found.measured
+    [event] = read(data).events
+    assert (event.verdict, event.points) == ("suspected", ("1024x1024 c=16",))
