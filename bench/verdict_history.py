@@ -129,7 +129,8 @@ def _curve(concurrency: int) -> tuple[float, float]:
 
 def _pareto_excess(rng: random.Random, scale: float) -> float:
     """A Lomax (Pareto II) draw of index 3: P(X > x) = (1 + x / scale) ** -3."""
-    return scale * ((1.0 - rng.random()) ** (-1 / 3) - 1)
+    draw: float = (1.0 - rng.random()) ** (-1 / 3)
+    return scale * (draw - 1)
 
 
 def plan(

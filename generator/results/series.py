@@ -123,12 +123,12 @@ def read_series(store: Store, depth: int) -> list[ServerSeries]:
         for (config, fp, rl, fam), runs in wanted.items()
         for r in runs
     ]
-    columns = list(zip(*chosen, strict=True)) if chosen else [[]] * 6
+    columns: list[list[str]] = [[row[i] for row in chosen] for i in range(6)]
     store.con.execute(
         "CREATE OR REPLACE TEMP TABLE series_runs AS SELECT unnest(?::VARCHAR[]) AS config, "
         "unnest(?::VARCHAR[]) AS server_fp, unnest(?::VARCHAR[]) AS run_fp, "
         "unnest(?::VARCHAR[]) AS rl, unnest(?::VARCHAR[]) AS fam, unnest(?::VARCHAR[]) AS run",
-        [list(c) for c in columns],
+        columns,
     )
     cursor = store.con.execute(_ROWS_SQL)
     names = [d[0] for d in cursor.description or ()]
