@@ -21,7 +21,10 @@ history.
 - Delays count the config's measured runs from the change's first (a lost run is not a run
   of the config): "within 2" is confirmed by the change's second measured run.
 - A one-run outlier is confirmed when a point finding of its own point, starting on the
-  outlier's run, is confirmed on a later run.
+  outlier's run, is confirmed on a later run (outliers just before or during an injected
+  change of their config are left out: the change carries them).
+- Events per injected config-wide step: the distinct events with a pooled finding of its
+  config reported while it lasts, per step that was confirmed.
 
     python bench/bench_verdicts.py [--quick] [--detector edivisive|otava] [--no-compare]
                                    [--policy FILE] [--workers N]
@@ -66,16 +69,17 @@ from generator.results.history import (  # noqa: E402
     ServerKey,
     ServerSeries,
 )
-from generator.results.judge import POINT, Rules, judge_server, rules  # noqa: E402
+from generator.results.judge import POINT, SERVER, Rules, judge_server, rules  # noqa: E402
 from tests.results_gen import point_record, write_run  # noqa: E402
 
 RUNNER = "atom-mi355-8gpu-aac-runner"
 FAMILY = "rocm/atom-dev"
-# (cv, seed, injected changes?) of each history: at CV 3% (the targets) two with changes
-# and two without, then one of each at 1% and 6%.
+# (cv, seed, injected changes?) of each history: at CV 3% (the targets) three with
+# changes and two without, then one of each at 1% and 6%.
 HISTORIES = (
     (0.03, 1, True),
     (0.03, 2, True),
+    (0.03, 3, True),
     (0.03, 5, False),
     (0.03, 6, False),
     (0.01, 7, True),
@@ -263,11 +267,13 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
             earlier[server] = [as_earlier(e) for e in found]
             tally.seconds += time.perf_counter() - start
             tally.judged += 1
+            injections = by_config[name]
             for p in cr.outliers:
+                if any(i.start - EARLY <= cr.index < i.start + i.length for i in injections):
+                    continue  # an outlier just before or during a change is the change's
                 tally.outliers += 1
                 key = (len(servers[name].runs), PointKey(isl=p[0], osl=p[1], concurrency=p[2]))
                 outliers[name][key] = False
-            injections = by_config[name]
             if any(i.active(cr.index) for i in injections):
                 active_run = True
             else:
@@ -284,7 +290,8 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
                         suspected = True
                     continue
                 tally.flagged.setdefault(inj.id, cr.index)
-                tally.event_ids[inj.id].add(e.id)
+                if any(f.scope == SERVER for f in e.found):
+                    tally.event_ids[inj.id].add(e.id)
                 if e.state == CONFIRMED and inj.id not in tally.confirmed:
                     tally.confirmed[inj.id] = cr.index
                     tally.exact[inj.id] = k_of[name].get(e.first_bad_run) == inj.start
@@ -432,7 +439,9 @@ def median_delay(t: Tally, kind: str, size: float | None, confirmed: bool) -> st
 
 
 def events_per_step(t: Tally) -> tuple[float, int]:
-    steps = [i for i in t.injections if i.kind == "config" and i.id in t.flagged]
+    """Distinct events with a pooled finding of the step's config reported while it lasts,
+    per config-wide step that was confirmed (a point's noise during the step is its own)."""
+    steps = [i for i in t.injections if i.kind == "config" and i.id in t.confirmed]
     counts = [len(t.event_ids[i.id]) for i in steps]
     return (statistics.fmean(counts) if counts else 0.0), max(counts, default=0)
 

@@ -51,7 +51,7 @@ KINDS = (
 )
 LENGTH = {"drift": 30, "staircase": 12}
 STEP_LENGTH = 8
-GAP = 14
+GAP = 32  # clean runs between two changes of a config: its references clean again
 WARMUP = 12
 
 

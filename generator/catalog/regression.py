@@ -56,7 +56,7 @@ class Policy:
     min_runs: int = 6  # fewer values: insufficient-history (the noise is not known)
     window: int = 30  # a verdict reads the last `window` values of a series
     k: float = 2.7  # a point: robust standard deviations of its own noise
-    consistency: float = 2.5  # the runs after a point's onset may be this much better
+    consistency: float = 2.0  # the runs after a point's onset may be this much better
     min_change: tuple[tuple[str, float], ...] = tuple(DEFAULT_MIN_CHANGE.items())
     server: Pooled = field(default_factory=Pooled)  # regression.server (verdicts.py)
     change_points: ChangePoints = field(default_factory=ChangePoints)

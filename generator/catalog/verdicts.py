@@ -20,7 +20,8 @@ class Pooled:
     suspect: float = 1.2  # one run this far worse: suspected (sensitive: it only annotates)
     allowance: float = 1.0  # each run adds its worsening less this to the CUSUM
     # The CUSUM that confirms, on a second run or later, per metric; a metric left out is
-    # not pooled (TPOT moves with throughput per GPU, which judges it for the server).
+    # pooled but never confirms alone (TPOT moves with throughput per GPU, which confirms
+    # for both; a TPOT finding joins the server's event).
     limits: tuple[tuple[str, float], ...] = (
         ("output_throughput_per_gpu", 3.0),
         ("median_ttft_ms", 4.0),

@@ -226,8 +226,10 @@ class _Metric:
 
     def server(self) -> Found | None:
         n, r, scale = self.series.current, self.r, self.scale
-        limit = r.policy.server.limit(self.metric)
-        if self.pooled[n] is None or limit is None:
+        # A metric without a limit of its own is pooled but never confirms alone: its
+        # findings join its server's events (TPOT moves with throughput per GPU).
+        limit = r.policy.server.limit(self.metric) or math.inf
+        if self.pooled[n] is None:
             return None
         magnitude = self.floor(r.policy.server.share * r.floor(self.metric), self.typical)
         fast = Tracker(

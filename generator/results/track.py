@@ -32,10 +32,9 @@ efficiency of the trimmed estimate), so a short series needs a clearer change. T
 A rule with an `allowance` (the pooled series of a server) replaces the middle two steps
 by a tabular CUSUM, the sequential test that reaches a step of a given size soonest for a
 given rate of false alarms: from the onset, each run adds its worsening less `allowance`
-scales to a sum; the finding closes when the sum has been zero two runs in a row (one
-run's dip does not split a step in two), and is confirmed when it reaches `limit` scales
-on a second run or later that is itself worse than the reference by `agree` scales, its
-mean worsening above the floor.
+scales to a sum; the finding closes when the sum falls to zero, and is confirmed when it
+reaches `limit` scales on a second run or later that is itself worse than the reference
+by `agree` scales, its mean worsening above the floor.
 
 A confirmation always needs a second run: a run alone is at most suspected.
 """
@@ -339,8 +338,8 @@ class Tracker:
     def _cusum(self, open_: Finding, j: int, worse: float) -> Finding | None:
         rule, ref = self.rule, open_.reference
         total = self._sum(open_.total, worse, ref)
-        if total <= 0 and open_.total <= 0:
-            return None  # the sum fell to zero and stayed there a second run
+        if total <= 0:
+            return None
         grown = replace(
             open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse), total=total
         )
