@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_generator.py
 	$(BIN)/python bench/bench_results.py
 	$(BIN)/python bench/bench_confirm.py
+	$(BIN)/python bench/bench_verdicts.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
