@@ -28,6 +28,7 @@ from generator.explain import explain
 from generator.jsonio import dumps
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint
+from generator.logtext import one_line
 from generator.plan import plan_query, plan_week
 from generator.plan_text import format_text as format_plan
 from generator.render import render
@@ -63,13 +64,13 @@ def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
     except SglangCIError as e:
         if obj.debug:
             traceback.print_exc()
-        click.echo(f"error: {e}", err=True)
+        click.echo(f"error: {one_line(str(e))}", err=True)
         code = e.return_code
     except Exception as e:
         if obj.debug:
             traceback.print_exc()
         click.echo(
-            f"An unexpected error has occurred: {type(e).__name__}: {e} "
+            f"An unexpected error has occurred: {type(e).__name__}: {one_line(str(e))} "
             "(run with --debug for the traceback)",
             err=True,
         )
@@ -318,7 +319,7 @@ def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> No
     selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
     _append("GITHUB_OUTPUT", outputs(selected))
     _append("GITHUB_STEP_SUMMARY", selected.summary)
-    click.echo(f"selected {selected.what}")
+    click.echo(f"selected {one_line(selected.what)}")
 
 
 def _append(variable: str, text: str) -> None:
@@ -395,7 +396,7 @@ def dispatch_pr(ctx: click.Context, /, base: str, benchmark: bool) -> None:
         )
         _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
         _append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)
-        click.echo(f"selected {accuracy.what}; {jobs.what}")
+        click.echo(f"selected {one_line(accuracy.what)}; {one_line(jobs.what)}")
 
     run(ctx, work)
 

@@ -8,7 +8,6 @@ here starts a GPU job: a bad input fails the select step with one line.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from dataclasses import dataclass, replace
 from datetime import date
@@ -20,7 +19,7 @@ from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
 from generator.expand.model import Expanded
-from generator.expand.select import find_preset, find_schedule, image_for
+from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
 from generator.images import parse_reference, resolve_matrix, summary_markdown
 from generator.images.registry import Registry
 from generator.jsonio import compact
@@ -57,19 +56,10 @@ def _read(root: Path, rel: str) -> dict[str, Any]:
     return data
 
 
-def _with_image(expanded: Expanded, matrix: dict[str, Any], image: str | None) -> dict[str, Any]:
-    """Every entry on the dispatch's image, when it names one; refused unless the entries'
-    server modes take it."""
+def _with_image(matrix: dict[str, Any], image: str | None) -> dict[str, Any]:
+    """Every entry on the dispatch's image, when it names one (checked by the caller)."""
     if not image:
         return matrix
-    parse_reference(image)
-    for entry in matrix["include"]:
-        pattern = expanded.catalog.mode(entry["server_mode"]).image_pattern
-        if pattern and not fnmatch.fnmatchcase(image, pattern):
-            raise SelectionError(
-                f"image: server mode '{entry['server_mode']}' runs only on {pattern} images, "
-                f"not '{image}'"
-            )
     return {"include": [{**e, "image": image} for e in matrix["include"]]}
 
 
@@ -77,9 +67,12 @@ def _pin(
     expanded: Expanded, what: str, matrix: dict[str, Any], today: date, client: Registry | None
 ) -> Selected:
     for entry in matrix["include"]:
+        mode = entry["server_mode"]
         if not entry["image"]:
-            mode = entry["server_mode"]
             raise SelectionError(f"server mode '{mode}' needs an image of its own: set the image")
+        # Whatever chose it (a dispatch, the catalog's default, a case's image or nightly
+        # pattern), an image outside the mode's repositories never reaches a runner.
+        check_image(expanded.catalog, mode, entry["image"])
     window = expanded.catalog.nightly_window_days
     pinned, resolutions = resolve_matrix(matrix, today, window, client)
     jobs = len(pinned["include"])
@@ -125,11 +118,9 @@ def benchmark(
             summary="### Selected: nothing\n\nThe preset is `none`: no GPU job runs.\n",
         )
     chosen_mode = mode or suites[str(suite)].server_modes[0]
-    if chosen_mode not in suites[str(suite)].server_modes:
-        raise SelectionError(
-            f"server_mode: suite {suite} has no server mode '{chosen_mode}' "
-            f"(it has: {', '.join(suites[str(suite)].server_modes)})"
-        )
+    if image:
+        parse_reference(image)  # a malformed reference is named as such first
+    check_mode(catalog, (str(suite),), chosen_mode, image)
     if configs or points:
         picked = (
             find_configs(expanded, configs)
@@ -157,7 +148,7 @@ def benchmark(
             root, benchmark_path("preset", found.name, suites[str(suite)].key, chosen_mode)
         )
         what = f"preset {found.name}"
-    matrix = _with_image(expanded, matrix, image)
+    matrix = _with_image(matrix, image)
     check_matrix(what, catalog.suite(str(suite)).loc, matrix)
     return _pin(expanded, f"{what} ({suite}, {chosen_mode})", matrix, today, client)
 

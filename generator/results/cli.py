@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from generator.jsonio import dumps
+from generator.logtext import one_line
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_file, write_file
 from generator.results.record import ResultsError
@@ -53,7 +54,7 @@ def _emit(
 
 def _warn_problems(problems: list[Any]) -> None:
     for problem in problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(f"warning: {one_line(str(problem))}", err=True)
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="JSON instead of Markdown.")

@@ -371,8 +371,18 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
                 "MODE": "sglang-mori",
                 "IMAGE": "rocm/atom-dev:sglang-latest",
             },
-            "error: image: server mode 'sglang-mori' runs only on lmsysorg/sglang-rocm* images, "
-            "not 'rocm/atom-dev:sglang-latest'",
+            "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
+            "of docker.io/lmsysorg/sglang-rocm only",
+        ),
+        (
+            {
+                "SUITE": "SGLang-Mesh",
+                "MESH_PRESET": "ds-all",
+                "MODE": "sglang-mori",
+                "IMAGE": "lmsysorg/sglang-rocm-next:v0.5.9",
+            },
+            "error: image 'lmsysorg/sglang-rocm-next:v0.5.9': server mode 'sglang-mori' runs "
+            "images of docker.io/lmsysorg/sglang-rocm only",
         ),
         (
             {"SUITE": "SGLang-Mesh", "MESH_PRESET": "ds-all", "MODE": "sglang-mori"},
