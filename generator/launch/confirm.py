@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -437,7 +436,7 @@ def main_confirm(path: str, environ: Mapping[str, str] | None = None) -> int:
             raise InputError(f"the runner label's model cache {cache} is not a directory here")
         found = devices(entry)
     except InputError as exc:
-        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
+        say(f"run_in_container.py: error: {exc}", stderr=True)
         return 2
     return run_confirmation(
         entry,

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.launch import commands
+from generator.launch.console import say
 from generator.launch.contract import InputError, ServerEntry, check_case, check_job, load_object
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
@@ -119,9 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             entry_file=str(Path(path).resolve()),
         )
     except InputError as exc:
-        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
+        say(f"run_in_container.py: error: {exc}", stderr=True)
         return 2
     name = container_name(entry, environ)
     subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)
-    print(f"[run_in_container] {shlex.join(argv_docker)}", flush=True)
+    say(f"[run_in_container] {shlex.join(argv_docker)}")
     os.execvp(argv_docker[0], argv_docker)
