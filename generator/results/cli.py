@@ -318,12 +318,17 @@ def admit_cmd(
     confirmation: Path | None,
 ) -> None:
     """Write RUN_DIR... into the history as NAME: its records (refused whole unless every
-    one validates), a manifest and a compact file; an existing run is never rewritten."""
+    one validates and every image is of an image repository the catalogs under --root
+    declare; records whose image is not pinned by digest are left out), a manifest and a
+    compact file; an existing run is never rewritten."""
     import os
 
-    from generator.results.admit import admit
+    from generator.catalog import load
+    from generator.results.admit import Images, admit
 
     def work(root: Path) -> int:
+        catalog = load(root)
+        repositories = dict.fromkeys(r for m in catalog.server_modes for r in m.image_repositories)
         done = admit(
             run_dirs,
             history,
@@ -332,9 +337,13 @@ def admit_cmd(
             verdicts=verdicts,
             jobs=jobs_path,
             confirmation=confirmation,
+            images=Images(repositories=tuple(repositories)),
             environ=os.environ,
         )
-        left = f"; left out {len(done.left_out)} other files" if done.left_out else ""
+        others = len(done.left_out) - len(done.not_pinned)
+        left = f"; left out {others} other files" if others else ""
+        if done.not_pinned:
+            left += f"; left out {len(done.not_pinned)} records whose image is not pinned by digest"
         click.echo(f"admitted {done.records} records as {done.path}{left}")
         return 0
 

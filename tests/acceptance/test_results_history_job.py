@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from generator.results.store import COMPACT_FILE
-from tests.helpers import ROOT
+from tests.helpers import ROOT, copy_catalogs
 from tests.results_gen import Run, point_record, sweep, write_run
 
 BRANCH = "benchmark-data"
@@ -133,6 +133,7 @@ def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
     """The GPU jobs' artifacts, then the summary job, then the history job."""
     workspace = tmp_path / f"w{day}"
     (workspace / "home").mkdir(parents=True)
+    copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
     run = Run(day=day)
     job = workspace / "run" / "benchmark-ds-fp8-tp8-1024x1024"
     write_run(job.parent, run, [point_record(run, p) for p in POINTS], name=job.name)
@@ -171,6 +172,7 @@ def lost_run(tmp_path: Path, remote: Path) -> Runner:
     """A run whose only job left no record: red, and admitted as it was."""
     workspace = tmp_path / "w0"
     (workspace / "home").mkdir(parents=True)
+    copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
     (workspace / "run").mkdir()
     runner = Runner(workspace, remote, "7009")
     assert runner.job("summary")
