@@ -36,6 +36,7 @@ from generator.render.drift import FIX, drift
 from generator.render.write import write_all
 from generator.results.cli import results_group
 from generator.summary import markdown, summary
+from generator.verify_cli import verify_group
 
 if TYPE_CHECKING:
     from generator.dispatch import Selected
@@ -302,6 +303,7 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
 
 main.add_command(results_group)
 main.add_command(confirm_group)
+main.add_command(verify_group)
 
 
 @main.group(name="dispatch")

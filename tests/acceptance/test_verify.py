@@ -1,0 +1,365 @@
+"""`sglang-ci verify`: the caller check of the reusable GPU workflows, on a repository whose
+`main` (checked out: the default branch's code and catalogs) holds the fixture catalogs
+and whose branch `pr` changes them. A pull request may change servers, clients, points
+and cases; the runner contract and the image repositories stay the default branch's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.catalog.at_ref import load_at
+from generator.expand import expand
+from generator.expand.entries import case_entry
+from generator.expand.select import find_preset
+from generator.render.matrices import run_matrix
+from generator.verify import derive_job
+from tests.conftest import Invoke
+from tests.helpers import copy_catalogs, edit, expanded_at
+
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+DIGEST = "sha256:" + "ab" * 32
+REPO = "example/sglang-ci"
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = copy_catalogs(tmp_path / "repo")
+    git(root, "init", "--quiet", "--initial-branch=main")
+    git(root, "add", ".")
+    git(root, "commit", "--quiet", "-m", "base")
+    return root
+
+
+def change(repo: Path, *edits: tuple[str, str, str]) -> str:
+    """Commit `edits` ((file, old, new)) on branch `pr`; `main` stays checked out."""
+    git(repo, "checkout", "--quiet", "-B", "pr", "main")
+    for name, old, new in edits:
+        edit(repo / "catalogs" / name, old, new)
+    git(repo, "commit", "--quiet", "-am", "change")
+    sha = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "--quiet", "main")
+    return sha
+
+
+def pin(entry: dict[str, Any], image: str = "rocm/atom-dev") -> dict[str, Any]:
+    """The entry as the select step leaves it after pinning its image."""
+    return {
+        **entry,
+        "image": f"{image}@{DIGEST}",
+        "image_requested": entry["image"],
+        "image_tag": entry["image"].rpartition(":")[2],
+        "image_digest": DIGEST,
+        "image_resolution": "tag",
+    }
+
+
+def trusted_job(repo: Path, ref: str, preset: str = "all-qwen", mode: str = "sglang-atom") -> Any:
+    """A job as the default branch's select step computes it from the catalogs at `ref`."""
+    _, catalog = load_at(repo, ref)
+    expanded = expand(catalog)
+    return pin(run_matrix(expanded, find_preset(expanded, preset).runs[mode])["include"][0])
+
+
+def own_job(repo: Path, ref: str, tmp_path: Path, preset: str = "all-qwen") -> Any:
+    """A job as the commit's own code would compute it from its own catalogs."""
+    checkout = tmp_path / "own"
+    (checkout / "catalogs").mkdir(parents=True)
+    for name in ("benchmark.yaml", "accuracy.yaml"):
+        (checkout / "catalogs" / name).write_text(git(repo, "show", f"{ref}:catalogs/{name}"))
+    expanded = expanded_at(checkout)
+    run = find_preset(expanded, preset).runs["sglang-atom"]
+    return pin(run_matrix(expanded, run)["include"][0])
+
+
+def verify(cli: Invoke, repo: Path, kind: str, entry: Any, ref: str, *extra: str) -> Any:
+    path = repo.parent / f"{kind}.json"
+    path.write_text(json.dumps(entry))
+    return cli("verify", kind, str(path), "--at", ref, *extra, root=repo)
+
+
+SERVER_CHANGE = (
+    "benchmark.yaml",
+    '    --mem-fraction-static: "0.9"\n',
+    '    --mem-fraction-static: "0.88"\n',
+)
+
+
+def test_a_change_to_a_server_passes_as_the_default_branch_derives_it(
+    cli: Invoke, repo: Path
+) -> None:
+    sha = change(repo, SERVER_CHANGE)
+    job = trusted_job(repo, sha)
+    assert job["server_args"][job["server_args"].index("--mem-fraction-static") + 1] == "0.88"
+    result = verify(cli, repo, "job", job, sha)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == (
+        f"verified: job qwen3-5-397b-a17b-fp8-tp4 (sglang-atom) is the catalogs' at {sha[:12]}, "
+        f"image rocm/atom-dev@{DIGEST}\n"
+    )
+
+
+def test_the_same_job_is_refused_against_the_default_branch_catalogs(
+    cli: Invoke, repo: Path
+) -> None:
+    job = trusted_job(repo, change(repo, SERVER_CHANGE))
+    result = verify(cli, repo, "job", job, "main")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: job qwen3-5-397b-a17b-fp8-tp4: the entry handed differs from what the catalogs "
+        f"at {git(repo, 'rev-parse', 'main')[:12]} derive, in server_args, server_fingerprint\n"
+    )
+
+
+OPTIONS = ("benchmark.yaml", "      - --ipc=host\n", "      - --ipc=host\n      - --volume=/:/h\n")
+CACHE = ("benchmark.yaml", "    model_cache: /it-share/models\n", "    model_cache: /root\n")
+GPUS = (
+    "benchmark.yaml",
+    "    gpu_allocation: /etc/podinfo/gha-render-devices\n",
+    "    gpu_allocation: whole-machine\n",
+)
+
+
+@pytest.mark.parametrize("edit_", [OPTIONS, CACHE, GPUS], ids=["options", "cache", "gpus"])
+def test_a_change_to_the_runner_contract_is_refused(
+    cli: Invoke, repo: Path, tmp_path: Path, edit_: tuple[str, str, str]
+) -> None:
+    """What the commit's own code would hand differs; the default branch's derivation
+    ignores the commit's runner section (and passes)."""
+    sha = change(repo, edit_)
+    result = verify(cli, repo, "job", own_job(repo, sha, tmp_path), sha)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: job qwen3-5-397b-a17b-fp8-tp4: the entry handed differs from what the "
+        f"catalogs at {sha[:12]} derive, in container\n"
+    )
+    assert verify(cli, repo, "job", trusted_job(repo, sha), sha).exit_code == 0
+
+
+def test_a_new_runner_label_is_refused_at_its_line(cli: Invoke, repo: Path, tmp_path: Path) -> None:
+    sha = change(
+        repo,
+        ("benchmark.yaml", "runners:\n", "runners:\n  evil-runner: {gpus: 8}\n"),
+        ("benchmark.yaml", "    runner: atom-mi355-8gpu-aac-runner\n    random_range_ratio: 0.8\n",
+         "    runner: evil-runner\n    random_range_ratio: 0.8\n"),
+    )  # fmt: skip
+    job = own_job(repo, sha, tmp_path)
+    assert job["runner"] == "evil-runner"
+    result = verify(cli, repo, "job", job, sha)
+    assert result.exit_code == 2
+    line = (
+        git(repo, "show", f"{sha}:catalogs/benchmark.yaml")
+        .splitlines()
+        .index("    runner: evil-runner")
+    )
+    assert result.stderr == (
+        f"error: {sha[:12]}:catalogs/benchmark.yaml:{line + 1}: unknown runner 'evil-runner'\n"
+    )
+
+
+def test_a_wider_image_list_in_the_commit_counts_for_nothing(
+    cli: Invoke, repo: Path, tmp_path: Path
+) -> None:
+    sha = change(
+        repo,
+        ("benchmark.yaml", "image_repositories: [docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev]",
+         "image_repositories: [docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev, evil.example/x]"),
+    )  # fmt: skip
+    job = pin(trusted_job(repo, sha), image="evil.example/x")
+    result = verify(cli, repo, "job", job, sha)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: job qwen3-5-397b-a17b-fp8-tp4: image 'evil.example/x@{DIGEST}' is not of "
+        "server mode 'sglang-atom''s image repositories (docker.io/rocm/atom-dev, "
+        "docker.io/rocm/sgl-dev on the default branch)\n"
+    )
+
+
+def test_an_unpinned_image_passes_only_when_the_dispatcher_turned_resolution_off(
+    cli: Invoke, repo: Path
+) -> None:
+    job = trusted_job(repo, "main")
+    job.update(image="rocm/atom-dev:sglang-latest", image_digest="", image_resolution="unpinned")
+    result = verify(cli, repo, "job", job, "main")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: job qwen3-5-397b-a17b-fp8-tp4: image 'rocm/atom-dev:sglang-latest' is not pinned "
+        "by digest; GPU jobs run pinned images (a tag only for a dispatch that turns image "
+        "resolution off)\n"
+    )
+    assert verify(cli, repo, "job", job, "main", "--allow-unpinned").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "field"),
+    [
+        ("runner", "linux-atom-mi35x-8", "runner"),
+        ("timeout_minutes", 100000, "timeout_minutes"),
+        ("server_args", ["--trust-remote-code"], "server_args"),
+        ("client", {"name": "x", "module": "os", "args": [], "env": {}}, "client"),
+        ("extra", "field", "extra"),
+    ],
+)
+def test_a_tampered_entry_is_refused_naming_the_field(
+    cli: Invoke, repo: Path, key: str, value: Any, field: str
+) -> None:
+    job = {**trusted_job(repo, "main"), key: value}
+    result = verify(cli, repo, "job", job, "main")
+    assert result.exit_code == 1
+    assert result.stderr.endswith(f"derive, in {field}\n"), result.stderr
+
+
+def test_custom_points_verify_as_the_dispatch_builds_them(cli: Invoke, repo: Path) -> None:
+    """Points a dispatch chose: the job is the config's server over them, every other
+    field (estimates included) derived, and its id the one such a job gets."""
+    job = trusted_job(repo, "main")
+    job["points"] = job["points"][:2]
+    result = verify(cli, repo, "job", job, "main")
+    assert result.stderr == (
+        "error: job qwen3-5-397b-a17b-fp8-tp4: a job of these points is named "
+        "qwen3-5-397b-a17b-fp8-tp4-1024x1024, a part of it or its cell\n"
+    )
+    job["id"] = "qwen3-5-397b-a17b-fp8-tp4-1024x1024"
+    result = verify(cli, repo, "job", job, "main")
+    assert result.stderr.endswith("derive, in estimate_minutes\n")
+    _, catalog = load_at(repo, "main")
+    job["estimate_minutes"] = derive_job(expand(catalog), job, "main")["estimate_minutes"]
+    assert verify(cli, repo, "job", job, "main").exit_code == 0
+    assert verify(cli, repo, "job", {**job, "id": f"{job['id']}-2of3"}, "main").exit_code == 0
+    assert verify(cli, repo, "job", {**job, "id": f"{job['id']}-4of3"}, "main").exit_code == 1
+
+
+def trusted_case(repo: Path, ref: str, case_id: str, level: str = "nightly") -> Any:
+    _, catalog = load_at(repo, ref)
+    run = next(r for r in expand(catalog).case_runs if r.id == case_id)
+    return pin(dict(case_entry(catalog, run, level)), image=run.image.split(":")[0])
+
+
+def test_a_case_verifies_at_its_level_and_a_tampered_one_is_refused(
+    cli: Invoke, repo: Path
+) -> None:
+    case = trusted_case(repo, "main", "deepseek-r1-fp8-tp4", "pr")
+    assert verify(cli, repo, "case", case, "main").exit_code == 0
+    result = verify(cli, repo, "case", {**case, "threshold": 0.0}, "main")
+    assert result.exit_code == 1
+    assert result.stderr.endswith("derive, in threshold\n")
+    nightly_only = trusted_case(repo, "main", "deepseek-r1-fp8-tp8")
+    result = verify(cli, repo, "case", {**nightly_only, "level": "pr"}, "main")
+    assert result.stderr == (
+        "error: case deepseek-r1-fp8-tp8: the case does not run at level 'pr'\n"
+    )
+
+
+def test_a_nightly_case_image_verifies_pinned(cli: Invoke, repo: Path) -> None:
+    case = trusted_case(repo, "main", "deepseek-r1-mxfp4-tp4-mtp-rocm720")
+    assert case["image"] == f"rocm/sgl-dev@{DIGEST}"
+    assert verify(cli, repo, "case", case, "main").exit_code == 0
+
+
+def confirm_entry(repo: Path, side_image: str = "rocm/atom-dev") -> Any:
+    job = trusted_job(repo, "main")
+    side = {"image": f"{side_image}@sha256:{'cd' * 32}", "image_requested": "x",
+            "image_tag": "", "image_digest": f"sha256:{'cd' * 32}", "run": "r1"}  # fmt: skip
+    return {
+        **job,
+        "points": job["points"][:1],
+        "timeout_minutes": 720,
+        "confirmation": {
+            "event": "e1",
+            "repeats": 3,
+            "level": 0.05,
+            "metrics": {},
+            "a": side,
+            "b": {**side, "image": job["image"], "image_digest": job["image_digest"]},
+            "candidates": [],
+            "max_bisect_steps": 2,
+        },
+    }
+
+
+def test_an_ab_confirmation_verifies_with_every_image_pinned_and_declared(
+    cli: Invoke, repo: Path
+) -> None:
+    entry = confirm_entry(repo)
+    entry["id"] = "qwen3-5-397b-a17b-fp8-tp4-1024x1024"
+    _, catalog = load_at(repo, "main")
+    entry["estimate_minutes"] = derive_job(expand(catalog), entry, "main")["estimate_minutes"]
+    policy = catalog.regression.confirm
+    entry["confirmation"].update(repeats=policy.repeats, max_bisect_steps=policy.max_bisect_steps)
+    result = verify(cli, repo, "confirm", entry, "main")
+    assert (result.exit_code, result.stderr) == (0, "")
+    evil = confirm_entry(repo, side_image="evil.example/rocm/atom-dev")
+    evil.update(id=entry["id"], estimate_minutes=entry["estimate_minutes"])
+    evil["confirmation"].update(repeats=policy.repeats, max_bisect_steps=policy.max_bisect_steps)
+    result = verify(cli, repo, "confirm", evil, "main")
+    assert result.exit_code == 1
+    assert "image 'evil.example/rocm/atom-dev@sha256:" in result.stderr
+    late = {**entry, "timeout_minutes": 100000}
+    assert verify(cli, repo, "confirm", late, "main").stderr.endswith(
+        "timeout_minutes 100000 is not in [360, 4320]\n"
+    )
+
+
+def test_an_entry_file_that_is_no_job_is_bad_input(cli: Invoke, repo: Path) -> None:
+    result = verify(cli, repo, "job", {"id": "x"}, "main")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+
+
+def test_an_unknown_commit_is_bad_input(cli: Invoke, repo: Path) -> None:
+    result = verify(cli, repo, "job", trusted_job(repo, "main"), "0" * 40)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: '{'0' * 40}' names no commit of the checkout at {repo} (fetched with its "
+        "history?)\n"
+    )
+
+
+WORKFLOWS = f"{REPO}/.github/workflows"
+BENCHMARK = ("benchmark.yml",)
+
+
+@pytest.mark.parametrize(
+    ("workflow_ref", "allowed", "code"),
+    [
+        (f"{WORKFLOWS}/benchmark.yml@refs/heads/main", BENCHMARK, 0),
+        (f"{WORKFLOWS}/pr-gpu.yml@refs/heads/main", ("benchmark.yml", "pr-gpu.yml"), 0),
+        (f"{WORKFLOWS}/benchmark.yml@refs/heads/feature", BENCHMARK, 1),
+        (f"{WORKFLOWS}/benchmark.yml@refs/pull/7/merge", BENCHMARK, 1),
+        (f"{WORKFLOWS}/benchmark.yml@refs/tags/main", BENCHMARK, 1),
+        (f"{WORKFLOWS}/evil.yml@refs/heads/main", BENCHMARK, 1),
+        (f"{WORKFLOWS}/pr-gpu.yml@refs/heads/main", BENCHMARK, 1),
+        ("fork/sglang-ci/.github/workflows/benchmark.yml@refs/heads/main", BENCHMARK, 1),
+        (f"{WORKFLOWS}/benchmark.yml@refs/heads/main\n::error::x", BENCHMARK, 1),
+    ],
+)
+def test_only_the_repositorys_own_callers_on_the_default_branch_pass(
+    cli: Invoke, workflow_ref: str, allowed: tuple[str, ...], code: int
+) -> None:
+    args = ["verify", "caller", "--workflow-ref", workflow_ref, "--repository", REPO]
+    args += ["--default-branch", "main", *(f"--allow={name}" for name in allowed)]
+    result = cli(*args)
+    assert result.exit_code == code, result.output
+    if code:
+        assert result.stderr.count("\n") == 1 and "GPU jobs run only for" in result.stderr
+        assert not result.stderr.lstrip().startswith("::")
+    else:
+        assert result.stdout == f"verified: called from {workflow_ref}\n"
