@@ -379,19 +379,21 @@ def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> N
 
 @dispatch_group.command(name="pr")
 @click.option("--base", required=True, help="The base branch as a git ref (origin/main).")
+@click.option("--head", required=True, help="The pull request's head commit (its catalogs).")
 @click.option("--benchmark", is_flag=True, help="Also the benchmark jobs the change reaches.")
 @click.pass_context
-def dispatch_pr(ctx: click.Context, /, base: str, benchmark: bool) -> None:
-    """A pull request's GPU run: what `sglang-ci diff BASE` lists, images pinned;
+def dispatch_pr(ctx: click.Context, /, base: str, head: str, benchmark: bool) -> None:
+    """A pull request's GPU run: what `sglang-ci diff BASE` lists for the commit HEAD,
+    images pinned, computed by this checkout's code from HEAD's catalogs read as data;
     outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
     from generator import dispatch
     from generator.images import registry_from_env
 
     def work(c: Context) -> None:
         accuracy, jobs = dispatch.pr(
-            c.expanded(),
             c.root,
             base=base,
+            head=head,
             benchmark=benchmark,
             today=datetime.now(UTC).date(),
             client=registry_from_env(os.environ),

@@ -8,15 +8,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from generator import dispatch
+from generator.catalog import load
 from generator.catalog.at_ref import load_at
 from generator.expand import expand
 from generator.expand.entries import case_entry
 from generator.expand.select import find_preset
+from generator.images import Reference
 from generator.render.matrices import run_matrix
 from generator.verify import derive_job
 from tests.conftest import Invoke
@@ -363,3 +367,40 @@ def test_only_the_repositorys_own_callers_on_the_default_branch_pass(
         assert not result.stderr.lstrip().startswith("::")
     else:
         assert result.stdout == f"verified: called from {workflow_ref}\n"
+
+
+class Registry:
+    """A registry that has every tag, each at DIGEST, and one nightly per ROCm build."""
+
+    def tags(self, ref: Reference) -> list[str]:
+        return ["v0.5.9-rocm700-mi35x-20261130", "v0.5.9-rocm720-mi35x-20261130"]
+
+    def digest(self, ref: Reference, tag: str) -> str:
+        return DIGEST
+
+
+def test_the_pr_selection_reads_the_head_as_data_and_its_entries_verify(
+    cli: Invoke, repo: Path
+) -> None:
+    """The PR GPU run's select step (the default branch's code) and the caller check
+    agree: the head's server change is run, its runner contract change is not."""
+    sha = change(repo, SERVER_CHANGE, OPTIONS)
+    cases, jobs = dispatch.pr(
+        repo, base="main", head=sha, benchmark=True, today=date(2026, 12, 1), client=Registry()
+    )
+    main = load(repo)  # the checkout: the default branch
+    entries = [*cases.matrix["include"], *jobs.matrix["include"]]
+    # No committed matrices at main: every case run and every (preset and cron) job is new.
+    assert (len(cases.matrix["include"]), len(jobs.matrix["include"])) == (17, 29)
+    for e in entries:
+        assert e["container"]["options"] == list(main.runner(e["runner"]).container_options)
+        assert "--volume=/:/h" not in e["container"]["options"]
+    qwen = next(c for c in cases.matrix["include"] if c["id"] == "qwen3-5-397b-a17b-fp8-tp4")
+    assert qwen["server_args"][qwen["server_args"].index("--mem-fraction-static") + 1] == "0.88"
+    for kind, entry in (
+        ("case", qwen),
+        ("case", cases.matrix["include"][-1]),
+        ("job", jobs.matrix["include"][0]),
+    ):
+        result = verify(cli, repo, kind, entry, sha)
+        assert (result.exit_code, result.stderr) == (0, ""), entry["id"]
