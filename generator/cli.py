@@ -26,9 +26,9 @@ from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
 from generator.explain import explain
 from generator.jsonio import dumps
+from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint
-from generator.logtext import one_line
 from generator.plan import plan_query, plan_week
 from generator.plan_text import format_text as format_plan
 from generator.render import render

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from generator.errors import SglangCIError
-from generator.logtext import one_line
+from generator.launch.logtext import one_line
 
 _file = click.Path(dir_okay=False, path_type=Path)
 

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from generator.logtext import is_command_like
+from generator.launch.logtext import is_command_like
 
 _BLOCK = 64 * 1024
 # The most of a log that is read for its tail, and the longest line shown: a tool that

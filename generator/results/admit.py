@@ -38,7 +38,7 @@ from typing import Any
 from generator.images.allowed import is_allowed, is_pinned
 from generator.images.reference import ImageError
 from generator.jsonio import dumps
-from generator.logtext import one_line
+from generator.launch.logtext import one_line
 from generator.results.expected import load_expected
 from generator.results.jobs import load_jobs
 from generator.results.output import new_dir

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from generator.jsonio import dumps
-from generator.logtext import one_line
+from generator.launch.logtext import one_line
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_file, write_file
 from generator.results.record import ResultsError

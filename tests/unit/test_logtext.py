@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.logtext import is_command_like, one_line
+from generator.launch.logtext import is_command_like, one_line
 
 
 @pytest.mark.parametrize(
