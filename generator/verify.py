@@ -62,15 +62,15 @@ def check_caller(
     return workflow_ref
 
 
+_MISSING = object()
+
+
 def _differences(
     handed: Mapping[str, Any], derived: Mapping[str, Any], skip: Iterable[str]
 ) -> list[str]:
     ignored = set(skip)
     keys = (set(handed) | set(derived)) - ignored
     return sorted(k for k in keys if handed.get(k, _MISSING) != derived.get(k, _MISSING))
-
-
-_MISSING = object()
 
 
 def _same(
@@ -109,6 +109,13 @@ def check_image(
             f"{what}: image '{image}' is not pinned by digest; GPU jobs run pinned images "
             "(a tag only for a dispatch that turns image resolution off)"
         )
+
+
+def _entry_image(
+    what: str, entry: Mapping[str, Any], catalog: Catalog, *, unpinned_ok: bool
+) -> None:
+    image, digest = str(entry["image"]), entry.get("image_digest") or None
+    check_image(what, image, digest, str(entry["server_mode"]), catalog, unpinned_ok=unpinned_ok)
 
 
 def _points(entry: Mapping[str, Any]) -> tuple[GridPoint, ...]:
@@ -160,10 +167,7 @@ def verify_job(expanded: Expanded, entry: Mapping[str, Any], sha: str, *, unpinn
     derived = derive_job(expanded, entry, sha)
     what = f"job {entry['id']}"
     _same(what, entry, derived, IMAGE_KEYS, sha)
-    check_image(
-        what, entry["image"], entry.get("image_digest") or None, entry["server_mode"],
-        expanded.catalog, unpinned_ok=unpinned_ok,
-    )  # fmt: skip
+    _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
     return f"{what} ({entry['server_mode']}) is the catalogs' at {sha[:12]}, image {entry['image']}"
 
 
@@ -180,10 +184,7 @@ def verify_case(
         raise Refused(f"{what}: the case does not run at level '{level}'")
     derived = dict(case_entry(expanded.catalog, run, str(level)))
     _same(what, entry, derived, IMAGE_KEYS, sha)
-    check_image(
-        what, entry["image"], entry.get("image_digest") or None, entry["server_mode"],
-        expanded.catalog, unpinned_ok=unpinned_ok,
-    )  # fmt: skip
+    _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
     return f"{what} (level {level}) is the catalogs' at {sha[:12]}, image {entry['image']}"
 
 
