@@ -359,7 +359,7 @@ def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
 
 
 @dispatch_group.command(name="accuracy")
-@click.option("--level", required=True, type=click.Choice(LEVELS))
+@click.option("--level", required=True, help="Accuracy level: nightly or pr.")
 @click.option("--cases", help="Comma-separated case ids of the level (empty: all of them).")
 @click.pass_context
 def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> None:

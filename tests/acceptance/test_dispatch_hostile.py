@@ -209,7 +209,10 @@ def test_a_multi_line_input_gives_one_line_that_is_no_workflow_command(
         assert stderr == f"error: {error}\n"
 
 
-def test_a_multi_line_case_list_gives_one_line(cli: Invoke) -> None:
-    code, stdout, stderr = dispatch(cli, "accuracy", "--level", "pr", "--cases", INJECTED)
+@pytest.mark.parametrize(
+    "args", [("--level", "pr", "--cases", INJECTED), ("--level", f"nightly{INJECTED}")]
+)
+def test_a_multi_line_accuracy_input_gives_one_line(cli: Invoke, args: tuple[str, ...]) -> None:
+    code, stdout, stderr = dispatch(cli, "accuracy", *args)
     assert (code, stdout) == (2, "")
     assert_one_safe_line(stderr)

@@ -387,6 +387,10 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
             {"SUITE": "SGLang-Mesh", "MESH_PRESET": "ds-all", "MODE": "sglang-mori"},
             "error: server mode 'sglang-mori' needs an image of its own: set the image",
         ),
+        (
+            {"CONFIGS": "x\n::error title=Pwned::owned", "POINTS": "1,1,1,1"},
+            "error: configs: no config has prefix 'x\\n::error title=Pwned::owned'",
+        ),
     ],
 )
 def test_a_bad_dispatch_input_fails_the_select_step_with_one_line(
