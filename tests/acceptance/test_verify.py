@@ -19,10 +19,11 @@ from generator.catalog import load
 from generator.catalog.at_ref import load_at
 from generator.expand import expand
 from generator.expand.entries import case_entry
+from generator.expand.model import Expanded
 from generator.expand.select import find_preset
 from generator.images import Reference
 from generator.render.matrices import run_matrix
-from generator.verify import derive_job
+from generator.verify import derive_job, verify_case, verify_job
 from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
 
@@ -404,3 +405,57 @@ def test_the_pr_selection_reads_the_head_as_data_and_its_entries_verify(
     ):
         result = verify(cli, repo, kind, entry, sha)
         assert (result.exit_code, result.stderr) == (0, ""), entry["id"]
+
+
+def _pinned(entry: dict[str, Any]) -> dict[str, Any]:
+    image = entry["image"] or "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"
+    return pin({**entry, "image": image}, image=image.split(":")[0])
+
+
+def test_every_committed_entry_is_what_the_caller_check_derives(
+    rendered_fixture: Path, fixture: Expanded
+) -> None:
+    """Every job of every cron group and preset matrix (split parts, per-pair servers and
+    both server modes included) and every case of every level verifies as rendered."""
+    matrices = sorted((rendered_fixture / ".github/matrices").rglob("*.json"))
+    jobs = cases = 0
+    for path in matrices:
+        for entry in json.loads(path.read_text())["include"]:
+            if "accuracy" in path.parts:
+                verify_case(fixture, _pinned(entry), "f" * 40, unpinned_ok=False)
+                cases += 1
+            else:
+                verify_job(fixture, _pinned(entry), "f" * 40, unpinned_ok=False)
+                jobs += 1
+    assert (len(matrices), jobs, cases) == (59, 257, 20)
+
+
+@pytest.mark.parametrize("mode", ["sglang-atom", "sglang-mori"])
+def test_a_dispatch_of_configs_and_points_verifies_job_by_job(
+    rendered_fixture: Path, fixture: Expanded, mode: str
+) -> None:
+    """Custom points over pairs with per-pair servers (8192x1 adds a chunked prefill
+    size): one job per server, each the caller check's own derivation."""
+    image = "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x" if mode == "sglang-mori" else None
+    selected = dispatch.benchmark(
+        fixture,
+        rendered_fixture,
+        event="workflow_dispatch",
+        suite="SGLang-Mesh",
+        configs="deepseek-r1-fp4-mesh-dpa8-ep8,deepseek-r1-fp4-mesh-tp8",
+        points="8192,1,512,1;1,1024,64,1;1,1024,128,0.5",
+        mode=mode,
+        image=image,
+        today=date(2026, 12, 1),
+        client=Registry(),
+    )
+    ids = [e["id"] for e in selected.matrix["include"]]
+    assert ids == [
+        "deepseek-r1-fp4-mesh-dpa8-ep8-8192x1",
+        "deepseek-r1-fp4-mesh-dpa8-ep8-1x1024",
+        "deepseek-r1-fp4-mesh-tp8-8192x1",
+        "deepseek-r1-fp4-mesh-tp8-1x1024",
+    ]
+    for entry in selected.matrix["include"]:
+        said = verify_job(fixture, entry, "f" * 40, unpinned_ok=False)
+        assert said.startswith(f"job {entry['id']} ({mode}) is the catalogs'")
