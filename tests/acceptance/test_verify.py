@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from generator.expand.model import Expanded
 from generator.expand.select import find_preset
 from generator.images import Reference
 from generator.render.matrices import run_matrix
-from generator.verify import derive_job, verify_case, verify_job
+from generator.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
 from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
 
@@ -143,13 +144,13 @@ GPUS = (
 )
 
 
-@pytest.mark.parametrize("edit_", [OPTIONS, CACHE, GPUS], ids=["options", "cache", "gpus"])
+@pytest.mark.parametrize("edits", [(OPTIONS,), (CACHE, GPUS)], ids=["options", "cache-and-gpus"])
 def test_a_change_to_the_runner_contract_is_refused(
-    cli: Invoke, repo: Path, tmp_path: Path, edit_: tuple[str, str, str]
+    cli: Invoke, repo: Path, tmp_path: Path, edits: tuple[tuple[str, str, str], ...]
 ) -> None:
     """What the commit's own code would hand differs; the default branch's derivation
     ignores the commit's runner section (and passes)."""
-    sha = change(repo, edit_)
+    sha = change(repo, *edits)
     result = verify(cli, repo, "job", own_job(repo, sha, tmp_path), sha)
     assert result.exit_code == 1
     assert result.stderr == (
@@ -198,58 +199,81 @@ def test_a_wider_image_list_in_the_commit_counts_for_nothing(
     )
 
 
-def test_an_unpinned_image_passes_only_when_the_dispatcher_turned_resolution_off(
-    cli: Invoke, repo: Path
-) -> None:
-    job = trusted_job(repo, "main")
-    job.update(image="rocm/atom-dev:sglang-latest", image_digest="", image_resolution="unpinned")
-    result = verify(cli, repo, "job", job, "main")
-    assert result.exit_code == 1
-    assert result.stderr == (
-        "error: job qwen3-5-397b-a17b-fp8-tp4: image 'rocm/atom-dev:sglang-latest' is not pinned "
-        "by digest; GPU jobs run pinned images (a tag only for a dispatch that turns image "
-        "resolution off)\n"
+SHA = "f" * 40  # the commit named in the in-process checks below (the fixture's catalogs)
+
+
+def job_of(expanded: Expanded, preset: str = "all-qwen") -> Any:
+    """A job of the fixture as the select step leaves it (the first of `preset`)."""
+    return pin(
+        run_matrix(expanded, find_preset(expanded, preset).runs["sglang-atom"])["include"][0]
     )
-    assert verify(cli, repo, "job", job, "main", "--allow-unpinned").exit_code == 0
+
+
+def refusal(check: Callable[[], object]) -> str:
+    with pytest.raises(Refused) as refused:
+        check()
+    assert refused.value.return_code == 1
+    return str(refused.value)
+
+
+def test_an_unpinned_image_passes_only_when_the_dispatcher_turned_resolution_off(
+    cli: Invoke, repo: Path, fixture: Expanded
+) -> None:
+    job = job_of(fixture)
+    job.update(image="rocm/atom-dev:sglang-latest", image_digest="", image_resolution="unpinned")
+    assert refusal(lambda: verify_job(fixture, job, SHA, unpinned_ok=False)) == (
+        "job qwen3-5-397b-a17b-fp8-tp4: image 'rocm/atom-dev:sglang-latest' is not pinned "
+        "by digest; GPU jobs run pinned images (a tag only for a dispatch that turns image "
+        "resolution off)"
+    )
+    assert verify(cli, repo, "job", job, "main").exit_code == 1
+    result = verify(cli, repo, "job", job, "main", "--allow-unpinned")
+    assert (result.exit_code, result.stderr) == (0, "")
+    digest = {**job_of(fixture), "image_digest": "sha256:" + "00" * 32}
+    assert refusal(lambda: verify_job(fixture, digest, SHA, unpinned_ok=True)) == (
+        f"job qwen3-5-397b-a17b-fp8-tp4: image 'rocm/atom-dev@{DIGEST}' does not carry its "
+        f"digest 'sha256:{'00' * 32}'"
+    )
 
 
 @pytest.mark.parametrize(
-    ("key", "value", "field"),
+    ("key", "value"),
     [
-        ("runner", "linux-atom-mi35x-8", "runner"),
-        ("timeout_minutes", 100000, "timeout_minutes"),
-        ("server_args", ["--trust-remote-code"], "server_args"),
-        ("client", {"name": "x", "module": "os", "args": [], "env": {}}, "client"),
-        ("extra", "field", "extra"),
+        ("runner", "linux-atom-mi35x-8"),
+        ("timeout_minutes", 100000),
+        ("server_args", ["--trust-remote-code"]),
+        ("client", {"name": "x", "module": "os", "args": [], "env": {}}),
+        ("extra", "field"),
     ],
 )
 def test_a_tampered_entry_is_refused_naming_the_field(
-    cli: Invoke, repo: Path, key: str, value: Any, field: str
+    fixture: Expanded, key: str, value: Any
 ) -> None:
-    job = {**trusted_job(repo, "main"), key: value}
-    result = verify(cli, repo, "job", job, "main")
-    assert result.exit_code == 1
-    assert result.stderr.endswith(f"derive, in {field}\n"), result.stderr
+    job = {**job_of(fixture), key: value}
+    assert refusal(lambda: verify_job(fixture, job, SHA, unpinned_ok=False)) == (
+        "job qwen3-5-397b-a17b-fp8-tp4: the entry handed differs from what the catalogs at "
+        f"ffffffffffff derive, in {key}"
+    )
 
 
-def test_custom_points_verify_as_the_dispatch_builds_them(cli: Invoke, repo: Path) -> None:
+def test_custom_points_verify_as_the_dispatch_builds_them(fixture: Expanded) -> None:
     """Points a dispatch chose: the job is the config's server over them, every other
     field (estimates included) derived, and its id the one such a job gets."""
-    job = trusted_job(repo, "main")
+    job = job_of(fixture)
     job["points"] = job["points"][:2]
-    result = verify(cli, repo, "job", job, "main")
-    assert result.stderr == (
-        "error: job qwen3-5-397b-a17b-fp8-tp4: a job of these points is named "
-        "qwen3-5-397b-a17b-fp8-tp4-1024x1024, a part of it or its cell\n"
+    assert refusal(lambda: verify_job(fixture, job, SHA, unpinned_ok=False)) == (
+        "job qwen3-5-397b-a17b-fp8-tp4: a job of these points is named "
+        "qwen3-5-397b-a17b-fp8-tp4-1024x1024, a part of it or its cell"
     )
     job["id"] = "qwen3-5-397b-a17b-fp8-tp4-1024x1024"
-    result = verify(cli, repo, "job", job, "main")
-    assert result.stderr.endswith("derive, in estimate_minutes\n")
-    _, catalog = load_at(repo, "main")
-    job["estimate_minutes"] = derive_job(expand(catalog), job, "main")["estimate_minutes"]
-    assert verify(cli, repo, "job", job, "main").exit_code == 0
-    assert verify(cli, repo, "job", {**job, "id": f"{job['id']}-2of3"}, "main").exit_code == 0
-    assert verify(cli, repo, "job", {**job, "id": f"{job['id']}-4of3"}, "main").exit_code == 1
+    assert refusal(lambda: verify_job(fixture, job, SHA, unpinned_ok=False)).endswith(
+        "derive, in estimate_minutes"
+    )
+    job["estimate_minutes"] = derive_job(fixture, job, SHA)["estimate_minutes"]
+    verify_job(fixture, job, SHA, unpinned_ok=False)
+    verify_job(fixture, {**job, "id": f"{job['id']}-2of3"}, SHA, unpinned_ok=False)
+    part = {**job, "id": f"{job['id']}-4of3"}
+    assert "is named" in refusal(lambda: verify_job(fixture, part, SHA, unpinned_ok=False))
 
 
 def trusted_case(repo: Path, ref: str, case_id: str, level: str = "nightly") -> Any:
@@ -258,68 +282,80 @@ def trusted_case(repo: Path, ref: str, case_id: str, level: str = "nightly") -> 
     return pin(dict(case_entry(catalog, run, level)), image=run.image.split(":")[0])
 
 
+def case_of(expanded: Expanded, case_id: str, level: str = "nightly") -> Any:
+    run = next(r for r in expanded.case_runs if r.id == case_id)
+    entry = dict(case_entry(expanded.catalog, run, level))
+    return pin(entry, image=run.image.split(":")[0])
+
+
 def test_a_case_verifies_at_its_level_and_a_tampered_one_is_refused(
-    cli: Invoke, repo: Path
+    cli: Invoke, repo: Path, fixture: Expanded
 ) -> None:
-    case = trusted_case(repo, "main", "deepseek-r1-fp8-tp4", "pr")
-    assert verify(cli, repo, "case", case, "main").exit_code == 0
-    result = verify(cli, repo, "case", {**case, "threshold": 0.0}, "main")
-    assert result.exit_code == 1
-    assert result.stderr.endswith("derive, in threshold\n")
-    nightly_only = trusted_case(repo, "main", "deepseek-r1-fp8-tp8")
-    result = verify(cli, repo, "case", {**nightly_only, "level": "pr"}, "main")
-    assert result.stderr == (
-        "error: case deepseek-r1-fp8-tp8: the case does not run at level 'pr'\n"
+    case = case_of(fixture, "deepseek-r1-fp8-tp4", "pr")
+    result = verify(cli, repo, "case", case, "main")
+    assert (result.exit_code, result.stderr) == (0, "")
+    tampered = {**case, "threshold": 0.0}
+    assert refusal(lambda: verify_case(fixture, tampered, SHA, unpinned_ok=False)).endswith(
+        "derive, in threshold"
+    )
+    nightly_only = {**case_of(fixture, "deepseek-r1-fp8-tp8"), "level": "pr"}
+    assert refusal(lambda: verify_case(fixture, nightly_only, SHA, unpinned_ok=False)) == (
+        "case deepseek-r1-fp8-tp8: the case does not run at level 'pr'"
     )
 
 
-def test_a_nightly_case_image_verifies_pinned(cli: Invoke, repo: Path) -> None:
-    case = trusted_case(repo, "main", "deepseek-r1-mxfp4-tp4-mtp-rocm720")
+def test_a_nightly_case_image_verifies_pinned(fixture: Expanded) -> None:
+    case = case_of(fixture, "deepseek-r1-mxfp4-tp4-mtp-rocm720")
     assert case["image"] == f"rocm/sgl-dev@{DIGEST}"
-    assert verify(cli, repo, "case", case, "main").exit_code == 0
+    assert verify_case(fixture, case, SHA, unpinned_ok=False) == (
+        f"case deepseek-r1-mxfp4-tp4-mtp-rocm720 (level nightly) is the catalogs' at "
+        f"ffffffffffff, image rocm/sgl-dev@{DIGEST}"
+    )
 
 
-def confirm_entry(repo: Path, side_image: str = "rocm/atom-dev") -> Any:
-    job = trusted_job(repo, "main")
+def confirm_entry(expanded: Expanded, side_image: str = "rocm/atom-dev") -> Any:
+    """An A/B of the first two points of a job, as `confirm matrix` writes one."""
+    job = job_of(expanded)
+    job.update(points=job["points"][:1], id="qwen3-5-397b-a17b-fp8-tp4-1024x1024")
+    job["estimate_minutes"] = derive_job(expanded, job, SHA)["estimate_minutes"]
     side = {"image": f"{side_image}@sha256:{'cd' * 32}", "image_requested": "x",
             "image_tag": "", "image_digest": f"sha256:{'cd' * 32}", "run": "r1"}  # fmt: skip
+    policy = expanded.catalog.regression.confirm
     return {
         **job,
-        "points": job["points"][:1],
         "timeout_minutes": 720,
         "confirmation": {
             "event": "e1",
-            "repeats": 3,
+            "repeats": policy.repeats,
             "level": 0.05,
             "metrics": {},
             "a": side,
             "b": {**side, "image": job["image"], "image_digest": job["image_digest"]},
-            "candidates": [],
-            "max_bisect_steps": 2,
+            "candidates": [side],
+            "max_bisect_steps": policy.max_bisect_steps if policy.bisect else 0,
         },
     }
 
 
 def test_an_ab_confirmation_verifies_with_every_image_pinned_and_declared(
-    cli: Invoke, repo: Path
+    cli: Invoke, repo: Path, fixture: Expanded
 ) -> None:
-    entry = confirm_entry(repo)
-    entry["id"] = "qwen3-5-397b-a17b-fp8-tp4-1024x1024"
-    _, catalog = load_at(repo, "main")
-    entry["estimate_minutes"] = derive_job(expand(catalog), entry, "main")["estimate_minutes"]
-    policy = catalog.regression.confirm
-    entry["confirmation"].update(repeats=policy.repeats, max_bisect_steps=policy.max_bisect_steps)
+    entry = confirm_entry(fixture)
     result = verify(cli, repo, "confirm", entry, "main")
     assert (result.exit_code, result.stderr) == (0, "")
-    evil = confirm_entry(repo, side_image="evil.example/rocm/atom-dev")
-    evil.update(id=entry["id"], estimate_minutes=entry["estimate_minutes"])
-    evil["confirmation"].update(repeats=policy.repeats, max_bisect_steps=policy.max_bisect_steps)
-    result = verify(cli, repo, "confirm", evil, "main")
-    assert result.exit_code == 1
-    assert "image 'evil.example/rocm/atom-dev@sha256:" in result.stderr
+    evil = confirm_entry(fixture, side_image="evil.example/rocm/atom-dev")
+    assert refusal(lambda: verify_confirm(fixture, evil, SHA)) == (
+        "A/B qwen3-5-397b-a17b-fp8-tp4-1024x1024: image 'evil.example/rocm/atom-dev@sha256:"
+        f"{'cd' * 32}' is not of server mode 'sglang-atom''s image repositories "
+        "(docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev on the default branch)"
+    )
     late = {**entry, "timeout_minutes": 100000}
-    assert verify(cli, repo, "confirm", late, "main").stderr.endswith(
-        "timeout_minutes 100000 is not in [360, 4320]\n"
+    assert refusal(lambda: verify_confirm(fixture, late, SHA)).endswith(
+        "timeout_minutes 100000 is not in [360, 4320]"
+    )
+    more = {**entry, "confirmation": {**entry["confirmation"], "repeats": 50}}
+    assert refusal(lambda: verify_confirm(fixture, more, SHA)).endswith(
+        "repeats and bisection steps are not the catalogs' (3, 3)"
     )
 
 
