@@ -54,14 +54,14 @@ def environment(job: Mapping[str, Any]) -> str | None:
 
 
 def is_check(job: Mapping[str, Any], kinds: tuple[str, ...] = ("job", "case", "confirm")) -> bool:
-    """A caller-check job: GitHub-hosted, running `sglang-ci verify caller` and then
-    `sglang-ci verify job|case|confirm` in one step."""
+    """A caller-check job: GitHub-hosted, running `sglang-ci verify caller`, then (in that
+    step or a later one) `sglang-ci verify job|case|confirm`."""
     runs = [str(s.get("run", "")) for s in job.get("steps") or []]
-    return hosted(job) and any(
-        "sglang-ci verify caller " in run
-        and any(f"sglang-ci verify {kind} " in run for kind in kinds)
-        for run in runs
-    )
+    callers = [i for i, run in enumerate(runs) if "sglang-ci verify caller " in run]
+    entries = [
+        i for i, run in enumerate(runs) if any(f"sglang-ci verify {k} " in run for k in kinds)
+    ]
+    return hosted(job) and bool(callers) and bool(entries) and min(callers) <= max(entries)
 
 
 def upstream(jobs: Mapping[str, Any], name: str) -> set[str]:

@@ -524,6 +524,7 @@ def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_he
     assert text.count("steps.pr.outputs.sha") == 1
 
 
+CALLER_STEP = "Refuse any caller but this repository's own workflows on the default branch"
 GPU_JOBS = [
     ("accuracy-case.yml", "accuracy", "accuracy", "case"),
     ("benchmark-job.yml", "benchmark", "benchmark", "job"),
@@ -567,11 +568,19 @@ def test_gpu_jobs_run_the_default_branch_on_the_host_and_the_checked_commit_in_t
         "fetch-depth": 0,
         "persist-credentials": False,
     }
-    verify = next(s for s in check["steps"] if s.get("id") == "verify")
-    assert verify["env"]["WORKFLOW_REF"] == "${{ github.workflow_ref }}"
-    assert verify["env"]["ENTRY"] == f"${{{{ inputs.{key} }}}}"
+    names = [s.get("name") or s["uses"].split("@")[0] for s in check["steps"]]
+    caller = check["steps"][names.index(CALLER_STEP)]
+    assert caller["env"]["WORKFLOW_REF"] == "${{ github.workflow_ref }}"
+    verify = check["steps"][-1]
+    assert (verify["id"], verify["env"]["ENTRY"]) == ("verify", f"${{{{ inputs.{key} }}}}")
     kind = "confirm" if job == "confirm" else key
-    assert f'sglang-ci verify {kind} "$RUNNER_TEMP/entry.json" --at ' in verify["run"]
+    # The caller is checked before the caller's commit is checked out and installed.
+    assert (
+        verify["run"].index('git merge-base --is-ancestor "$CALLER_SHA" HEAD')
+        < (verify["run"].index('git checkout --quiet --detach "$CALLER_SHA"'))
+        < verify["run"].index(f'sglang-ci verify {kind} "$RUNNER_TEMP/entry.json" --at ')
+    )
+    assert names.index(CALLER_STEP) == len(names) - 2
 
 
 @pytest.mark.parametrize(
@@ -586,7 +595,7 @@ def test_each_reusable_workflow_takes_only_its_own_callers(
     workflow: str, callers: list[str]
 ) -> None:
     check = load(ROOT / ".github/workflows" / workflow)["jobs"]["check"]
-    run = next(s for s in check["steps"] if s.get("id") == "verify")["run"]
+    run = next(s for s in check["steps"] if s.get("name") == CALLER_STEP)["run"]
     allowed = re.findall(r"--allow (\S+)", run)
     assert allowed == callers
 
