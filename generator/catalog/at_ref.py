@@ -3,10 +3,12 @@
 A pull request's GPU run and the caller check of the reusable workflows derive jobs and
 cases from the catalogs at the requested commit (`git show <sha>:catalogs/...`), with the
 code of the default branch's checkout at `root`, never the commit's own. The commit may
-change servers, clients, points and cases; what the runner host does is not its to say:
-the `runners:` section (labels, GPUs, model cache, GPU allocation file, container options)
-and each server mode's `image_repositories` are taken from the catalogs at `root`. A
-server mode the default branch does not declare may run no image at all.
+change servers, clients, points and cases; what the runner host does is not its to say.
+From the catalogs at `root` come: the `runners:` section (labels, GPUs, model cache, GPU
+allocation file, container options); the runner label of every suite, config and case
+the default branch has (a new config or case takes a label the default branch declares);
+each server mode's `image_repositories` (a server mode the default branch does not
+declare may run no image at all).
 """
 
 from __future__ import annotations
@@ -22,9 +24,6 @@ from generator.catalog.reader import Reader
 from generator.catalog.schema import validate
 from generator.catalog.yamlio import MAX_CATALOG_BYTES, load_mapping
 from generator.errors import Loc, SelectionError
-
-# What the default branch decides, whatever the commit's catalogs say.
-TRUSTED = ("runners", "image_repositories")
 
 
 def git(root: Path, *args: str) -> bytes:
@@ -61,27 +60,45 @@ def _document(root: Path, sha: str, rel: str, scratch: Path) -> tuple[Any, str]:
     return load_mapping(path, shown), shown
 
 
-def _trusted_parts(bench: Any, trusted: Any) -> None:
-    """The default branch's runner contract and image repositories, in place."""
+def _labels(items: Any, trusted: Any, key: str) -> None:
+    """Each item (a config by prefix, a case by id) the default branch has gets its label."""
+    theirs = {str(item[key]): item for item in trusted}
+    for item in items:
+        known = theirs.get(str(item[key]))
+        if known is None:
+            continue
+        if "runner" in known:
+            item["runner"] = known["runner"]
+        else:
+            item.pop("runner", None)
+
+
+def _trusted_parts(bench: Any, acc: Any, trusted: Any, trusted_acc: Any) -> None:
+    """The default branch's runner contract, runner labels and image repositories, in
+    place."""
     bench["runners"] = trusted["runners"]
+    for name, suite in bench["suites"].items():
+        if name in trusted["suites"]:
+            suite["runner"] = trusted["suites"][name]["runner"]
+    _labels(bench["configs"], trusted["configs"], "prefix")
+    _labels(acc["cases"], trusted_acc["cases"], "id")
     modes = trusted["server_modes"]
     for name, mode in bench["server_modes"].items():
-        mode["image_repositories"] = (
-            list(modes[name]["image_repositories"]) if name in modes else []
-        )
+        declared = modes[name]["image_repositories"] if name in modes else []
+        mode["image_repositories"] = list(declared)
 
 
 def load_at(root: Path, ref: str) -> tuple[str, Catalog]:
-    """(commit id, catalog) of the catalogs at `ref`, under the runner contract and image
-    repositories of the catalogs at `root` (see the module's text)."""
+    """(commit id, catalog) of the catalogs at `ref`, under the runner contract, runner
+    labels and image repositories of the catalogs at `root` (see the module's text)."""
     sha = commit_of(root, ref)
-    trusted_shown = str(root / BENCHMARK)
-    trusted = load_mapping(root / BENCHMARK, trusted_shown)
-    validate("benchmark", trusted, trusted_shown)
+    trusted = [load_mapping(root / rel, str(root / rel)) for rel in (BENCHMARK, ACCURACY)]
+    validate("benchmark", trusted[0], str(root / BENCHMARK))
+    validate("accuracy", trusted[1], str(root / ACCURACY))
     with tempfile.TemporaryDirectory(prefix="sglang-ci-at-") as scratch:
         bench, bench_shown = _document(root, sha, BENCHMARK, Path(scratch))
         acc, acc_shown = _document(root, sha, ACCURACY, Path(scratch))
     validate("benchmark", bench, bench_shown)
     validate("accuracy", acc, acc_shown)
-    _trusted_parts(bench, trusted)
+    _trusted_parts(bench, acc, *trusted)
     return sha, build(Reader(bench, bench_shown), Reader(acc, acc_shown))

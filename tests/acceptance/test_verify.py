@@ -160,25 +160,75 @@ def test_a_change_to_the_runner_contract_is_refused(
     assert verify(cli, repo, "job", trusted_job(repo, sha), sha).exit_code == 0
 
 
-def test_a_new_runner_label_is_refused_at_its_line(cli: Invoke, repo: Path, tmp_path: Path) -> None:
+NEW_LABEL = ("benchmark.yaml", "runners:\n", "runners:\n  evil-runner: {gpus: 8}\n")
+QWEN = "    args: [qwen_reasoning]\n    env: [qwen_common]\n"
+GATE = "    levels: [nightly]\n    threshold: 0.83\n"
+FOUR, EIGHT = "    runner: linux-atom-mi35x-4\n", "    runner: linux-atom-mi35x-8\n"
+
+
+def test_a_suite_moved_to_a_new_label_stays_on_the_default_branch_label(
+    cli: Invoke, repo: Path, tmp_path: Path
+) -> None:
     sha = change(
         repo,
-        ("benchmark.yaml", "runners:\n", "runners:\n  evil-runner: {gpus: 8}\n"),
+        NEW_LABEL,
         ("benchmark.yaml", "    runner: atom-mi355-8gpu-aac-runner\n    random_range_ratio: 0.8\n",
          "    runner: evil-runner\n    random_range_ratio: 0.8\n"),
     )  # fmt: skip
     job = own_job(repo, sha, tmp_path)
     assert job["runner"] == "evil-runner"
     result = verify(cli, repo, "job", job, sha)
-    assert result.exit_code == 2
-    line = (
-        git(repo, "show", f"{sha}:catalogs/benchmark.yaml")
-        .splitlines()
-        .index("    runner: evil-runner")
-    )
     assert result.stderr == (
-        f"error: {sha[:12]}:catalogs/benchmark.yaml:{line + 1}: unknown runner 'evil-runner'\n"
+        "error: job qwen3-5-397b-a17b-fp8-tp4: the entry handed differs from what the catalogs "
+        f"at {sha[:12]} derive, in container, runner, server_fingerprint\n"
     )
+    assert trusted_job(repo, sha)["runner"] == "atom-mi355-8gpu-aac-runner"
+
+
+def test_a_new_config_on_a_new_label_is_refused_at_its_line(cli: Invoke, repo: Path) -> None:
+    new_config = (
+        "  - prefix: qwen-evil\n    display: Qwen evil\n    suite: SGLang-OOB\n"
+        "    model: qwen3.5-397b-fp8\n    parallel: {tp: 4}\n    runner: evil-runner\n"
+        "    args: [qwen_reasoning]\n\n"
+    )
+    sha = change(
+        repo,
+        NEW_LABEL,
+        ("benchmark.yaml", "  - prefix: qwen3-5-397b-a17b-fp8-tp4\n",
+         new_config + "  - prefix: qwen3-5-397b-a17b-fp8-tp4\n"),
+    )  # fmt: skip
+    result = verify(cli, repo, "job", trusted_job(repo, "main"), sha)
+    assert result.exit_code == 2
+    lines = git(repo, "show", f"{sha}:catalogs/benchmark.yaml").splitlines()
+    line = lines.index("    runner: evil-runner") + 1
+    assert result.stderr == (
+        f"error: {sha[:12]}:catalogs/benchmark.yaml:{line}: unknown runner 'evil-runner'\n"
+    )
+
+
+def test_an_existing_config_or_case_keeps_the_default_branch_runner_label(
+    cli: Invoke, repo: Path, tmp_path: Path
+) -> None:
+    """A commit that moves a config or a case to another label of the default branch: the
+    default branch's derivation keeps each where it was; what the commit's own code would
+    hand is refused."""
+    sha = change(
+        repo,
+        ("benchmark.yaml", QWEN, EIGHT + QWEN),
+        ("accuracy.yaml", f"{FOUR}{GATE}", f"{EIGHT}{GATE}"),
+    )
+    moved = own_job(repo, sha, tmp_path)
+    assert moved["runner"] == "linux-atom-mi35x-8"
+    refused = verify(cli, repo, "job", moved, sha).stderr
+    assert refused.endswith("derive, in container, runner, server_fingerprint\n")
+    kept = trusted_job(repo, sha)
+    assert kept["runner"] == "atom-mi355-8gpu-aac-runner"
+    assert verify(cli, repo, "job", kept, sha).exit_code == 0
+    case = trusted_case(repo, sha, "qwen3-5-397b-a17b-fp8-tp4")
+    assert case["runner"] == "linux-atom-mi35x-4"
+    assert verify(cli, repo, "case", case, sha).exit_code == 0
+    result = verify(cli, repo, "case", {**case, "runner": "linux-atom-mi35x-8"}, sha)
+    assert result.stderr.endswith("derive, in runner\n")
 
 
 def test_a_wider_image_list_in_the_commit_counts_for_nothing(
