@@ -133,6 +133,7 @@ def outcomes_cmd(
 @click.option("--outcomes", "outcomes_path", type=_file, help="`confirm outcomes --json` output.")
 @click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
 @click.option("--run-url", default=None, help="The workflow run's URL, linked from the issues.")
+@click.option("--out", type=_file, help="Write what was done (event -> issue, action) to a .json.")
 @policy_option
 @click.pass_context
 def issues_cmd(
@@ -141,25 +142,44 @@ def issues_cmd(
     outcomes_path: Path | None,
     repo: str,
     run_url: str | None,
+    out: Path | None,
     policy_path: Path | None,
 ) -> None:
     """Open, comment on and close one tracking issue per confirmed event (gh)."""
     from generator.catalog.regression import policy_for
-    from generator.confirm import events, issues, outcomes
+    from generator.confirm import events, issues, outcomes, tracked
+    from generator.results.output import JSON, check_file, write_file
 
     def work(root: Path) -> int:
+        if out is not None:
+            check_file(out, JSON)
         policy, _ = policy_for(root, policy_path)
-        if not policy.confirm.issues:
-            click.echo("tracking issues are off (regression.confirm.issues)")
-            return 0
         found = events.load(verdicts)
-        known = outcomes.load(outcomes_path) if outcomes_path else {}
-        gh = issues.Gh(repo)
-        label = policy.confirm.issue_label
-        listed = issues.issues(gh, label, {e.id for e in found.events})
-        run = issues.RunInfo(name=found.current, url=run_url)
-        for line in issues.apply(gh, issues.plan(found, known, listed, run), label):
-            click.echo(line)
-        return 0
+        enabled = policy.confirm.issues
+        known = outcomes.load(outcomes_path) if outcomes_path and enabled else {}
+        listed: list[issues.Issue] = []
+        done: list[tracked.Tracked] = []
+        error: str | None = None
+        try:  # what gh did is written to --out even when gh fails half way
+            if not enabled:
+                click.echo("tracking issues are off (regression.confirm.issues)")
+                return 0
+            gh = issues.Gh(repo)
+            label = policy.confirm.issue_label
+            listed = issues.issues(gh, label, {e.id for e in found.events})
+            run = issues.RunInfo(name=found.current, url=run_url)
+            for line in issues.apply(gh, issues.plan(found, known, listed, run), label, done):
+                click.echo(line)
+            return 0
+        except issues.IssueError as exc:
+            error = str(exc)
+            raise
+        finally:
+            if out is not None:
+                kept = issues.tracked(found, listed, done)
+                doc = tracked.document(
+                    run=found.current, repository=repo, enabled=enabled, issues=kept, error=error
+                )
+                write_file(out, dumps(doc), JSON)
 
     _run(ctx, work)
