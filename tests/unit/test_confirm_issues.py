@@ -107,8 +107,10 @@ def test_one_issue_per_event_commented_while_open_and_closed_on_recovery(
     assert issue["comments"][1].startswith("Recovered: run [run-10](")
 
 
-def test_a_suspected_event_opens_no_issue(gh: issues.Gh, tmp_path: Path) -> None:
-    assert keep(gh, verdicts("run-07", [event("suspected")])) == []
+@pytest.mark.parametrize("state", ["suspected", "cleared"])
+def test_an_event_not_confirmed_opens_no_issue(gh: issues.Gh, tmp_path: Path, state: str) -> None:
+    # cleared: the A/B found no difference (noise alone)
+    assert keep(gh, verdicts("run-07", [event(state, confirmed_by=None)])) == []
     assert writes(tmp_path) == []
 
 
