@@ -20,7 +20,7 @@ for the latest run from its manifest, `--verdicts`, or compare run here.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -239,8 +239,11 @@ def _accuracy_page(store: Store, out: Path) -> None:
     page(out, "accuracy.html", "Accuracy trends", body)
 
 
-def report(store: Store, latest: Latest, out: Path) -> int:
-    """Write the site into the new directory `out`; the number of pages."""
+def report(
+    store: Store, latest: Latest, out: Path, warn: Callable[[str], None] = lambda _: None
+) -> int:
+    """Write the site into the new directory `out`; the number of pages. What cannot be
+    shown (an A/B whose matrix entry is not one) goes to `warn`."""
     (out / PLOTLY_JS).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
     marked = manifests(store, store.manifests)
     info, marks = marked.info, marked.marks
@@ -257,6 +260,8 @@ def report(store: Store, latest: Latest, out: Path) -> int:
     displays = dict(found)
     by_time = sorted(marked.confirmed, key=lambda r: views[r].t if r in views else r)
     confirmed = confirmations.read(marked.confirmed[run] for run in by_time)
+    for problem in confirmed.problems:
+        warn(problem)
     context = regressions.Context(
         marks=marks, views=views, titles=titles, pages=pages, displays=displays
     )
