@@ -170,7 +170,7 @@ def _interval(j: ab.Judgement) -> str:
     return "-" if j.low is None or j.high is None else f"[{j.low:.3f}, {j.high:.3f}]"
 
 
-def _ab(outcome: Outcome | None, labels: Mapping[str, str]) -> dict[str, Any] | None:
+def ab_result(outcome: Outcome | None, labels: Mapping[str, str]) -> dict[str, Any] | None:
     if outcome is None:
         return None
     steps = []
@@ -265,7 +265,7 @@ def _section(
         "runs": [to(r) for r in runs],
         "issue": _issue(confirmed, event.id, ctx),
         "diff": _diff(rows, good, bad),
-        "ab": _ab(confirmed.outcomes.get(event.id), confirmed.points.get(event.id, {})),
+        "ab": ab_result(confirmed.outcomes.get(event.id), confirmed.points.get(event.id, {})),
         "chart": Markup(_curves(store, event, curves)),
     }
 
