@@ -95,7 +95,7 @@ def matrix_cmd(
 @click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
               help="The confirmation matrix the run emitted.")  # fmt: skip
 @click.option("--results", type=_dir, help="Where the A/B jobs' results were downloaded.")
-@click.option("--confirmation", type=_file, help="Write compare's --confirmation file here.")
+@click.option("--confirmation", type=_file, help="Write compare's --confirmation file (.json).")
 @click.option("--json", "as_json", is_flag=True, help="The outcomes as JSON on stdout.")
 @click.pass_context
 def outcomes_cmd(
@@ -109,16 +109,20 @@ def outcomes_cmd(
     from generator.confirm import outcomes
     from generator.launch.abjob import check_confirmation
     from generator.launch.contract import InputError
+    from generator.results.output import JSON, check_file, write_file
     from generator.results.record import ResultsError
 
     def work(root: Path) -> int:
+        if confirmation is not None:
+            check_file(confirmation, JSON, outcomes.is_confirmation_file)
         try:
             entries = [check_confirmation(e, "matrix") for e in _entries(matrices)]
         except InputError as exc:
             raise ResultsError(str(exc)) from exc
         found = outcomes.collect(entries, results)
         if confirmation is not None:
-            confirmation.write_text(dumps(outcomes.confirmation_file(found)), encoding="utf-8")
+            text = dumps(outcomes.confirmation_file(found))
+            write_file(confirmation, text, JSON, outcomes.is_confirmation_file)
         if as_json:
             sys.stdout.write(dumps([o.as_dict() for o in found]))
         else:

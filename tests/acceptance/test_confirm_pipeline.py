@@ -172,3 +172,22 @@ def test_a_suspected_event_gets_one_ab_job_that_confirms_and_opens_one_issue(
     assert f'<a href="{url}">#1</a> (open; seen in ' in page
     assert 'Result: <b class="confirmed">confirmed</b>, 3 repeats of each image, parallel.' in page
     assert '<tr class="confirmed"><td>1024x1024 c=4</td><td>tok/s/GPU</td><td>0.920</td>' in page
+
+
+def test_confirm_outcomes_replaces_only_a_confirmation_file_it_wrote(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    (tmp_path / "none.json").write_text('{"include": []}\n')
+    out = tmp_path / "results.json"
+    args = ["confirm", "outcomes", "--matrix", str(tmp_path / "none.json"),
+            "--confirmation", str(out)]  # fmt: skip
+    out.write_text('[{"event": "ev-0d1c2b3a4f5e", "result": "confirmed"}]\n')
+    assert cli(*args).exit_code == 0
+    assert out.read_text() == "[]\n"
+    for name, text in (("notes.json", '{"mine": true}\n'), ("notes.md", "[]\n")):
+        mine = tmp_path / name
+        mine.write_text(text)
+        result = cli(*args[:-1], str(mine))
+        assert result.exit_code == 2
+        assert result.stderr.startswith(f"error: {mine}: ")
+        assert mine.read_text() == text
