@@ -64,6 +64,7 @@ WHERE config = ? AND list_contains(?, run) AND x IS NOT NULL AND x > 0
 ORDER BY run, isl, osl, concurrency
 """
 _LATEST = "SELECT config, arg_max(run, run_time) AS run FROM dash_config_runs GROUP BY config"
+_WHEN = "SELECT run, strftime(run_time, '%Y-%m-%dT%H:%M:%SZ') FROM runs"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,11 +78,12 @@ class Context:
     displays: Mapping[str, str]  # config -> its display name
 
 
-def _events(ctx: Context) -> list[tuple[Event, list[str]]]:
+def _events(store: Store, ctx: Context) -> list[tuple[Event, list[str]]]:
     """Each event once, as the newest run that reported it has it, with the runs that
     reported it (newest first)."""
     seen: dict[str, tuple[Event, list[str]]] = {}
-    order = sorted(ctx.marks, key=lambda r: ctx.views[r].t if r in ctx.views else "")
+    when = {str(r): (t or "", str(r)) for r, t in store.con.execute(_WHEN).fetchall()}
+    order = sorted(ctx.marks, key=lambda r: when.get(r, ("", r)))
     for run in reversed(order):
         for e in ctx.marks[run].events:
             if e.id in seen:
@@ -272,7 +274,7 @@ def _section(
 
 def page(store: Store, out: Path, ctx: Context, confirmed: Confirmations) -> int:
     """Write regressions.html; the number of events."""
-    found = _events(ctx)
+    found = _events(store, ctx)
     latest = {str(c): str(r) for c, r in store.con.execute(_LATEST).fetchall()}
     template = env().get_template("event.html.j2")
     body = "".join(

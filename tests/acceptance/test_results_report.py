@@ -15,6 +15,7 @@ from selenium.webdriver.common.by import By
 from generator.cli import main
 from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
+from generator.results import regressions
 from generator.results.output import MARKER
 from tests import confirm_gen as cg
 from tests.browser.chromium import charts, chromium, errors, skipped
@@ -196,7 +197,10 @@ def build(tmp_path: Path, *, with_current: bool = True) -> Path:
     return tmp_path / "site"
 
 
-def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
+def test_the_site_loads_plotly_once_from_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(regressions, "EVENTS_SHOWN", 1)  # the older event: a table row
     site = build(tmp_path)
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
     assert pages == [
@@ -218,10 +222,16 @@ def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
     )
     assert "<title>DS-FP8-TP8</title>" in (site / "config/ds-fp8-tp8.html").read_text()
     events = (site / "regressions.html").read_text()
-    assert f'<section class="event regression" id="{EVENT}">' in events
-    assert f'<a href="{ISSUE}">#12</a>' in events
-    assert '<tr class="changed"><th>image digest</th>' in events
-    assert f'<div id="ev-{EVENT}-0" class="plotly-graph-div"' in events
+    assert events.count("<section ") == 1
+    assert '<section class="event regression" id="ds-fp8-tp8-run">' in events
+    assert '<div id="ev-ds-fp8-tp8-run-0" class="plotly-graph-div"' in events
+    assert (
+        '<tr class="regression"><td>regression</td><td><a href="config/ds-fp8-tp8.html">'
+        f"DS-FP8-TP8</a></td><td><code>{EVENT}</code></td>\n"
+        '<td><a href="https://github.com/example/sglang-ci/actions/runs/7005">Benchmark #5</a>'
+        '</td><td><a href="https://github.com/example/sglang-ci/actions/runs/7004">'
+        "Benchmark run 7004</a></td><td>1024x1024 c=16</td></tr>"
+    ) in events
 
 
 def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Path) -> None:
