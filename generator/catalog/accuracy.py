@@ -10,6 +10,7 @@ from generator.catalog.flags import merge_env, merge_flags, override_env, overri
 from generator.catalog.model import AccuracySuite, Case, Config, Evaluator, Model
 from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
+from generator.catalog.upstream import model_arg_problem
 from generator.errors import did_you_mean
 
 
@@ -29,6 +30,10 @@ def build_suites(r: Reader) -> dict[str, AccuracySuite]:
             if k not in ("kind", "model_args")
         )
         model_args = tuple((str(k), _scalar(v)) for k, v in (ev.get("model_args") or {}).items())
+        for key, _ in model_args:
+            problem = model_arg_problem(key)
+            if problem:
+                raise r.fail(problem, ["suites", name, "evaluator", "model_args", key])
         out[str(name)] = AccuracySuite(
             name=str(name),
             timeout_minutes=tuple((str(k), int(v)) for k, v in raw["timeout_minutes"].items()),

@@ -29,6 +29,7 @@ from generator.catalog.sections import (
     number,
     parse_pair,
 )
+from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supported
 from generator.errors import CatalogError, did_you_mean
 
 
@@ -75,7 +76,10 @@ class BenchmarkBuilder:
 
     def _client(self, name: str, raw: Any) -> Client:
         path: list[str | int] = ["clients", name]
-        flags = merge_flags(self.r.flags(raw["args"], [*path, "args"], server=False))
+        module = str(raw["module"])
+        flags = merge_flags(
+            self.r.flags(raw["args"], [*path, "args"], parser=self._client_parser(module, path))
+        )
         for flag in flags:
             for value in flag.values:
                 for variable in re.findall(r"\{([^{}]*)\}", value):
@@ -95,18 +99,36 @@ class BenchmarkBuilder:
             loc=self.r.loc(path),
         )
 
+    def _client_parser(self, module: str, path: list[str | int]) -> str | None:
+        """The flag table a client module's arguments are checked against: SGLang's own
+        modules have one; a module of SGLang's that none has is refused; any other module
+        is the catalog's to vouch for."""
+        known = [p for p in parsers_known() if p != SERVER]
+        if module in known:
+            return module
+        if module.split(".")[0] == "sglang":
+            msg = (
+                f"client module '{module}' is not one {supported()} runs as a benchmark"
+                f"{did_you_mean(module, known)}"
+            )
+            raise self.r.fail(msg, [*path, "module"])
+        return None
+
     def _mode(self, name: str, raw: Any) -> ServerMode:
         path: list[str | int] = ["server_modes", name]
-        variables = tuple(
-            Variable(name=str(k), flag=str(v["flag"]), default=str(v["default"]))
-            for k, v in (raw.get("variables") or {}).items()
-        )
+        variables = []
+        for k, v in (raw.get("variables") or {}).items():
+            flag = str(v["flag"])
+            problem = flag_problem(SERVER, flag, 1, server=True)
+            if problem:
+                raise self.r.fail(problem, [*path, "variables", k, "flag"])
+            variables.append(Variable(name=str(k), flag=flag, default=str(v["default"])))
         return ServerMode(
             name=name,
             description=str(raw["description"]),
             image_pattern=raw.get("image_pattern"),
             precedence=raw.get("precedence"),
-            variables=variables,
+            variables=tuple(variables),
             args=merge_flags(self.r.flags(raw["args"], [*path, "args"])),
             env=self.r.env(raw.get("env") or {}, [*path, "env"]),
             spec_env=self.r.env(raw.get("spec_env") or {}, [*path, "spec_env"]),

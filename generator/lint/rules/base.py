@@ -38,6 +38,7 @@ RULES: dict[str, tuple[str, str]] = {
     "L605": ("model-path-spelling", ERROR),
     "L606": ("unused-fragment", WARNING),
     "L707": ("run-ends-before-next", WARNING),
+    "L801": ("flag-dropped", WARNING),
 }
 
 # Retired ids and where their check lives now (each refusal lives in one place).
