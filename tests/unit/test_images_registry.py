@@ -367,7 +367,7 @@ def test_missing_tools_fail_the_tests_and_say_what_installs_them(
     with pytest.raises(pytest.fail.Exception) as info:
         require_tools()
     assert str(info.value) == (
-        "docker-registry and skopeo not installed: .ci/run installs them (apt-get install "
+        "docker-registry and skopeo not installed: make test installs them (apt-get install "
         "docker-registry skopeo), or set SGLANG_CI_NO_REGISTRY=1 to skip these tests"
     )
 
