@@ -32,6 +32,14 @@ from generator.catalog.sections import (
 from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supported
 from generator.errors import CatalogError, did_you_mean
 
+# A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
+# (GitHub's limit) of at most 256 points each (the launcher's), so more could never run.
+MAX_CONFIG_CELLS = 256 * 256
+# Every config's cells in every server mode of its suite: what expand builds (each twice,
+# packed and one job per cell). The largest catalog measured (docs/performance.md) has
+# 100,000; the bound is checked on the grid sizes, before any cell exists.
+MAX_CATALOG_CELLS = 250_000
+
 
 class BenchmarkBuilder:
     def __init__(self, r: Reader) -> None:
@@ -176,6 +184,14 @@ class BenchmarkBuilder:
             raw.get("env") or [], [*path, "env"], self.env_fragments, "env", used
         )
         grid = self._grid(suite, raw.get("grid"), [*path, "grid"])
+        cells = sum(len(concurrencies) for _, concurrencies in grid)
+        if cells > MAX_CONFIG_CELLS:
+            where = [*path, "grid"] if "grid" in raw else path
+            msg = (
+                f"config '{raw['prefix']}' has {cells:,} cells ({len(grid):,} pairs); a config "
+                f"runs at most {MAX_CONFIG_CELLS:,} (its preset: 256 jobs of 256 points)"
+            )
+            raise r.fail(msg, where)
         per_pair = []
         for pair_text, extras in (raw.get("per_pair") or {}).items():
             pair = parse_pair(str(pair_text))
@@ -260,8 +276,18 @@ class BenchmarkBuilder:
     def configs(self) -> tuple[Config, ...]:
         seen: dict[str, int] = {}
         out = []
+        total = 0
         for i, raw in enumerate(self.r.doc["configs"]):
             config = self.config(i, raw)
+            modes = len(self.suites[config.suite].server_modes)
+            total += modes * sum(len(concurrencies) for _, concurrencies in config.grid)
+            if total > MAX_CATALOG_CELLS:
+                msg = (
+                    f"the configs up to '{config.prefix}' make {total:,} cells over their server "
+                    f"modes; a catalog makes at most {MAX_CATALOG_CELLS:,}: shrink grids or "
+                    "split the catalog"
+                )
+                raise self.r.fail(msg, ["configs", i])
             if config.prefix in seen:
                 msg = f"duplicate prefix '{config.prefix}' (first at line {seen[config.prefix]})"
                 raise self.r.fail(msg, ["configs", i, "prefix"])

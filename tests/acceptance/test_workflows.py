@@ -344,7 +344,13 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,64"},
             "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
-            "(e.g. 1024,1024,64,0.8)",
+            "(e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)",
+        ),
+        (
+            {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1" * 4301 + ",1024,64,0.8"},
+            "error: points: item 1 '1111111111111111111111111111111111111...' is not "
+            "ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC "
+            "of at most 6)",
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,0,0.8"},
