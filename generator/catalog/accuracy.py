@@ -67,11 +67,34 @@ class AccuracyBuilder:
             raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
         return value
 
+    def _runners(
+        self, raw: Any, levels: tuple[str, ...], path: list[str | int]
+    ) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """A label for every level: one label, or a mapping of each of the case's levels to
+        its label (the levels of one case may run on different machines)."""
+        if not isinstance(raw, dict):
+            return self._known(str(raw), self.bench.runners, "runner", path), ()
+        for level in raw:
+            if str(level) not in levels:
+                runs = ", ".join(levels)
+                msg = f"runner names level '{level}', which the case does not run at ({runs})"
+                raise self.r.fail(msg, [*path, level])
+        missing = [level for level in levels if level not in raw]
+        if missing:
+            msg = f"runner names no label for level {', '.join(missing)}; give one per level"
+            raise self.r.fail(msg, path)
+        pairs = tuple(
+            (level, self._known(str(raw[level]), self.bench.runners, "runner", [*path, level]))
+            for level in levels
+        )
+        return pairs[0][1], pairs
+
     def case(self, i: int, raw: Any) -> Case:
         r = self.r
         path: list[str | int] = ["cases", i]
         suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
-        runner = self._known(str(raw["runner"]), self.bench.runners, "runner", [*path, "runner"])
+        levels = tuple(str(level) for level in raw["levels"])
+        runner, level_runners = self._runners(raw["runner"], levels, [*path, "runner"])
         used: list[str] = []
         extra_flags = r.items(
             raw.get("args") or [], [*path, "args"], self.bench.arg_fragments, "args", used
@@ -104,7 +127,6 @@ class AccuracyBuilder:
             ]
             parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
-        levels = tuple(str(level) for level in raw["levels"])
         timeouts = dict(self.suites[suite].timeout_minutes)
         for j, level in enumerate(levels):
             if level not in timeouts:
@@ -126,6 +148,7 @@ class AccuracyBuilder:
             env=env,
             unset_env=unset,
             runner=runner,
+            level_runners=level_runners,
             levels=levels,
             threshold=float(raw["threshold"]),
             images=tuple((str(k), str(v)) for k, v in (raw.get("images") or {}).items()),

@@ -112,10 +112,16 @@ def _unique_runs(runs: tuple[CaseRun, ...]) -> None:
 def _case_runs(catalog: Catalog, case: Case) -> list[CaseRun]:
     """One run per image the case pins (one run, on the default image, when it pins none)."""
     server = case_server(catalog, case)
+    by_level = tuple((level, case_server(catalog, case, level)) for level, _ in case.level_runners)
     if not case.images:
         return [
             CaseRun(
-                id=case.id, case=case, name=case.name, image=catalog.default_image, server=server
+                id=case.id,
+                case=case,
+                name=case.name,
+                image=catalog.default_image,
+                server=server,
+                level_servers=by_level,
             )
         ]
     return [
@@ -125,6 +131,7 @@ def _case_runs(catalog: Catalog, case: Case) -> list[CaseRun]:
             name=f"{case.name} ({key})",
             image=image,
             server=server,
+            level_servers=by_level,
         )
         for key, image in case.images
     ]

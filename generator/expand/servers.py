@@ -155,8 +155,9 @@ def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: st
     )
 
 
-def case_server(catalog: Catalog, case: Case) -> Server:
-    """An accuracy case's server, in the catalog's first server mode."""
+def case_server(catalog: Catalog, case: Case, level: str | None = None) -> Server:
+    """An accuracy case's server at `level` (None: its first), in the catalog's first
+    server mode."""
     try:
         return resolve(
             catalog,
@@ -165,7 +166,7 @@ def case_server(catalog: Catalog, case: Case) -> Server:
             spec=case.spec,
             flags=case.args,
             env=case.env,
-            runner=case.runner,
+            runner=case.runner_for(level or case.levels[0]),
             mode_name=catalog.server_modes[0].name,
         )
     except CatalogError as e:

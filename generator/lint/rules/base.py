@@ -140,7 +140,12 @@ def servers(expanded: Expanded) -> Iterator[Resolved]:
     for run in expanded.case_runs:
         if run.case.id not in done:
             done.add(run.case.id)
-            yield Resolved(owner=run.case, server=run.server, name=f"case '{run.case.id}'")
+            seen_servers: list[Server] = []
+            for level in run.case.levels:
+                server = run.server_at(level)
+                if server not in seen_servers:
+                    seen_servers.append(server)
+                    yield Resolved(owner=run.case, server=server, name=f"case '{run.case.id}'")
 
 
 @dataclass(frozen=True, kw_only=True)
