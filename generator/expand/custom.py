@@ -69,13 +69,26 @@ def find_configs(expanded: Expanded, text: str) -> tuple[Config, ...]:
         if not prefix:
             continue
         if prefix not in by_prefix:
-            hint = did_you_mean(prefix, by_prefix)
-            raise SelectionError(f"configs: no config has prefix '{prefix}'{hint}")
+            raise SelectionError(f"configs: {_unknown(prefix, list(by_prefix))}")
         if by_prefix[prefix] not in out:
             out.append(by_prefix[prefix])
     if not out:
         raise SelectionError("configs: name at least one config prefix")
     return tuple(out)
+
+
+def _unknown(prefix: str, known: list[str]) -> str:
+    """Why `prefix` names no config: the configs it begins, when it begins several (a
+    family, not a config), else the closest prefix."""
+    begun = [p for p in known if p.startswith(prefix)]
+    if len(begun) > 1:
+        shown = ", ".join(begun[:6]) + (f" and {len(begun) - 6} more" if len(begun) > 6 else "")
+        return (
+            f"no config has prefix '{prefix}'; it begins {len(begun)} configs: {shown}. "
+            "Name each one, comma-separated, or choose a preset"
+        )
+    hint = f" (did you mean '{begun[0]}'?)" if begun else did_you_mean(prefix, known)
+    return f"no config has prefix '{prefix}'{hint}"
 
 
 def custom_jobs(
