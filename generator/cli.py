@@ -355,14 +355,14 @@ def _append(variable: str, text: str) -> None:
 
 
 @dispatch_group.command(name="benchmark")
-@click.option("--event", required=True, help="github.event_name")
-@click.option("--schedule", help="The cron that fired (github.event.schedule).")
-@click.option("--suite", help="Suite name (the dispatch's suite input).")
-@click.option("--preset", help="A preset's name or its dropdown label; 'none' runs nothing.")
-@click.option("--configs", help="Comma-separated config prefixes, instead of a preset.")
-@click.option("--points", help="ISL,OSL,CONC,RATIO;... replacing the chosen configs' grids.")
-@click.option("--mode", help="Server mode.")
-@click.option("--image", help="Image for every job (validated against the mode's images).")
+@single("--event", required=True, help="github.event_name")
+@single("--schedule", help="The cron that fired (github.event.schedule).")
+@single("--suite", help="Suite name (the dispatch's suite input).")
+@single("--preset", help="A preset's name or its dropdown label; 'none' runs nothing.")
+@single("--configs", help="Comma-separated config prefixes, instead of a preset.")
+@single("--points", help="ISL,OSL,CONC,RATIO;... replacing the chosen configs' grids.")
+@single("--mode", help="Server mode.")
+@single("--image", help="Image for every job (validated against the mode's images).")
 @click.pass_context
 def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
     """The benchmark workflow's matrix for this event."""

@@ -367,6 +367,17 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
             "error: choose a preset or configs, not both",
         ),
         (
+            {"OOB_PRESET": "ds-fp4-tp8"},
+            "error: preset 'ds-fp4-tp8' is a preset of SGLang-Mesh, not of SGLang-OOB: choose "
+            "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset",
+        ),
+        (
+            {"CONFIGS": "qwen3-5-397b-a17b-fp8"},
+            "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 configs: "
+            "qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, comma-separated, "
+            "or choose a preset",
+        ),
+        (
             {"OOB_PRESET": "all-deepseek", "IMAGE": "rocm/atom-dev:x --privileged"},
             "error: 'rocm/atom-dev:x --privileged': not an image reference: it contains whitespace",
         ),
