@@ -15,14 +15,16 @@ source with `ast`, never imported (SGLang needs a GPU stack to import):
   `--model_args` (`LocalCompletionsAPI.__init__` and `TemplateAPI.__init__`).
 
 Each release becomes one file `<name>-<version>.json` under generator/catalog/flagtables/
-(package data, read by generator/catalog/sglang_flags.py); `index.json` lists the releases
-oldest first. An action is written as `[nargs, dest, option, option...]`: nargs as
-argparse counts values ("0" a switch, "1", "?", "*", "+" or a number), dest "" where
-argparse derives it from the options (the first long one, dashes as underscores).
+(package data); `index.json` merges them, oldest release first, as the catalog's loader reads
+them (generator/catalog/upstream.py): every option string with the runs of releases that
+have it, so a catalog load reads one small file. An action is written as
+`[nargs, dest, option, option...]`: nargs as argparse counts values ("0" a switch, "1",
+"?", "*", "+" or a number), dest "" where argparse derives it from the options (the first
+long one, dashes as underscores).
 
-The supported set: SGLang from 0.5.9 (the release `lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x`,
-the oldest image the catalog's sglang-mori mode names, carries) to the newest release on
-PyPI, post releases included; lm-eval from 0.4.5 (the oldest that takes every model
+The supported set: SGLang from 0.5.9 (the release `lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x`
+carries, the image the sglang-mori examples of SPEC.md and the README name, the oldest in
+use) to the newest release on PyPI, post releases included; lm-eval from 0.4.5 (the oldest that takes every model
 argument the accuracy catalog passes) to the newest. Add a release to RELEASES and run the
 script; `--check` exits 1 when a committed table differs from what the script writes.
 """
@@ -41,6 +43,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "generator" / "catalog" / "flagtables"
@@ -526,6 +529,62 @@ def dump(data: object, indent: int = 0) -> str:
     return json.dumps(data)
 
 
+Segment = list[object]  # [nargs, dest, first release index, last release index]
+
+
+def merge(tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """One tool's tables as the loader reads them: its releases, oldest first, and for each
+    parser every option string with the runs of consecutive releases that have it with one
+    value count and dest (`[nargs, dest, first, last]`, dest spelled out); for each keyword
+    list, every keyword with its runs (`[first, last]`)."""
+    parsers: dict[str, dict[str, list[Segment]]] = {}
+    keywords: dict[str, dict[str, list[list[int]]]] = {}
+    for i, data in enumerate(tables):
+        for name, parser in data["parsers"].items():
+            if "keywords" in parser:
+                for word in parser["keywords"]:
+                    runs = keywords.setdefault(name, {}).setdefault(word, [])
+                    if runs and runs[-1][1] == i - 1:
+                        runs[-1][1] = i
+                    else:
+                        runs.append([i, i])
+                continue
+            for nargs, dest, *options in parser["actions"]:
+                resolved = dest or derived_dest(options)
+                for option in options:
+                    segments = parsers.setdefault(name, {}).setdefault(option, [])
+                    last = segments[-1] if segments else None
+                    if last is not None and last[:2] == [nargs, resolved] and last[3] == i - 1:
+                        last[3] = i
+                    else:
+                        segments.append([nargs, resolved, i, i])
+    return {
+        "releases": [data["version"] for data in tables],
+        "parsers": {k: dict(sorted(v.items())) for k, v in parsers.items()},
+        "keywords": {k: dict(sorted(v.items())) for k, v in keywords.items()},
+    }
+
+
+def dump_index(index: dict[str, dict[str, Any]]) -> str:
+    """The index with one option or keyword per line."""
+    lines = ["{"]
+    for t, (tool, merged) in enumerate(index.items()):
+        lines.append(f"  {json.dumps(tool)}: {{")
+        lines.append(f'    "releases": {json.dumps(merged["releases"])},')
+        for k, key in enumerate(("parsers", "keywords")):
+            lines.append(f'    "{key}": {{')
+            groups = list(merged[key].items())
+            for g, (name, entries) in enumerate(groups):
+                lines.append(f"      {json.dumps(name)}: {{")
+                rows = [f"        {json.dumps(o)}: {json.dumps(r)}" for o, r in entries.items()]
+                lines.append(",\n".join(rows))
+                lines.append("      }" + ("," if g < len(groups) - 1 else ""))
+            lines.append("    }" + ("," if k == 0 else ""))
+        lines.append("  }" + ("," if t < len(index) - 1 else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=CACHE, help="where archives are kept")
@@ -535,10 +594,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     texts: dict[str, str] = {}
-    index: dict[str, list[str]] = {}
+    index: dict[str, dict[str, Any]] = {}
     for name, versions in RELEASES.items():
         package = "sglang" if name == "sglang" else "lm_eval"
-        index[name] = list(versions)
+        tables = []
         for version in versions:
             archive = read_archive(download(name, version, args.cache), package)
             try:
@@ -546,8 +605,10 @@ def main(argv: list[str] | None = None) -> int:
             except TableError as e:
                 print(f"flag_tables.py: {name} {version}: {e}", file=sys.stderr)
                 return 2
+            tables.append(data)
             texts[f"{name}-{version}.json"] = dump(data) + "\n"
-    texts["index.json"] = dump(index) + "\n"
+        index[name] = merge(tables)
+    texts["index.json"] = dump_index(index)
     stale = [
         n
         for n, t in texts.items()

@@ -20,10 +20,13 @@ from generator.catalog.upstream import (
     LM_EVAL,
     SERVER,
     SGLANG,
+    Action,
+    Release,
     dropped,
     flag_problem,
+    index,
     model_arg_problem,
-    releases,
+    release,
 )
 from generator.launch.contract import LAUNCHER_FLAGS
 from tests.helpers import ROOT
@@ -37,6 +40,18 @@ def forget_imports() -> Iterator[None]:
     yield
     for name in set(sys.modules) - before:
         del sys.modules[name]
+
+
+def releases(tool: str) -> list[Release]:
+    return [release(tool, version) for version in index(tool).releases]
+
+
+def prefixed(parser: dict[str, Action] | Any, name: str) -> list[Action]:
+    """What argparse reads `name` as in one release: its action, else every action one of
+    whose option strings it begins."""
+    if name in parser:
+        return [parser[name]]
+    return [a for o, a in parser.items() if o.startswith(name)]
 
 
 def script(monkeypatch: pytest.MonkeyPatch, name: str) -> ModuleType:
@@ -57,18 +72,28 @@ def test_the_tables_are_package_data_and_every_file_is_listed_in_the_index() -> 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     data = pyproject["tool"]["setuptools"]["package-data"]["generator.catalog"]
     assert "flagtables/*.json" in data
-    index = json.loads((TABLES / "index.json").read_text(encoding="utf-8"))
-    listed = {f"{tool}-{v}.json" for tool, versions in index.items() for v in versions}
+    listed = {f"{tool}-{v}.json" for tool in (SGLANG, LM_EVAL) for v in index(tool).releases}
     assert {p.name for p in TABLES.glob("*.json")} == listed | {"index.json"}
 
 
+def test_the_index_is_the_merge_of_the_release_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the loader reads says what the tables of the releases say, and nothing else."""
+    tables = script(monkeypatch, "flag_tables")
+    committed = json.loads((TABLES / "index.json").read_text(encoding="utf-8"))
+    for tool in (SGLANG, LM_EVAL):
+        files = [TABLES / f"{tool}-{v}.json" for v in committed[tool]["releases"]]
+        merged = tables.merge([json.loads(f.read_text(encoding="utf-8")) for f in files])
+        assert committed[tool] == merged
+    assert (TABLES / "index.json").read_text(encoding="utf-8") == tables.dump_index(committed)
+
+
 def test_sglang_s_server_parser_takes_abbreviations_in_every_release() -> None:
-    assert all(r.parsers[SERVER].allow_abbrev for r in releases(SGLANG))
+    assert all(r.allow_abbrev[SERVER] for r in releases(SGLANG))
 
 
 def test_the_parallel_flags_keep_both_spellings_and_swap_which_is_first() -> None:
     first, last = releases(SGLANG)[0], releases(SGLANG)[-1]
-    old, new = first.parsers[SERVER].by_option, last.parsers[SERVER].by_option
+    old, new = first.parsers[SERVER], last.parsers[SERVER]
     assert old["--tp-size"].options == ("--tensor-parallel-size", "--tp-size")
     assert new["--tp-size"].options == ("--tp-size", "--tensor-parallel-size")
     assert (old["--tp-size"].dest, new["--tp-size"].dest) == ("tensor_parallel_size", "tp_size")
@@ -81,23 +106,23 @@ def test_the_parallel_flags_keep_both_spellings_and_swap_which_is_first() -> Non
 def test_no_real_flag_is_a_prefix_of_a_launcher_flag_so_the_launcher_refuses_only_those() -> None:
     """The launcher's job check refuses every token that prefixes --host, --port,
     --model-path or --model; no supported release has another flag of that shape."""
-    for release in releases(SGLANG):
-        parser = release.parsers[SERVER]
-        owned = {o for o, a in parser.by_option.items() if a.dest in LAUNCHER_DESTS}
-        assert owned == set(LAUNCHER_FLAGS), release.version
+    for one in releases(SGLANG):
+        parser = one.parsers[SERVER]
+        owned = {o for o, a in parser.items() if a.dest in LAUNCHER_DESTS}
+        assert owned == set(LAUNCHER_FLAGS), one.version
         shadowing = {
             option
-            for option in parser.by_option
+            for option in parser
             if option not in owned and any(f.startswith(option) for f in LAUNCHER_FLAGS)
         }
-        assert shadowing == set(), release.version
+        assert shadowing == set(), one.version
 
 
 def test_the_cuda_graph_batch_flags_were_split_per_phase_in_0_5_20() -> None:
-    by_version = {r.version: r.parsers[SERVER] for r in releases(SGLANG)}
+    by_version = {r.version: dict(r.parsers[SERVER]) for r in releases(SGLANG)}
     for name in ("--cuda-graph-bs", "--cuda-graph-max-bs"):
-        assert name in by_version["0.5.19"].by_option
-        assert [a.options[0] for a in by_version["0.5.20"].resolve(name)] == [
+        assert name in by_version["0.5.19"]
+        assert [a.options[0] for a in prefixed(by_version["0.5.20"], name)] == [
             f"{name}-decode",
             f"{name}-prefill",
         ]
@@ -159,11 +184,11 @@ def test_the_client_may_name_host_and_port_which_are_its_own() -> None:
 
 
 def test_the_launcher_s_lm_eval_flags_exist_in_every_supported_lm_eval() -> None:
-    for release in releases(LM_EVAL):
-        options = release.parsers["lm_eval"].by_option
+    for tool in releases(LM_EVAL):
+        options = tool.parsers["lm_eval"]
         for flag in ("--model", "--model_args", "--tasks", "--num_fewshot", "--output_path"):
-            assert flag in options, (release.version, flag)
-        keywords = release.keywords["local-completions"]
+            assert flag in options, (tool.version, flag)
+        keywords = tool.keywords["local-completions"]
         assert {"base_url", "model", "num_concurrent", "max_retries"} <= set(keywords)
         assert {"tokenized_requests", "trust_remote_code"} <= set(keywords)
 
@@ -198,9 +223,9 @@ def test_our_few_shot_script_sets_every_option_each_release_s_evaluator_reads(
         if isinstance(n, ast.Call) and ast.unparse(n.func) == "argparse.Namespace"
     )
     given = {k.arg for k in call.keywords}
-    for release in releases(SGLANG):
-        dests = {a.dest for a in release.parsers["sglang.test.few_shot_gsm8k"].by_option.values()}
-        assert dests <= given, release.version
+    for one in releases(SGLANG):
+        dests = {a.dest for a in one.parsers["sglang.test.few_shot_gsm8k"].values()}
+        assert dests <= given, one.version
 
 
 # ------------------------------------------------------- scripts/flag_tables.py's reader

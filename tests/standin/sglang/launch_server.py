@@ -289,7 +289,7 @@ def record(argv: list[str]) -> None:
 
 def release_actions(played: str) -> list[list[str]]:
     """The server flags of the release the stand-in plays: [nargs, dest, option, ...]."""
-    listed = json.loads((TABLES / "index.json").read_text(encoding="utf-8"))["sglang"]
+    listed = json.loads((TABLES / "index.json").read_text(encoding="utf-8"))["sglang"]["releases"]
     mine = version_tuple(played)
     chosen = listed[0]
     for release in listed:  # oldest first
