@@ -24,9 +24,10 @@ long one, dashes as underscores).
 
 The supported set: SGLang from 0.5.9 (the release `lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x`
 carries, the image the sglang-mori examples of SPEC.md and the README name, the oldest in
-use) to the newest release on PyPI, post releases included; lm-eval from 0.4.5 (the oldest that takes every model
-argument the accuracy catalog passes) to the newest. Add a release to RELEASES and run the
-script; `--check` exits 1 when a committed table differs from what the script writes.
+use) to the newest release on PyPI, post releases included; lm-eval from 0.4.5 (the oldest
+that takes every model argument the accuracy catalog passes) to the newest. Add a release
+to RELEASES and run the script; `--check` exits 1 when a committed table differs from what
+the script writes.
 """
 
 from __future__ import annotations

@@ -47,6 +47,8 @@ $SGLANG_STANDIN_SETSID selects descendants that leave the process group and ling
   child    a child that calls setsid
   daemon   a grandchild that calls setsid and whose parent exits at once (an orphan)
 Each lingering process writes its pid to $SGLANG_STANDIN_PIDS.
+$SGLANG_STANDIN_PRINT=<text> is printed to stdout at start, as it is (a log line can hold
+anything, `::error::` included).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ._standin import note_pid, version, version_tuple
+from ._standin import note_pid, print_injected, version, version_tuple
 
 TABLES = Path(__file__).resolve().parents[3] / "generator" / "catalog" / "flagtables"
 
@@ -328,6 +330,7 @@ def main() -> int:
     args.port = int(args.port or 30000)
     note_pid()
     record(argv)
+    print_injected()
     fail = os.environ.get("SGLANG_STANDIN_FAIL", "")
     if fail == "exit-at-start":
         print("standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)", flush=True)
