@@ -61,15 +61,17 @@ def parse_points(text: str) -> tuple[Point, ...]:
     return tuple(out)
 
 
-def find_configs(expanded: Expanded, text: str) -> tuple[Config, ...]:
-    """Comma-separated config prefixes, in the order given; SelectionError for an unknown one."""
+def find_configs(expanded: Expanded, text: str, suite: str | None = None) -> tuple[Config, ...]:
+    """Comma-separated config prefixes, in the order given; SelectionError for an unknown one
+    (naming the configs of `suite`, when given, it could have meant)."""
     by_prefix = {c.prefix: c for c in expanded.catalog.configs}
+    mine = [c.prefix for c in expanded.catalog.configs if suite is None or c.suite == suite]
     out: list[Config] = []
     for prefix in (p.strip() for p in text.split(",")):
         if not prefix:
             continue
         if prefix not in by_prefix:
-            raise SelectionError(f"configs: {_unknown(prefix, list(by_prefix))}")
+            raise SelectionError(f"configs: {_unknown(prefix, mine or list(by_prefix))}")
         if by_prefix[prefix] not in out:
             out.append(by_prefix[prefix])
     if not out:

@@ -371,6 +371,13 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
             "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset",
         ),
         (
+            {"CONFIGS": "deepseek-r1-fp4"},
+            "error: configs: no config has prefix 'deepseek-r1-fp4'; it begins 8 configs: "
+            "deepseek-r1-fp4-tp4, deepseek-r1-fp4-tp8, deepseek-r1-fp4-tp4-dp4-ep4, "
+            "deepseek-r1-fp4-tp8-dp8-ep8, deepseek-r1-fp4-tp8-mtp1, deepseek-r1-fp4-tp8-mtp3 "
+            "and 2 more. Name each one, comma-separated, or choose a preset",
+        ),
+        (
             {"CONFIGS": "qwen3-5-397b-a17b-fp8"},
             "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 configs: "
             "qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, comma-separated, "
