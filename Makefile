@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: workflows check lint test unit lint-code lint-workflows bench clean
+.PHONY: workflows check lint test unit lint-code lint-workflows bench clean system-packages
 
 # The editable install is byte-compiled as pip compiles a regular one: Python never writes
 # the bytecode itself where PYTHONDONTWRITEBYTECODE is set, and would compile every run.
@@ -34,8 +34,13 @@ lint-code: $(STAMP)
 	$(BIN)/ruff format --check generator tests bench scripts
 	$(BIN)/mypy
 
-## Every test and check.
-test: $(STAMP) lint-code check
+## The Debian packages the tests need (docker-registry, skopeo, chromium, chromium-driver):
+## installed as root or with passwordless sudo, else one line saying what to do.
+system-packages:
+	@$(SHELL) .ci/system-packages
+
+## Every test and check; the packages first, so that a machine without them stops at once.
+test: system-packages $(STAMP) lint-code check
 	$(BIN)/pytest
 
 ## The generator's own speed and the results commands' at a year of history (not part of

@@ -126,6 +126,8 @@ class ServerMode:
     env: tuple[EnvVar, ...]
     spec_env: tuple[EnvVar, ...]
     loc: Loc
+    # The image repositories (with their registries) this mode may run (docs/images.md).
+    image_repositories: tuple[str, ...] = ()
 
 
 # What a client's arguments may name; the launcher fills them in for each point.
@@ -303,7 +305,7 @@ class Case:
     args: tuple[Flag, ...]
     env: tuple[EnvVar, ...]
     unset_env: tuple[str, ...]
-    runner: str
+    runner: str  # the runner label of its first level
     levels: tuple[str, ...]
     threshold: float
     images: tuple[tuple[str, str], ...]
@@ -311,6 +313,16 @@ class Case:
     waivers: tuple[tuple[str, str], ...]
     loc: Loc
     min_acceptance_rate: float | None = None
+    # A runner label per level, where the levels run on different labels.
+    level_runners: tuple[tuple[str, str], ...] = ()
+
+    def runner_for(self, level: str) -> str:
+        return dict(self.level_runners).get(level, self.runner)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every runner label the case runs on, in level order."""
+        return tuple(dict.fromkeys(self.runner_for(level) for level in self.levels))
 
 
 @dataclass(frozen=True, kw_only=True)

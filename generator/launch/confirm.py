@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -423,26 +422,29 @@ def _stop(ctx: Context) -> None:
             proc.wait()
 
 
-def main_confirm(path: str, environ: Mapping[str, str] | None = None) -> int:
-    """`run_in_container.py confirm FILE`: check the job, then run it."""
+def main_confirm(
+    path: str, environ: Mapping[str, str] | None = None, *, checkout: str | None = None
+) -> int:
+    """`run_in_container.py confirm FILE [CHECKOUT]`: check the job, then run it."""
     from generator.launch.abjob import check_confirmation
-    from generator.launch.container import PASSED, container_name, devices
+    from generator.launch.container import PASSED, checkout_dir, container_name, devices
     from generator.launch.contract import InputError, load_object
 
     env = dict(os.environ if environ is None else environ)
     try:
+        workspace = checkout_dir(checkout, env)
         entry = check_confirmation(load_object(Path(path)), path)
         cache = entry["container"]["model_cache"]
         if cache is not None and not Path(cache).is_dir():
             raise InputError(f"the runner label's model cache {cache} is not a directory here")
         found = devices(entry)
     except InputError as exc:
-        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
+        say(f"run_in_container.py: error: {exc}", stderr=True)
         return 2
     return run_confirmation(
         entry,
         environ=env,
-        workspace=env.get("GITHUB_WORKSPACE") or os.getcwd(),
+        workspace=workspace,
         scratch=Path(path).resolve().parent,
         devices=found,
         passed=[name for name in PASSED if name in env],

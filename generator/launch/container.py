@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.launch import commands
+from generator.launch.console import say
 from generator.launch.contract import InputError, ServerEntry, check_case, check_job, load_object
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
@@ -88,16 +89,32 @@ def container_name(entry: ServerEntry, environ: Mapping[str, str]) -> str:
     return "sglang-ci-" + re.sub(r"[^A-Za-z0-9_.-]", "-", owner)
 
 
+USAGE = "usage: run_in_container.py benchmark|accuracy|confirm FILE [CHECKOUT]"
+
+
+def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
+    """The checkout the container mounts and runs the launcher of: CHECKOUT when given
+    (the requested commit, beside the default branch's checkout this script runs from),
+    else the job's workspace."""
+    if given is None:
+        return environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    path = Path(given).resolve()
+    if not (path / "scripts").is_dir():
+        raise InputError(f"{given}: not a checkout of this repository (no scripts/ in it)")
+    return str(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2 or args[0] not in (*PROGRAMS, "confirm"):
-        print("usage: run_in_container.py benchmark|accuracy|confirm FILE", file=sys.stderr)
+    if len(args) not in (2, 3) or args[0] not in (*PROGRAMS, "confirm"):
+        print(USAGE, file=sys.stderr)
         return 2
-    kind, path = args
+    kind, path = args[:2]
+    given = args[2] if len(args) == 3 else None
     if kind == "confirm":
         from generator.launch.confirm import main_confirm
 
-        return main_confirm(path)
+        return main_confirm(path, checkout=given)
     environ = os.environ
     try:
         data = load_object(Path(path))
@@ -107,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cache = entry["container"]["model_cache"]
         if cache is not None and not Path(cache).is_dir():
             raise InputError(f"the runner label's model cache {cache} is not a directory here")
-        workspace = environ.get("GITHUB_WORKSPACE") or os.getcwd()
+        workspace = checkout_dir(given, environ)
         argv_docker = commands.container_argv(
             entry,
             name=container_name(entry, environ),
@@ -119,9 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             entry_file=str(Path(path).resolve()),
         )
     except InputError as exc:
-        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
+        say(f"run_in_container.py: error: {exc}", stderr=True)
         return 2
     name = container_name(entry, environ)
     subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)
-    print(f"[run_in_container] {shlex.join(argv_docker)}", flush=True)
+    say(f"[run_in_container] {shlex.join(argv_docker)}")
     os.execvp(argv_docker[0], argv_docker)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from generator.launch.accuracy import run_accuracy
 from generator.launch.benchmark import run_benchmark
+from generator.launch.console import say
 from generator.launch.contract import InputError, check_case, check_job, load_object
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Cancelled, Supervisor
@@ -44,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             run = functools.partial(run_accuracy, check_case(data, path), knobs)
     except InputError as exc:
-        print(f"{program}: error: {exc}", file=sys.stderr)
+        say(f"{program}: error: {exc}", stderr=True)
         return 2
     try:
         with Supervisor(knobs.stop_grace_s) as supervisor:
@@ -53,5 +54,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + exc.signum
     except Exception as exc:
         traceback.print_exc()
-        print(f"{program}: unexpected error: {exc!r}", file=sys.stderr)
+        say(f"{program}: unexpected error: {exc!r}", stderr=True)
         return 2

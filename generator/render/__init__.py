@@ -11,7 +11,7 @@ from generator.catalog.model import LEVELS
 from generator.errors import Loc
 from generator.expand.model import Expanded
 from generator.jsonio import dumps
-from generator.render import integrity, limits
+from generator.render import boundary, integrity, limits
 from generator.render.docs import coverage, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates
@@ -47,6 +47,7 @@ def render(expanded: Expanded) -> dict[str, str]:
     for path, text in flows.items():
         limits.check_expressions(path, text)
     integrity.check(catalog, flows)
+    boundary.check(flows)
     out.update(flows)
     out.update(coverage(expanded, t))
     out.update(runners(expanded, t))

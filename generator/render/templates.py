@@ -10,6 +10,8 @@ from typing import Any
 import jinja2
 import yaml
 
+from generator.render import boundary
+
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 CONTAINER_OPTIONS = (
     "--device=/dev/kfd --device=/dev/dri --group-add video --ipc=host --shm-size=64g "
@@ -39,6 +41,13 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
         f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
     )
     env.globals["container_options"] = CONTAINER_OPTIONS
+    env.globals.update(
+        gpu_environment=boundary.GPU_ENVIRONMENT,
+        history_environment=boundary.HISTORY_ENVIRONMENT,
+        pages_environment=boundary.PAGES_ENVIRONMENT,
+        history_key_secret=boundary.HISTORY_KEY_SECRET,
+        github_host_key=boundary.GITHUB_HOST_KEY,
+    )
     return env
 
 

@@ -104,7 +104,7 @@ def rules(policy: Policy, detector: Detector = edivisive) -> Rules:
             agree=policy.server.agree,
             confirm=math.inf,
             follow=math.inf,
-            consistent=None,
+            consistent=policy.consistency,
             min_runs=least,
             full=policy.runs,
             window=window,
@@ -499,7 +499,8 @@ def _result(m: _Metric, p: PointKey, own: Found | None, via: Found | None) -> Me
     worse = value - ref.level
     band = max(inflate(r.policy.k, ref.df) * ref.scale, m.floor(r.floor(m.metric), ref.level))
     change, low, high = _interval(scale, ref.level, worse, ref.scale * math.sqrt(1 + 1 / ref.n))
-    verdicts = [v for v in (_state(own), _state(via)) if v is not None]
+    # A point back within half its band is not held by an event still open.
+    verdicts = [v for v in (_state(own), _state(via)) if v is not None and worse > band / 2]
     if not verdicts:
         verdicts = [IMPROVED if -worse > band else OK]
     boundary = series.boundary

@@ -32,9 +32,10 @@ efficiency of the trimmed estimate), so a short series needs a clearer change. T
 A rule with an `allowance` (the pooled series of a server) replaces the middle two steps
 by a tabular CUSUM, the sequential test that reaches a step of a given size soonest for a
 given rate of false alarms: from the onset, each run adds its worsening less `allowance`
-scales to a sum; the finding closes when the sum falls to zero, and is confirmed when it
-reaches `limit` scales on a second run or later that is itself worse than the reference
-by `agree` scales, its mean worsening above the floor.
+scales to a sum (at most `limit` a run: one run never carries a confirmation); the
+finding closes when the sum falls to zero, and is confirmed when it reaches `limit` scales
+on a second run or later that is itself worse than the reference by `agree` scales, its
+mean worsening above the floor, the runs after the onset consistent with it as above.
 
 A confirmation always needs a second run: a run alone is at most suspected.
 """
@@ -187,6 +188,16 @@ def _mean_z(worse: Sequence[float], ref: Level) -> float:
     return statistics.fmean(worse) / (ref.scale * _error(len(worse), ref.n))
 
 
+def _consistent(rule: Rule, worse: Sequence[float], ref: Level) -> bool:
+    """The runs after the onset are not better than the onset by more than `consistent`
+    standard deviations of a difference (always, without `consistent`)."""
+    if rule.consistent is None or len(worse) < 2:
+        return True
+    after = worse[1:]
+    gap = worse[0] - statistics.fmean(after)
+    return gap <= ref.z(rule.consistent) * ref.scale * math.sqrt(1 + 1 / len(after))
+
+
 def confirms(rule: Rule, worse: Sequence[float], ref: Level, floor: float) -> bool:
     """Whether the worsenings of a stretch (its onset first) confirm it."""
     if len(worse) < 2 or ref.n < rule.full:
@@ -196,10 +207,7 @@ def confirms(rule: Rule, worse: Sequence[float], ref: Level, floor: float) -> bo
         return False
     if statistics.fmean(worse) < floor or statistics.fmean(after) < floor:
         return False
-    if rule.consistent is None:
-        return True
-    gap = worse[0] - statistics.fmean(after)
-    return gap <= ref.z(rule.consistent) * ref.scale * math.sqrt(1 + 1 / len(after))
+    return _consistent(rule, worse, ref)
 
 
 class Tracker:
@@ -331,9 +339,12 @@ class Tracker:
         return open_
 
     def _sum(self, total: float, worse: float, ref: Level) -> float:
-        """The CUSUM after one more run (scales raised for the scale's uncertainty)."""
-        allowance = self.rule.allowance or 0.0
-        return max(0.0, total + worse / (ref.scale * _stretch(ref.df)) - allowance)
+        """The CUSUM after one more run (scales raised for the scale's uncertainty); a run
+        adds at most `limit`, so one run, however bad, never carries a confirmation."""
+        rule = self.rule
+        allowance = rule.allowance or 0.0
+        step = min(worse / (ref.scale * _stretch(ref.df)), rule.limit)
+        return max(0.0, total + step - allowance)
 
     def _cusum(self, open_: Finding, j: int, worse: float) -> Finding | None:
         rule, ref = self.rule, open_.reference
@@ -348,6 +359,7 @@ class Tracker:
             and ref.n >= rule.full
             and worse >= ref.z(rule.agree) * ref.scale
             and grown.change >= self.floor(ref.level)
+            and _consistent(rule, grown.worse, ref)
         ):
             grown = replace(grown, confirmed_at=j)
         return grown

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.render.boundary import GITHUB_HOST_KEY
 from generator.results.store import COMPACT_FILE
-from tests.helpers import ROOT
+from tests.helpers import ROOT, copy_catalogs
 from tests.results_gen import Run, point_record, sweep, write_run
 
 BRANCH = "benchmark-data"
@@ -60,6 +61,7 @@ class Runner:
         self.workspace = workspace
         self.values = {
             "github.token": "not-a-token",
+            "secrets.HISTORY_DEPLOY_KEY": "not-a-key",
             "github.repository": REPOSITORY,
             "github.run_id": run_id,
             "github.run_attempt": "1",
@@ -69,15 +71,20 @@ class Runner:
         self.env = {
             "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
             "HOME": str(workspace / "home"),
+            "RUNNER_TEMP": str(workspace / "home"),
             "GITHUB_STEP_SUMMARY": str(self.summary),
             "GITHUB_RUN_ID": run_id,
             "GITHUB_RUN_NUMBER": "12",
             "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_WORKFLOW": "Benchmark",
             "GITHUB_REPOSITORY": REPOSITORY,
-            "GIT_CONFIG_COUNT": "1",
+            # The fetch (https, the token) and the push (ssh, the deploy key) both reach
+            # the local remote.
+            "GIT_CONFIG_COUNT": "2",
             "GIT_CONFIG_KEY_0": f"url.{remote.as_uri()}.insteadOf",
             "GIT_CONFIG_VALUE_0": f"https://github.com/{REPOSITORY}.git",
+            "GIT_CONFIG_KEY_1": f"url.{remote.as_uri()}.insteadOf",
+            "GIT_CONFIG_VALUE_1": f"git@github.com:{REPOSITORY}.git",
             "GIT_CONFIG_NOSYSTEM": "1",
         }
 
@@ -129,10 +136,27 @@ def remote_files(remote: Path) -> dict[str, bytes]:
     }
 
 
-def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
-    """The GPU jobs' artifacts, then the summary job, then the history job."""
+def events_job(folder: Path, verdicts: Path) -> None:
+    """The artifact the events job uploads (run/confirmation/): the A/B jobs' documents
+    (one cut short), its matrix, outcomes, final verdicts and what `confirm issues` did."""
+    step = folder / "confirmation-ab-1" / "ab-1" / "step-0"
+    step.mkdir(parents=True)
+    (step / "a-p1-r0.json").write_text('{"schema": "sglang-ci/confirmation/1", "step": 0}\n')
+    (step / "b-p1-r0.json").write_text('{"schema": "sglang-ci/confirmation/1", "st')
+    (folder / "matrix.json").write_text('{"include": []}\n')
+    (folder / "outcomes.json").write_text("[]\n")
+    (folder / "results.json").write_text("[]\n")
+    (folder / "issues.json").write_text('{"schema": "sglang-ci/issues/1", "issues": []}\n')
+    (folder / "summary.md").write_text("### A/B confirmation\n")
+    shutil.copy(verdicts, folder / "verdicts.json")
+
+
+def one_run(tmp_path: Path, remote: Path, day: int, confirmation: bool = False) -> Runner:
+    """The GPU jobs' artifacts, then the summary job, (with `confirmation`, what the
+    events job uploads,) then the history job."""
     workspace = tmp_path / f"w{day}"
     (workspace / "home").mkdir(parents=True)
+    copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
     run = Run(day=day)
     job = workspace / "run" / "benchmark-ds-fp8-tp8-1024x1024"
     write_run(job.parent, run, [point_record(run, p) for p in POINTS], name=job.name)
@@ -147,6 +171,8 @@ def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
     new = workspace / "new-run"
     shutil.copytree(workspace / "run", new / "run")
     shutil.copytree(workspace / "judged", new / "judged")
+    if confirmation:
+        events_job(new / "confirmation", workspace / "judged" / "verdicts.json")
     shutil.rmtree(workspace / "history", ignore_errors=True)
     runner.job("history")
     return runner
@@ -171,6 +197,7 @@ def lost_run(tmp_path: Path, remote: Path) -> Runner:
     """A run whose only job left no record: red, and admitted as it was."""
     workspace = tmp_path / "w0"
     (workspace / "home").mkdir(parents=True)
+    copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
     (workspace / "run").mkdir()
     runner = Runner(workspace, remote, "7009")
     assert runner.job("summary")
@@ -190,21 +217,48 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
         "expected: every job of it was lost or never ran; 1 missing job(s) (3 points)\n"
     )
     assert "- missing job `ds-fp8-tp8-1024x1024` (3 points): not reported\n" in text
-    second = one_run(tmp_path, remote, day=1)
+    second = one_run(tmp_path, remote, day=1, confirmation=True)
+    # The deploy key lived for the push only.
+    assert not (second.workspace / "home" / "history-deploy-key").exists()
+    assert (second.workspace / "home" / "history-known-hosts").read_text() == (
+        f"{GITHUB_HOST_KEY}\n"
+    )
     assert second.summary.read_text().startswith("## Benchmark #12: pass\n")
     files = remote_files(remote)
     runs = sorted({name.split("/")[1] for name in files}, key=lambda n: "7001" in n)
     assert [r.rsplit("-", 2)[1:] for r in runs] == [["7009", "1"], ["7001", "1"]]
+    kept = [
+        "confirmation/confirmation-ab-1/ab-1/step-0/a-p1-r0.json",
+        "confirmation/issues.json",
+        "confirmation/matrix.json",
+        "confirmation/outcomes.json",
+        "confirmation/results.json",
+        "confirmation/verdicts.json",
+    ]
     for name, data in files.items():
         assert name.startswith("runs/"), name
         if name.endswith(".json"):
             parsed = json.loads(data)
-            assert parsed["schema"].startswith(("sglang-ci/record/1", "sglang-ci/manifest/1"))
+            if name.split("/", 2)[2] not in kept:
+                schema = parsed["schema"]
+                assert schema.startswith(("sglang-ci/record/1", "sglang-ci/manifest/1"))
         else:
             assert name.endswith("/" + COMPACT_FILE), name
     first, last = (
-        sorted(name.split("/", 2)[2] for name in files if name.startswith(f"runs/{run}/"))
+        sorted(
+            name.split("/", 2)[2]
+            for name in files
+            if name.startswith(f"runs/{run}/") and not name.startswith(f"runs/{run}/confirmation/")
+        )
         for run in runs
+    )
+    assert (
+        sorted(
+            name.split("/", 2)[2]
+            for name in files
+            if name.startswith(f"runs/{runs[1]}/confirmation/")
+        )
+        == kept
     )
     assert first == sorted([COMPACT_FILE, "manifest.json"])
     assert last == sorted(
@@ -222,5 +276,10 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
     manifest = json.loads(files[f"runs/{runs[1]}/manifest.json"])
     assert manifest["verdicts"]["schema"] == "sglang-ci/verdicts/2"
     assert manifest["matrix"] == [matrix()]
-    assert manifest["left_out"] == [f"{JOB}/summary.md"]
+    assert manifest["left_out"] == [
+        f"{JOB}/summary.md",
+        "confirmation/confirmation-ab-1/ab-1/step-0/b-p1-r0.json",
+        "confirmation/summary.md",
+    ]
+    assert manifest["confirmation"] == kept
     assert manifest["run"]["number"] == 12

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +14,29 @@ from click.testing import CliRunner, Result
 from selenium.webdriver.common.by import By
 
 from generator.cli import main
+from generator.confirm import tracked
+from generator.confirm.tracked import Tracked
+from generator.results import regressions
 from generator.results.events import event_id
 from generator.results.history import ServerKey
 from generator.results.output import MARKER
+from tests import confirm_gen as cg
 from tests.browser.chromium import charts, chromium, errors, skipped
+from tests.helpers import FIXTURE
+from tests.launchers.support import fixture_job
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
 POINTS = sweep(concurrencies=(4, 16, 64, 128)) + MTP
 DROP = POINTS[1:3]  # ds-fp8-tp8, 1024x1024, concurrencies 16 and 64: two neighbours
-CLEAN = 9  # days 0-8 in the earlier layout; days 9 and 10, 40% lower at DROP, admitted
+CLEAN = 9  # days 0-8 in the earlier layout; day 9, 40% lower at DROP, confirmed by its A/B
+SERVER = ServerKey(
+    config="ds-fp8-tp8", fingerprint="fp-ds-fp8-tp8", runner_label="mi355-8gpu",
+    image_family="rocm/sgl-dev",
+)  # fmt: skip
+EVENT = event_id(SERVER, Run(day=CLEAN).run_id)  # compare's id of day 9's drop
+MTP_EVENT = event_id(replace(SERVER, config="ds-mtp", fingerprint="fp-ds-mtp"), "7011")
+ISSUE = "https://github.com/example/sglang-ci/issues/12"
 GITHUB = {
     "GITHUB_WORKFLOW": "Benchmark",
     "GITHUB_REPOSITORY": "example/sglang-ci",
@@ -31,13 +45,33 @@ GITHUB = {
 
 
 def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """`sglang-ci results ARGS`; admit reads the fixture catalogs' image repositories."""
+    root = FIXTURE if args[0] == "admit" else tmp_path
     return CliRunner(env=env).invoke(
-        main, ["--root", str(tmp_path), "results", *args], catch_exceptions=False
+        main, ["--root", str(root), "results", *args], catch_exceptions=False
     )
 
 
+def digest(day: int) -> str:
+    return "sha256:" + ("aa" if day < 3 else "bb" if day < CLEAN else "cc") * 32
+
+
+def made_by(record: dict[str, Any], day: int) -> dict[str, Any]:
+    """`record` as the image of `day` made it: a new digest and SGLang 0.5.7 from day 3
+    on, another with SGLang 0.5.8 and a new ATOM commit from day 9 on."""
+    prov = record["provenance"]
+    prov["image"]["digest"] = digest(day)
+    prov["image"]["pinned"] = f"rocm/sgl-dev@{digest(day)}"
+    prov["sglang_version"] = "0.5.6" if day < 3 else "0.5.7" if day < CLEAN else "0.5.8"
+    prov["sglang_commit"] = "0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4" if day >= CLEAN else None
+    prov["atom_version"] = "0.1.3.dev7+g5e6f7a8b" if day >= CLEAN else "0.1.2.dev3+g1a2b3c4d"
+    prov["aiter_version"] = "0.1.5"
+    prov["github"]["workflow"] = "Benchmark"
+    return record
+
+
 def records(day: int, drop: bool = False) -> list[dict[str, Any]]:
-    """A run's records; from day 3 on a new image digest with SGLang 0.5.7."""
+    """A run's records (see made_by for their images)."""
     rng = random.Random(day)
     run = Run(day=day, image="rocm/sgl-dev:nightly")
     out = [
@@ -48,21 +82,74 @@ def records(day: int, drop: bool = False) -> list[dict[str, Any]]:
         case_record(run, score=0.95 + day / 200),
         case_record(run, "gsm8k-mtp", spec="mtp", draft_tokens=3, accept_length=2.5),
     ]
-    for record in out:
-        record["provenance"]["image"]["digest"] = "sha256:" + ("aa" if day < 3 else "bb") * 32
-        record["provenance"]["sglang_version"] = "0.5.6" if day < 3 else "0.5.7"
-        record["provenance"]["github"]["workflow"] = "Benchmark"
-    return out
+    return [made_by(record, day) for record in out]
+
+
+def side(day: int) -> dict[str, Any]:
+    """The image of `day` as an A/B names it."""
+    return {
+        "image": f"rocm/sgl-dev@{digest(day)}",
+        "image_requested": "rocm/sgl-dev:nightly",
+        "image_tag": "nightly",
+        "image_digest": digest(day),
+        "run": Run(day=day).name,
+    }
+
+
+def confirmation(parent: Path) -> Path:
+    """What the events job leaves in the confirmation folder of day 9 (40% lower at c=16,
+    3% at c=64): the A/B of day 8's image against day 9's, three repeats, the matrix it ran
+    from, and the issue `confirm issues` opened."""
+    job = fixture_job("--preset", "all-qwen")
+    point = job["points"][0]
+    job.update(
+        id="ds-fp8-tp8-1024x1024",
+        config="ds-fp8-tp8",
+        points=[
+            {**point, "id": p.point_id, "isl": 1024, "osl": 1024, "concurrency": p.concurrency}
+            for p in DROP
+        ],
+    )
+    entry = cg.ab_entry(job, EVENT, side(CLEAN - 1), side(CLEAN))
+
+    def measured(turn: str, p: dict[str, Any], repeat: int) -> dict[str, Any]:
+        day = CLEAN - 1 if turn == "A" else CLEAN
+        lower = 1.0 if turn == "A" else 0.6 if p["concurrency"] == DROP[0].concurrency else 0.97
+        at = next(x for x in POINTS if x.concurrency == p["concurrency"])
+        record = point_record(Run(day=day), at, Shape(throughput=lower))
+        return made_by(record, day)
+
+    folder = parent / "confirmation"
+    for rel, doc in {**cg.ab_documents(entry, measured)}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(json.dumps(doc))
+    (folder / "matrix.json").write_text(json.dumps({"include": [entry]}))
+    opened = Tracked(event=EVENT, number=12, url=ISSUE, open=True, action="opened")
+    doc = tracked.document(run="run", repository="example/sglang-ci", enabled=True, issues=[opened])
+    (folder / tracked.FILE).write_text(json.dumps(doc))
+    return folder
 
 
 def admitted(tmp_path: Path, day: int, drop: bool = False) -> None:
     """Run `day` judged against the history and admitted into it, as the summary and
-    history jobs do."""
+    history jobs do; a drop with its A/B confirmation and tracking issue."""
     history = tmp_path / "history"
     new = write_run(tmp_path / f"new{day}", Run(day=day), records(day, drop), name="run")
     verdicts = tmp_path / f"new{day}" / "verdicts.json"
     where = ["--history", str(history), "--current", str(new)]
     cli(tmp_path, "compare", *where, "--json", "--out", str(verdicts))
+    confirmed = []
+    if drop:
+        # The events job: compare again with the A/B's outcome (docs/confirmation.md).
+        assert EVENT in [e["id"] for e in json.loads(verdicts.read_text())["events"]]
+        folder = confirmation(tmp_path / f"new{day}")
+        outcomes = folder / "results.json"
+        outcomes.write_text(json.dumps([{"event": EVENT, "result": "confirmed"}]))
+        verdicts.unlink()
+        done = cli(tmp_path, "compare", *where, "--confirmation", str(outcomes), "--json",
+                   "--out", str(verdicts))  # fmt: skip
+        assert done.exit_code == 1, done.output
+        confirmed = ["--confirmation", str(folder)]
     env = {**GITHUB, "GITHUB_RUN_ID": str(7000 + day), "GITHUB_RUN_NUMBER": str(day)}
     name = Run(day=day).name
     done = cli(
@@ -75,20 +162,21 @@ def admitted(tmp_path: Path, day: int, drop: bool = False) -> None:
         name,
         "--verdicts",
         str(verdicts),
+        *confirmed,
         env=env,
     )
     assert done.exit_code == 0, done.output
 
 
 def build(tmp_path: Path, *, with_current: bool = True) -> Path:
-    """Days 0-8 in the earlier layout (records only); days 9 and 10, 40% lower at DROP
-    (suspected, then confirmed), judged and admitted; with_current: day 11, still lower, as
-    --current, judged by report itself."""
+    """Days 0-8 in the earlier layout (records only); day 9, 40% lower at DROP (suspected,
+    its A/B confirmed), and day 10 judged and admitted; with_current: day 11, lower again
+    (a new suspicion), as --current, judged by report itself."""
     if not (tmp_path / "history").exists():
         for day in range(CLEAN):
             write_run(tmp_path / "history", Run(day=day), records(day))
         admitted(tmp_path, CLEAN, drop=True)
-        admitted(tmp_path, CLEAN + 1, drop=True)
+        admitted(tmp_path, CLEAN + 1)
     args = ["report", "--history", str(tmp_path / "history"), "--out", str(tmp_path / "site")]
     if with_current:
         if not (tmp_path / "run").exists():
@@ -100,7 +188,10 @@ def build(tmp_path: Path, *, with_current: bool = True) -> Path:
     return tmp_path / "site"
 
 
-def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
+def test_the_site_loads_plotly_once_from_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(regressions, "EVENTS_SHOWN", 1)  # the older event: a table row
     site = build(tmp_path)
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
     assert pages == [
@@ -116,12 +207,25 @@ def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
         assert "cdn" not in page.read_text().lower()
     index = (site / "index.html").read_text()
     assert '<tr class="regression"><td>regression</td><td>DS-FP8-TP8</td>' in index
-    assert "<td>1024x1024</td><td>16</td><td>tok/s/GPU</td><td>-39.8%</td>" in index
+    assert "<td>1024x1024</td><td>16</td><td>tok/s/GPU</td><td>-39.6%</td>" in index
     assert (
         '<a href="https://github.com/example/sglang-ci/actions/runs/7010">Benchmark #10</a>'
         in index
     )
     assert "<title>DS-FP8-TP8</title>" in (site / "config/ds-fp8-tp8.html").read_text()
+    events = (site / "regressions.html").read_text()
+    assert events.count("<section ") == 1
+    # day 9's event, confirmed by its A/B and still open; the older (a suspicion of the
+    # current run on ds-mtp, a 2% dip in this seeded noise): a table row
+    assert f'<section class="event regression" id="{EVENT}">' in events
+    assert f'<div id="ev-{EVENT}-0" class="plotly-graph-div"' in events
+    assert (
+        '<tr class="suspected"><td>suspected</td><td><a href="config/ds-mtp.html">DS-MTP</a>'
+        f"</td><td><code>{MTP_EVENT}</code></td>\n"
+        '<td><a href="https://github.com/example/sglang-ci/actions/runs/7011">Benchmark run '
+        '7011</a></td><td><a href="https://github.com/example/sglang-ci/actions/runs/7010">'
+        "Benchmark #10</a></td><td>1024x1024 c=4, 1024x1024 c=16</td></tr>"
+    ) in events
 
 
 def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Path) -> None:
@@ -131,7 +235,7 @@ def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Pa
         '<a href="https://github.com/example/sglang-ci/actions/runs/7010">Benchmark #10</a>'
         in index
     )
-    assert '(2026-11-11T02-00-00Z-7010): <b class="fail">fail</b>' in index
+    assert '(2026-11-11T02-00-00Z-7010): <b class="pass">pass</b>' in index
 
 
 def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
@@ -144,9 +248,9 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         browser.get((site / "index.html").as_uri())
         digests = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "td.digest")]
         # 12 runs (days 0-11), each one image: its short digest on the page
-        assert digests == ["sha256:bbbbbbbbbbbb"] * 9 + ["sha256:aaaaaaaaaaaa"] * 3
+        assert digests == [f"sha256:{x * 12}" for x in ("c" * 3 + "b" * 6 + "a" * 3)]
         rows = browser.find_element(By.CSS_SELECTOR, "table.runs").text
-        assert rows.count("0.5.7") == 9 and rows.count("0.5.6") == 3
+        assert [rows.count(f"0.5.{v}") for v in (8, 7, 6)] == [3, 6, 3]
         assert errors(browser) == []
         browser.get((site / "config/ds-fp8-tp8.html").as_uri())
         drawn = charts(browser)
@@ -159,8 +263,8 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
             "1024x1024: median TTFT",
             "1024x1024: median TPOT",
         ]
-        # day 10, which confirmed the drop, and the current run, where it is still open
-        days = ["2026-11-11T02:00:00Z", "2026-11-12T02:00:00Z"]
+        # day 9 (its A/B confirmed it) and the current run (the event still open)
+        days = ["2026-11-10T02:00:00Z", "2026-11-12T02:00:00Z"]
         for chart in drawn:
             marked = next(t for t in chart["traces"] if t["name"] == "regression")
             points = [
@@ -177,47 +281,87 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         assert [t["points"] for t in trend["traces"]][:4] == [12, 12, 12, 12]
         marked = next(t for t in trend["traces"] if t["name"] == "regression")
         assert [text.split(":")[0] for text in marked["text"]] == [
-            "regression at c=16 (Benchmark #10)",
-            "regression at c=64 (Benchmark #10)",
-            "curve regression (Benchmark #10)",
+            "regression at c=16 (Benchmark #9)",
+            "regression at c=64 (Benchmark #9)",
+            "curve regression (Benchmark #9)",
             "regression at c=16 (Benchmark run 7011)",
             "regression at c=64 (Benchmark run 7011)",
             "curve regression (Benchmark run 7011)",
         ]
-        suspected = next(t for t in trend["traces"] if t["name"] == "suspected")
-        assert [text.split(":")[0] for text in suspected["text"]] == [
-            "suspected at c=16 (Benchmark #9)",
-            "suspected at c=64 (Benchmark #9)",
-            "curve suspected (Benchmark #9)",
-        ]
         change = next(t for t in trend["traces"] if t["name"] == "image or version changed")
         assert change["text"] == [
-            "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7"
+            "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7",
+            "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.7 -> 0.5.8; "
+            "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b",
         ]
         curve = drawn[0]
         assert [t["name"] for t in curve["traces"]][:2] == [
-            "before the last image change (Benchmark run 7002)",
+            "before the last image change (Benchmark run 7008)",
             "latest (Benchmark run 7011)",
         ]
         assert curve["traces"][1]["text"] == ["c=128", "c=64", "c=16", "c=4"]
         assert errors(browser) == []
         browser.get((site / "config/ds-mtp.html").as_uri())
         mtp = charts(browser)
-        # 3 concurrencies, a change, and the current run's suspicion (a 2% dip of the
-        # config's pooled throughput, in this seeded noise)
-        assert [len(c["traces"]) for c in mtp] == [3, 5, 5, 5, 5]
+        assert [len(c["traces"]) for c in mtp] == [2, 4, 4, 4, 4]  # 3 concurrencies, a change
         assert "regression" not in str(mtp)
         shot = tmp_path / "ds-fp8-tp8.png"
         browser.get((site / "config/ds-fp8-tp8.html").as_uri())
         assert browser.save_screenshot(str(shot))
         browser.get((site / "regressions.html").as_uri())
         events = browser.find_elements(By.CSS_SELECTOR, "section.event")
-        server = {"runner_label": "mi355-8gpu", "image_family": "rocm/sgl-dev"}
-        fp8 = ServerKey(config="ds-fp8-tp8", fingerprint="fp-ds-fp8-tp8", **server)
-        mtp_key = ServerKey(config="ds-mtp", fingerprint="fp-ds-mtp", **server)
-        assert [e.get_attribute("id") for e in events] == [
-            event_id(fp8, Run(day=CLEAN).run_id),  # by GitHub run id, whatever its name
-            event_id(mtp_key, Run(day=CLEAN + 2).run_id),
+        # day 9's event (its A/B confirmed it, still open) and the current run's suspicion
+        assert [e.get_attribute("id") for e in events] == [EVENT, MTP_EVENT]
+        event = events[0]
+        issue = event.find_element(By.CSS_SELECTOR, "li.issue a")
+        assert (issue.text, issue.get_attribute("href")) == ("#12", ISSUE)
+        assert event.find_element(By.CSS_SELECTOR, "li.issue").text == (
+            "Tracking issue: #12 (open; opened in Benchmark #9)"
+        )
+        diff = [
+            [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")]
+            + [row.get_attribute("class") or ""]
+            for row in event.find_elements(By.CSS_SELECTOR, "table.diff tr")[1:]
+        ]
+        assert diff == [
+            ["image digest", "sha256:bbbbbbbbbbbb", "sha256:cccccccccccc", "changed"],
+            ["SGLang", "0.5.7", "0.5.8", "changed"],
+            ["SGLang commit", "-", "0f1e2d3c4b5a", "changed"],
+            ["ATOM", "0.1.2.dev3+g1a2b3c4d", "0.1.3.dev7+g5e6f7a8b", "changed"],
+            ["ATOM commit", "1a2b3c4d", "5e6f7a8b", "changed"],
+            ["AITER", "0.1.5", "0.1.5", ""],
+            ["AITER commit", "-", "-", ""],
+            ["ROCm", "7.0.2", "7.0.2", ""],
+            ["catalog commit", "000000000000", "000000000000", ""],
+            ["runner", "runner-01", "runner-01", ""],
+        ]
+        ab = event.find_element(By.CSS_SELECTOR, "div.ab").text.splitlines()
+        assert ab[0] == "Result: confirmed, 3 repeats of each image, parallel."
+        assert ab[1].startswith("A/B: A nightly (sha256:bbbbbbbbbbbb), SGLang 0.5.7, ATOM ")
+        assert ab[1].endswith(
+            "against B nightly (sha256:cccccccccccc), SGLang 0.5.8, ATOM 0.1.3.dev7+g5e6f7a8b, "
+            "AITER 0.1.5, ROCm 7.0.2; 12 of 12 turns measured: confirmed "
+            "(output_throughput_per_gpu B/A 0.763 [0.763, 0.763] at 95%: confirmed)"
+        )
+        per_point = [
+            [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+            for row in event.find_elements(By.CSS_SELECTOR, "table.ab-points tr")[1:]
+        ]
+        assert per_point == [
+            ["1024x1024 c=16", "tok/s/GPU", "0.600", "[0.600, 0.600]", "confirmed"],
+            ["1024x1024 c=64", "tok/s/GPU", "0.970", "[0.970, 0.970]", "cleared"],
+        ]
+        assert ab[-1] == (
+            "First bad image: nightly (sha256:cccccccccccc), SGLang 0.5.8, "
+            "ATOM 0.1.3.dev7+g5e6f7a8b, AITER 0.1.5, ROCm 7.0.2"
+        )
+        [curve] = [c for c in charts(browser) if c["id"] == f"ev-{EVENT}-0"]
+        assert curve["title"] == "1024x1024: throughput per GPU vs interactivity"
+        assert [(t["name"], t["text"]) for t in curve["traces"]] == [
+            ("last good (Benchmark run 7008)", ["c=128", "c=64", "c=16", "c=4"]),
+            ("first bad (Benchmark #9)", ["c=128", "c=64", "c=16", "c=4"]),
+            ("latest (Benchmark run 7011)", ["c=128", "c=64", "c=16", "c=4"]),
+            ("regression", ["regression at c=16", "regression at c=64"]),
         ]
         assert errors(browser) == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -2,7 +2,7 @@
 tests that open a page: the charts it drew and the errors it logged.
 
 Tests that use it fail, never skip, when the browser is missing, unless
-SGLANG_CI_NO_BROWSER=1 (`.ci/run` installs both packages).
+SGLANG_CI_NO_BROWSER=1 (`make test` installs both packages).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def require_tools() -> dict[str, str]:
     missing = [tool for tool, path in found.items() if path is None]
     if missing:
         pytest.fail(
-            f"{' and '.join(missing)} not installed: .ci/run installs them "
+            f"{' and '.join(missing)} not installed: make test installs them "
             f"(apt-get install docker-registry skopeo), or set {SKIP_ENV}=1 to skip these tests",
             pytrace=False,
         )
