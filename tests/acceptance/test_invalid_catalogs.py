@@ -98,7 +98,9 @@ def test_a_missing_catalog_is_refused(cli: Invoke, root: Path) -> None:
 def peak_of_render(root: Path) -> tuple[int, str, float, int]:
     """`sglang-ci render` of `root` in a fresh interpreter: its exit code, standard error,
     CPU seconds (user and system, interpreter start included: what the work costs, however
-    busy the machine) and peak resident memory (KiB, as getrusage counts it)."""
+    busy the machine) and peak resident memory (KiB: the process's own high-water mark,
+    VmHWM; getrusage's ru_maxrss also counts the pages of the test process it was forked
+    from, as large as the tests before made it)."""
     code = (
         "import resource, sys\n"
         "from generator.cli import main\n"
@@ -107,7 +109,8 @@ def peak_of_render(root: Path) -> tuple[int, str, float, int]:
         "except SystemExit as e:\n"
         "    code = e.code\n"
         "used = resource.getrusage(resource.RUSAGE_SELF)\n"
-        "print(code, used.ru_utime + used.ru_stime, used.ru_maxrss)\n"
+        "status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+        "print(code, used.ru_utime + used.ru_stime, status)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=False
