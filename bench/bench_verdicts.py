@@ -201,6 +201,8 @@ class Tally:
     measured: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     seconds: float = 0.0
     judged: int = 0
+    detector_calls: int = 0
+    detector_seconds: float = 0.0
 
 
 def as_earlier(e: Event) -> Earlier:
@@ -325,18 +327,28 @@ def _confirm_outliers(
 def _one(args: tuple[list[ConfigSpec], Policy, str, tuple[float, int, bool], int]) -> Tally:
     specs, policy, detector, (cv, seed, inject), days = args
     tally = Tally()
+    library = DETECTORS[detector]
+
+    def timed(values: Sequence[float], p_value: float, permutations: int) -> list[int]:
+        start = time.perf_counter()
+        found = library(values, p_value, permutations)
+        tally.detector_seconds += time.perf_counter() - start
+        tally.detector_calls += 1
+        return found
+
     h = generate(specs, cv=cv, days=days, seed=seed, inject=inject)
-    judge_history(h, rules(policy, DETECTORS[detector]), tally)
+    judge_history(h, rules(policy, timed), tally)
     return tally
 
 
 def merge(into: Tally, more: Tally) -> None:
     for name in (
         "clean_point_nights", "false_confirmed", "clean_runs", "clean_runs_red",
-        "clean_runs_suspected", "outliers", "outliers_confirmed", "judged",
+        "clean_runs_suspected", "outliers", "outliers_confirmed", "judged", "detector_calls",
     ):  # fmt: skip
         setattr(into, name, getattr(into, name) + getattr(more, name))
     into.seconds += more.seconds
+    into.detector_seconds += more.detector_seconds
     for name in ("flagged", "confirmed", "exact", "how", "event_ids", "measured"):
         getattr(into, name).update(getattr(more, name))
     into.injections.extend(more.injections)
@@ -467,6 +479,8 @@ def details(cv: float, t: Tally) -> list[str]:
         f"- one-run -15% outliers confirmed: {t.outliers_confirmed} / {t.outliers}",
         f"- events per detected config-wide step: {events_per_step(t)[0]:.2f} "
         f"(at most {events_per_step(t)[1]})",
+        f"- change-point calls: {t.detector_calls:,}, "
+        f"{1000 * t.detector_seconds / max(t.detector_calls, 1):.1f} ms each",
         "",
         "| injected change | n | suspected on its 1st run | confirmed by run 2 | by 4 | by 7 "
         "| median runs to confirm | first bad run exact |",
