@@ -32,6 +32,7 @@ from generator.plan import plan_query, plan_week
 from generator.plan_text import format_text as format_plan
 from generator.render import render
 from generator.render.drift import FIX, drift
+from generator.render.templates import templates_dir
 from generator.render.write import write_all
 from generator.results.cli import results_group
 from generator.summary import markdown, summary
@@ -109,7 +110,7 @@ def _one_selection(group: str | None, cron: str | None, preset: str | None) -> N
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="Repository root holding catalogs/.",
+    help="The checkout to read: its catalogs/ and templates/.",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.pass_context
@@ -253,7 +254,7 @@ def render_cmd(ctx: click.Context) -> None:
     """Write every generated file (workflows, matrices, docs) from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render(_checked(c.expanded()))
+        outputs = render(_checked(c.expanded()), templates_dir(c.root))
         changed = write_all(c.root, outputs)
         click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
         for rel in changed:
@@ -268,7 +269,7 @@ def check_cmd(ctx: click.Context) -> None:
     """Fail (exit 1) when committed generated files differ from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render(_checked(c.expanded()))
+        outputs = render(_checked(c.expanded()), templates_dir(c.root))
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))

@@ -6,12 +6,15 @@ A `CatalogSpec` holds the raw documents plus what a reader of the catalog expect
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 from hypothesis import strategies as st
+
+from tests.helpers import TEMPLATES
 
 RUNNER = "gpu-runner-8"
 MODELS: dict[str, tuple[str, str, str]] = {
@@ -51,6 +54,9 @@ class CatalogSpec:
         return sum(self.cells_per_config.values())
 
     def write(self, root: Path) -> Path:
+        """The catalogs under `root`, with the checkout's templates when it has none."""
+        if not (root / "templates").exists():
+            shutil.copytree(TEMPLATES, root / "templates")
         (root / "catalogs").mkdir(parents=True, exist_ok=True)
         (root / "catalogs/benchmark.yaml").write_text(dump(self.benchmark), encoding="utf-8")
         (root / "catalogs/accuracy.yaml").write_text(dump(self.accuracy), encoding="utf-8")

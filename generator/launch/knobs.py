@@ -15,7 +15,6 @@ from generator.launch.commands import Where
 from generator.launch.contract import InputError
 
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
-ROOT = Path(__file__).resolve().parents[2]
 _INTEGER = re.compile(r"[0-9]+")
 # SIGTERM to SIGKILL of a stop. A cancelled GitHub job gets SIGINT, SIGTERM 7.5 s later
 # and SIGKILL 2.5 s after that: the whole cleanup must fit in the first 7.5 s.
@@ -50,9 +49,10 @@ class Knobs:
         )
 
 
-def read_knobs(environ: Mapping[str, str], cwd: Path) -> Knobs:
+def read_knobs(environ: Mapping[str, str], cwd: Path, root: Path) -> Knobs:
     """Every knob, or InputError naming the first invalid one. Relative paths are resolved
-    against `cwd` (absolute), because evaluators run in directories of their own."""
+    against `cwd` (absolute), because evaluators run in directories of their own; `root` is
+    the checkout the launcher runs from (its scripts/)."""
     results = cwd / _text(environ, "RESULTS_DIR", "results")
     logs = environ.get("LOG_DIR")
     summary = environ.get("GITHUB_STEP_SUMMARY")
@@ -72,7 +72,7 @@ def read_knobs(environ: Mapping[str, str], cwd: Path) -> Knobs:
         step_summary=cwd / summary if summary else None,
         runner_temp=cwd / temp if (temp := environ.get("RUNNER_TEMP")) else None,
         model_cache=Path(cache) if cache else None,
-        root=ROOT,
+        root=root,
         environ=dict(environ),
     )
 

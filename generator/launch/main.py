@@ -26,7 +26,8 @@ PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 USAGE = "usage: run_benchmark.sh JOB_JSON_FILE | run_accuracy.sh CASE_JSON_FILE"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(root: Path, argv: Sequence[str] | None = None) -> int:
+    """The launcher run from the checkout `root` (scripts/launch.py passes its own)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
@@ -37,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = PROGRAMS[mode]
     run: Callable[[Supervisor], int]
     try:
-        knobs = read_knobs(os.environ, Path.cwd())
+        knobs = read_knobs(os.environ, Path.cwd(), root)
         data = load_object(Path(path))
         if mode == "benchmark":
             run = functools.partial(run_benchmark, check_job(data, path), knobs)

@@ -1,11 +1,13 @@
 """Stage 4, render: the expanded catalogs to every generated file, in memory.
 
-`render(expanded)` returns {path relative to the repository root: text}: the workflows,
+`render(expanded, templates)` returns {path relative to the repository root: text}: the workflows,
 one matrix per cron group, preset and server mode, and accuracy level, actionlint's
 runner labels, and the docs. GitHub's limits are checked here, on that output.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from generator.catalog.model import LEVELS
 from generator.errors import Loc
@@ -20,10 +22,11 @@ from generator.render.workflows import WORKFLOWS, workflows
 __all__ = ["render"]
 
 
-def render(expanded: Expanded) -> dict[str, str]:
-    """Every generated file, path relative to the repository root -> content."""
+def render(expanded: Expanded, templates: Path) -> dict[str, str]:
+    """Every generated file, path relative to the repository root -> content, through the
+    templates under `templates` (render.templates.templates_dir)."""
     catalog = expanded.catalog
-    t = Templates()
+    t = Templates(templates)
     out: dict[str, str] = {}
     for s in expanded.schedules:
         matrix = run_matrix(expanded, s.default_run)

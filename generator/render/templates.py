@@ -1,4 +1,7 @@
-"""The one Jinja2 environment: delimiters that cannot clash with ${{ }}, strict undefined."""
+"""The one Jinja2 environment: delimiters that cannot clash with ${{ }}, strict undefined.
+
+The templates are the checkout's own `templates/` (beside the catalogs it renders), so a
+checkout renders with the templates it commits, whichever install of sglang-ci runs."""
 
 from __future__ import annotations
 
@@ -10,14 +13,24 @@ from typing import Any
 import jinja2
 import yaml
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-CONTAINER_OPTIONS = (
-    "--device=/dev/kfd --device=/dev/dri --group-add video --ipc=host --shm-size=64g "
-    "--security-opt seccomp=unconfined --cap-add=SYS_PTRACE"
-)
+from generator.errors import SglangCIError
+
+TEMPLATES = "templates"  # under the repository root
+PINS = "actions.yaml"  # the pinned actions, under the templates
 
 
-def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
+def templates_dir(root: Path) -> Path:
+    """`root`'s templates/, or an error (exit 2) when `root` is not a checkout."""
+    path = root / TEMPLATES
+    if not (path / PINS).is_file():
+        raise SglangCIError(
+            f"{path / PINS}: not found: --root must name an sglang-ci checkout "
+            "(catalogs/ and templates/)"
+        )
+    return path
+
+
+def environment(templates: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
         block_start_string="<%",
@@ -34,18 +47,17 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     )
     env.filters["q"] = lambda v: json.dumps(str(v), ensure_ascii=False)
     env.filters["sh"] = lambda v: shlex.quote(str(v))
-    pins = yaml.safe_load((templates / "actions.yaml").read_text())
+    pins = yaml.safe_load((templates / PINS).read_text())
     env.globals["pin"] = lambda name: (
         f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
     )
-    env.globals["container_options"] = CONTAINER_OPTIONS
     return env
 
 
 class Templates:
     """Renders templates by name; one environment per render."""
 
-    def __init__(self, templates: Path = TEMPLATES) -> None:
+    def __init__(self, templates: Path) -> None:
         self.env = environment(templates)
 
     def __call__(self, name: str, **context: Any) -> str:

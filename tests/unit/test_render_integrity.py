@@ -7,6 +7,7 @@ import pytest
 from generator.errors import LimitError
 from generator.expand.model import Expanded
 from generator.render import integrity, render
+from tests.helpers import TEMPLATES
 
 BENCHMARK = ".github/workflows/benchmark.yml"
 
@@ -14,7 +15,7 @@ BENCHMARK = ".github/workflows/benchmark.yml"
 def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inputs(
     fixture: Expanded,
 ) -> None:
-    outputs = render(fixture)
+    outputs = render(fixture, TEMPLATES)
     found = integrity.declared(outputs[BENCHMARK])
     assert found == {
         "on": ["schedule", "workflow_dispatch"],
@@ -63,7 +64,7 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
 def test_a_workflow_that_says_more_than_the_catalog_is_refused(
     fixture: Expanded, old: str, new: str, message: str
 ) -> None:
-    outputs = dict(render(fixture))
+    outputs = dict(render(fixture, TEMPLATES))
     assert old in outputs[BENCHMARK]
     outputs[BENCHMARK] = outputs[BENCHMARK].replace(old, new, 1)
     with pytest.raises(LimitError) as caught:
