@@ -1,0 +1,74 @@
+"""The launcher tests, run again and again with both cores busy: no test may depend on a
+sub-second timing, so every run must pass.
+
+    .venv/bin/python -m tests.tooling.stress_launchers [--runs 10] [--busy 2] [PYTEST_ARGS...]
+
+Starts `--busy` workers of `yes > /dev/null` (one per core of the machines the tests run
+on), runs `pytest tests/launchers` (with the project's options: two xdist workers) `--runs`
+times in a row, stops the workers it started, and prints each run's outcome and time and
+then `passed N of M runs`. Exit status 0 when every run passed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = "tests/launchers"
+
+
+@contextmanager
+def busy(workers: int) -> Iterator[list[int]]:
+    """`workers` processes of `yes` writing to /dev/null, stopped (and reaped) on exit."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(workers):
+            procs.append(subprocess.Popen(["yes"], stdout=subprocess.DEVNULL))
+        yield [p.pid for p in procs]
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait()
+
+
+def run_once(pytest_args: Sequence[str]) -> tuple[int, float, str]:
+    """pytest's exit status, the run's seconds and its last line."""
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", TESTS, "-p", "no:cacheprovider", *pytest_args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = (proc.stdout + proc.stderr).strip().splitlines() or [""]
+    return proc.returncode, time.monotonic() - started, lines[-1]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10, help="runs in a row (default 10)")
+    parser.add_argument("--busy", type=int, default=2, help="`yes` workers (default 2)")
+    args, pytest_args = parser.parse_known_args(argv)
+    passed = 0
+    with busy(args.busy) as pids:
+        print(f"{args.busy} busy worker(s) (yes > /dev/null): pids {pids}", flush=True)
+        for run in range(1, args.runs + 1):
+            status, seconds, last = run_once(pytest_args)
+            passed += status == 0
+            outcome = "passed" if status == 0 else f"FAILED (exit {status})"
+            print(f"run {run}/{args.runs}: {outcome} in {seconds:.1f}s: {last}", flush=True)
+    print(f"passed {passed} of {args.runs} runs; load average {os.getloadavg()[0]:.2f}")
+    return 0 if passed == args.runs else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
