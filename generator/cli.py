@@ -1,14 +1,13 @@
 """The `sglang-ci` command: click options only; the stages do the work.
 
 load -> expand -> lint | render | plan | explain. Exit codes: 0 success, 1 a failed check
-(drift, lint), 2 bad input, 3 a bug (`--debug` shows the traceback).
+(drift, lint), 2 bad input, 3 a bug (`--debug` shows the traceback): generator/context.py.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -16,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from generator.catalog import load
 from generator.catalog.model import LEVELS
 from generator.confirm.cli import confirm_group
-from generator.errors import CheckFailed, SelectionError, SglangCIError, did_you_mean
-from generator.expand import expand
+from generator.context import Context, run
+from generator.errors import CheckFailed, SelectionError, did_you_mean
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
@@ -39,44 +37,6 @@ from generator.summary import markdown, summary
 
 if TYPE_CHECKING:
     from generator.dispatch import Selected
-
-UNEXPECTED_EXIT = 3
-
-
-class Context:
-    def __init__(self, root: Path, debug: bool) -> None:
-        self.root = root
-        self.debug = debug
-
-    def expanded(self) -> Expanded:
-        return expand(load(self.root))
-
-
-def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
-    """Run one subcommand: expected errors are one line; anything else is a bug (exit 3)."""
-    obj: Context = ctx.obj
-    try:
-        code = work(obj) or 0
-    except BrokenPipeError:
-        # The reader went away (`| head`): nothing more to say, as other tools do.
-        sys.stderr.close()
-        code = 0
-    except SglangCIError as e:
-        if obj.debug:
-            traceback.print_exc()
-        click.echo(f"error: {e}", err=True)
-        code = e.return_code
-    except Exception as e:
-        if obj.debug:
-            traceback.print_exc()
-        click.echo(
-            f"An unexpected error has occurred: {type(e).__name__}: {e} "
-            "(run with --debug for the traceback)",
-            err=True,
-        )
-        code = UNEXPECTED_EXIT
-    ctx.exit(code)
-
 
 def emit(data: Any) -> None:
     sys.stdout.write(dumps(data))

@@ -7,7 +7,8 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
-from generator.cli import Context, main
+from generator.cli import main
+from generator.context import Context
 from generator.expand.model import Expanded
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 
