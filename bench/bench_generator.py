@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATES = ROOT / "templates"
 RUNS = 5
 MAX_SHIPPED_SECONDS = 0.5
 MAX_GROWTH = 12.0
@@ -105,7 +104,7 @@ def stages() -> list[str]:
         t1 = time.perf_counter()
         expanded = expand(catalog)
         t2 = time.perf_counter()
-        outputs = render(expanded, TEMPLATES)
+        outputs = render(expanded, ROOT)
         t3 = time.perf_counter()
         integrity.check(catalog, outputs)
         t4 = time.perf_counter()

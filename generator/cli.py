@@ -30,13 +30,13 @@ from generator.plan import plan_query, plan_week
 from generator.plan_text import format_text as format_plan
 from generator.render import render
 from generator.render.drift import FIX, drift
-from generator.render.templates import templates_dir
 from generator.render.write import write_all
 from generator.results.cli import results_group
 from generator.summary import markdown, summary
 
 if TYPE_CHECKING:
     from generator.dispatch import Selected
+
 
 def emit(data: Any) -> None:
     sys.stdout.write(dumps(data))
@@ -214,7 +214,7 @@ def render_cmd(ctx: click.Context) -> None:
     """Write every generated file (workflows, matrices, docs) from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render(_checked(c.expanded()), templates_dir(c.root))
+        outputs = render(_checked(c.expanded()), c.root)
         changed = write_all(c.root, outputs)
         click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
         for rel in changed:
@@ -229,7 +229,7 @@ def check_cmd(ctx: click.Context) -> None:
     """Fail (exit 1) when committed generated files differ from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render(_checked(c.expanded()), templates_dir(c.root))
+        outputs = render(_checked(c.expanded()), c.root)
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))

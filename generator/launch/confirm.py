@@ -42,6 +42,7 @@ from generator.launch import ab, commands, record, turns
 from generator.launch.abjob import ConfirmationEntry, SideImage
 from generator.launch.console import say
 from generator.launch.contract import JobEntry
+from generator.launch.knobs import DEFAULTS
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"
@@ -137,7 +138,8 @@ class Run:
         path = folder / "job.json"
         path.write_text(json.dumps(job), encoding="utf-8")
         self.name = f"{ctx.container}-{side.lower()}"
-        port = int(ctx.environ.get("SGLANG_PORT") or "30000") + (1 if side == ab.B else 0)
+        port = int(ctx.environ.get("SGLANG_PORT") or DEFAULTS["SGLANG_PORT"])
+        port += 1 if side == ab.B else 0
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
         argv = commands.container_argv(
@@ -374,7 +376,7 @@ def run_confirmation(
     results = Path(environ.get("RESULTS_DIR") or Path(workspace, "results"))
     if not results.is_absolute():
         results = Path(workspace, results)
-    poll = float(environ.get("READY_POLL_S") or "5")
+    poll = float(environ.get("READY_POLL_S") or DEFAULTS["READY_POLL_S"])
     ctx = Context(
         entry=entry,
         environ=environ,

@@ -20,7 +20,7 @@ from generator.expand.model import Expanded
 from generator.render import render
 from tests.catalog_gen import RUNNER, CatalogSpec, base_benchmark, minimal_accuracy
 from tests.conftest import Invoke
-from tests.helpers import TEMPLATES, expanded_at
+from tests.helpers import ROOT, expanded_at
 
 DISPLAY = "DeepSeek-R1 ☃ «TP8»"
 # A dashboard model names artifacts and files: only letters, digits, '.', '_' and '-'.
@@ -119,7 +119,7 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def outputs(root: Path) -> dict[str, str]:
-    return render(expanded_at(root), TEMPLATES)
+    return render(expanded_at(root), root)
 
 
 def run_json(cli: Invoke, root: Path, *args: str) -> Any:
@@ -221,7 +221,7 @@ def test_no_run_script_of_a_rendered_workflow_holds_an_expression(
 
 
 def test_the_live_workflows_hold_no_expression_in_a_run_script(shipped: Expanded) -> None:
-    for rel, text in workflows(render(shipped, TEMPLATES)).items():
+    for rel, text in workflows(render(shipped, ROOT)).items():
         for script in run_scripts(text):
             assert "${{" not in script, f"{rel}: {script}"
 

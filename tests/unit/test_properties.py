@@ -25,7 +25,7 @@ from generator.render.drift import drift
 from generator.render.write import write_all
 from tests.catalog_gen import CatalogSpec, catalog_specs, small_spec
 from tests.conftest import Invoke
-from tests.helpers import FIXTURE, ROOT, TEMPLATES, expanded_at, snapshot
+from tests.helpers import FIXTURE, ROOT, expanded_at, snapshot
 
 SEEDS = ("0", "4242")
 
@@ -143,13 +143,13 @@ def test_a_second_load_prints_and_renders_the_same_and_a_render_leaves_no_drift(
         assert dumps(cells_json(again, sel)) == dumps(cells_json(expanded, sel))
         assert dumps(jobs_json(again, sel)) == dumps(jobs_json(expanded, sel))
 
-    outputs = render(expanded, TEMPLATES)
+    outputs = render(expanded, root)
     assert sorted(write_all(root, outputs)) == sorted(outputs)
     assert drift(root, outputs) == []
     first = snapshot(root)
     assert first == {rel: text.encode() for rel, text in outputs.items()}
 
-    rendered_again = render(again, TEMPLATES)
+    rendered_again = render(again, root)
     assert rendered_again == outputs
     assert write_all(root, rendered_again) == []
     assert snapshot(root) == first
@@ -182,7 +182,7 @@ for root in sys.argv[1:]:
     cells = [cell_entry(c, image) for listed in expanded.cells.values() for c in listed]
     jobs = [job_entry(catalog, j, image) for listed in expanded.jobs.values() for j in listed]
     sys.stdout.write(dumps(cells) + dumps(jobs))
-    outputs = render(expanded, Path("templates"))
+    outputs = render(expanded, Path("."))
     sys.stdout.write("".join(f"{path}\\n{text}" for path, text in outputs.items()))
     sys.stdout.write(dumps(summary(expanded)) + dumps(plan_week(expanded)))
 """
@@ -286,7 +286,7 @@ def test_two_presets_never_share_a_matrix_file(tmp_path: Path) -> None:
     }
     expanded = expanded_at(spec.write(tmp_path))
     matrices = [
-        rel for rel in render(expanded, TEMPLATES) if rel.startswith(".github/matrices/benchmark/")
+        rel for rel in render(expanded, tmp_path) if rel.startswith(".github/matrices/benchmark/")
     ]
     assert matrices == [
         ".github/matrices/benchmark/preset/a-b/plain/c1.json",

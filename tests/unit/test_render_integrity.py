@@ -7,7 +7,7 @@ import pytest
 from generator.errors import LimitError
 from generator.expand.model import Expanded
 from generator.render import integrity, render
-from tests.helpers import TEMPLATES
+from tests.helpers import ROOT
 
 BENCHMARK = ".github/workflows/benchmark.yml"
 
@@ -15,7 +15,7 @@ BENCHMARK = ".github/workflows/benchmark.yml"
 def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inputs(
     fixture: Expanded,
 ) -> None:
-    outputs = render(fixture, TEMPLATES)
+    outputs = render(fixture, ROOT)
     found = integrity.declared(outputs[BENCHMARK])
     assert found == {
         "on": ["schedule", "workflow_dispatch"],
@@ -64,7 +64,7 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
 def test_a_workflow_that_says_more_than_the_catalog_is_refused(
     fixture: Expanded, old: str, new: str, message: str
 ) -> None:
-    outputs = dict(render(fixture, TEMPLATES))
+    outputs = dict(render(fixture, ROOT))
     assert old in outputs[BENCHMARK]
     outputs[BENCHMARK] = outputs[BENCHMARK].replace(old, new, 1)
     with pytest.raises(LimitError) as caught:

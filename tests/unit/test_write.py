@@ -14,7 +14,7 @@ from generator.render import render as render_all
 from generator.render.drift import drift
 from generator.render.write import write_all
 from tests.catalog_gen import CatalogSpec, small_spec
-from tests.helpers import TEMPLATES, snapshot
+from tests.helpers import snapshot
 
 HAND_WRITTEN = ".github/workflows/hand-written.yml"
 HAND_TEXT = "# Maintained by hand.\nname: Hand written\non: push\njobs: {}\n"
@@ -48,7 +48,7 @@ def new_spec() -> CatalogSpec:
 
 
 def render(spec: CatalogSpec, root: Path) -> dict[str, str]:
-    return render_all(expand(load(spec.write(root))), TEMPLATES)
+    return render_all(expand(load(spec.write(root))), root)
 
 
 @pytest.fixture
