@@ -46,11 +46,12 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
         limits.check_matrix(f"accuracy level '{level}'", where, matrix)
         out[accuracy_path(level)] = dumps(matrix)
     flows = workflows(expanded, t)
+    docs = integrity.read_back(flows)
     bench = f"{WORKFLOWS}/benchmark.yml"
-    limits.check_dispatch_inputs(bench, flows[bench], catalog.suites[-1].loc)
+    limits.check_dispatch_inputs(bench, docs[bench], catalog.suites[-1].loc)
     for path, text in flows.items():
         limits.check_expressions(path, text)
-    integrity.check(catalog, flows)
+    integrity.check(catalog, docs)
     out.update(flows)
     out.update(coverage(expanded, t))
     out.update(runners(expanded, t))

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
+from generator.catalog.yamlio import load_data
 from generator.errors import SglangCIError
 
 TEMPLATES = "templates"  # under the repository root
@@ -47,7 +47,7 @@ def environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["q"] = lambda v: json.dumps(str(v), ensure_ascii=False)
     env.filters["sh"] = lambda v: shlex.quote(str(v))
-    pins = yaml.safe_load((templates / PINS).read_text())
+    pins = load_data((templates / PINS).read_text(encoding="utf-8"))
     env.globals["pin"] = lambda name: (
         f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
     )

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from generator.catalog import load
+from generator.catalog.yamlio import load_data
 from generator.errors import CatalogError
 from generator.expand.model import Expanded
 from generator.render import render
@@ -130,7 +130,7 @@ def run_json(cli: Invoke, root: Path, *args: str) -> Any:
 
 def run_scripts(text: str) -> list[str]:
     """Every `run:` script of every step of a workflow."""
-    doc = yaml.safe_load(text)
+    doc = load_data(text)
     return [
         step["run"]
         for job in doc["jobs"].values()
@@ -337,7 +337,7 @@ def test_a_display_name_with_a_newline_is_refused(tmp_path: Path) -> None:
     refused(
         tmp_path,
         spec,
-        "display: 'R1",
+        'display: "R1',
         'configs[0].display: "R1\\ntouch /tmp/pwned" '
         "must be one line of printable text (no control character, line or paragraph separator, "
         "or bidirectional control)",

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from generator.catalog.yamlio import load_data
 from generator.errors import LimitError, Loc
 from generator.expand.model import Expanded
 from generator.jsonio import compact_size
@@ -91,8 +91,8 @@ def test_a_matrix_over_the_output_limit_is_refused_at_its_selection(
 def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
     fixture: Expanded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workflow = yaml.safe_load(render(fixture, ROOT)[".github/workflows/benchmark.yml"])
-    assert list(workflow[True]["workflow_dispatch"]["inputs"]) == [
+    workflow = load_data(render(fixture, ROOT)[".github/workflows/benchmark.yml"])
+    assert list(workflow["on"]["workflow_dispatch"]["inputs"]) == [
         "suite",
         "oob_preset",
         "mesh_preset",
