@@ -29,7 +29,7 @@ STANDIN = REPO / "tests" / "standin"
 AMD_SMI_DIR = STANDIN / "gpu" / "amd"
 ROCM_SMI_DIR = STANDIN / "gpu" / "rocm"
 RECORD_SCHEMA = REPO / "generator" / "results" / "schemas" / "record-1.schema.json"
-RUN_TIMEOUT_S = 60
+RUN_TIMEOUT_S = 300  # a bound on one launcher run, however busy the machine
 SHARDS = ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")
 
 
@@ -181,7 +181,7 @@ class Harness:
             "PYTHON": sys.executable,
             "SGLANG_PORT": str(self.port),
             "READY_POLL_S": "0.05",
-            "READY_TIMEOUT_S": "10",
+            "READY_TIMEOUT_S": "120",
             "SERVER_STOP_GRACE_S": "2",
             "RESULTS_DIR": str(self.results),
             "GITHUB_STEP_SUMMARY": str(self.summary_file),
@@ -247,7 +247,7 @@ class Harness:
             return []
         return [int(line) for line in self.pids_file.read_text(encoding="utf-8").split()]
 
-    def wait_for_pids(self, count: int, timeout_s: float = 20.0) -> list[int]:
+    def wait_for_pids(self, count: int, timeout_s: float = 120.0) -> list[int]:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             pids = self.pids()

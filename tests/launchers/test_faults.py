@@ -19,6 +19,7 @@ import pytest
 from generator.launch.sink import FALLBACK_PREFIX
 
 from .support import (
+    RUN_TIMEOUT_S,
     STANDIN,
     Harness,
     assert_valid_record,
@@ -34,11 +35,12 @@ BENCHMARK = "run_benchmark.sh"
 ACCURACY = "run_accuracy.sh"
 LM_EVAL_CASE = "deepseek-r1-fp8-tp4"
 FEW_SHOT_CASE = "deepseek-r1-mxfp4-tp4-mtp-rocm720"
-# Bounds, never the thing measured: the launcher finishes "well under a minute" with a
-# point that hangs; a server that ignores SIGTERM is gone well within a minute. A timeout a
-# stand-in must reach a state within (its handler installed, its requests sent) is seconds,
-# not a fraction of one: the tests pass on a machine with both cores busy.
-HANG_BOUND_S = 30
+# Bounds, never the thing measured: the launcher finishes within a minute with a point
+# that hangs; a server that ignores SIGTERM is gone within a minute. A point or evaluator
+# that must get somewhere before its timeout (its handler installed, its child started)
+# has seconds, and one that runs has minutes: the tests pass on a machine whose cores are
+# busy with other work.
+HANG_BOUND_S = 60
 
 
 def qwen_job(concurrencies: list[int], **point: Any) -> dict[str, Any]:
@@ -69,7 +71,7 @@ def no_launcher_failure(stderr: str) -> None:
 
 def stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
     try:
-        return proc.communicate(timeout=30)
+        return proc.communicate(timeout=RUN_TIMEOUT_S)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -82,12 +84,14 @@ def stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
 def test_a_client_that_hangs_at_one_point_times_out_and_the_sweep_goes_on(
     harness: Harness,
 ) -> None:
-    job = qwen_job([1, 2, 4])
+    # The client at concurrency 2 hangs: its point times out at 1 min x 0.02 = 1.2 s (it
+    # hangs wherever it is then); the others have 100 min x 0.02 = 120 s, a bound.
+    job = qwen_job([1, 2, 4], estimate_minutes=100)
+    job["points"][1]["estimate_minutes"] = 1
+    job["point_timeout_factor"] = 0.02
     started = time.monotonic()
     run = harness.run(
-        BENCHMARK,
-        harness.write_json("job.json", job),
-        {"SGLANG_STANDIN_BENCH_HANG": "2", "POINT_TIMEOUT_S": "5"},
+        BENCHMARK, harness.write_json("job.json", job), {"SGLANG_STANDIN_BENCH_HANG": "2"}
     )
     elapsed = time.monotonic() - started
 
@@ -95,9 +99,11 @@ def test_a_client_that_hangs_at_one_point_times_out_and_the_sweep_goes_on(
     assert elapsed < HANG_BOUND_S
     ok, hung, after = records(harness, job)
     assert [ok["status"], hung["status"], after["status"]] == ["ok", "timeout", "ok"]
-    assert hung["error"] == "sglang.bench_serving ran out of its 5s (POINT_TIMEOUT_S)"
+    assert hung["error"] == (
+        "sglang.bench_serving ran out of its 1.2s (estimate 1 min x point_timeout_factor 0.02)"
+    )
     assert hung["validity"] == {"valid": False, "reason": "status timeout"}
-    assert 5 <= hung["timings"]["wall_time_s"] < HANG_BOUND_S
+    assert 1.2 <= hung["timings"]["wall_time_s"] < HANG_BOUND_S
     assert len(harness.server_records()) == 1  # the server still answered: no restart
     assert [row[3:] for row in summary_rows(harness)] == [
         ["1", "ok"],

@@ -6,7 +6,9 @@ sub-second timing, so every run must pass.
 Starts `--busy` workers of `yes > /dev/null` (one per core of the machines the tests run
 on), runs `pytest tests/launchers` (with the project's options: two xdist workers) `--runs`
 times in a row, stops the workers it started, and prints each run's outcome and time and
-then `passed N of M runs`. Exit status 0 when every run passed, 1 otherwise.
+then `passed N of M runs`; a failed run's short test summary (`FAILED ...` lines) is
+printed under it and its whole output kept in `--keep` (default: stress-launchers-<run>.log
+in the system's temporary directory). Exit status 0 when every run passed, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -40,32 +43,40 @@ def busy(workers: int) -> Iterator[list[int]]:
 
 
 def run_once(pytest_args: Sequence[str]) -> tuple[int, float, str]:
-    """pytest's exit status, the run's seconds and its last line."""
+    """pytest's exit status, the run's seconds and its output."""
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", TESTS, "-p", "no:cacheprovider", *pytest_args],
+        [sys.executable, "-m", "pytest", TESTS, "-p", "no:cacheprovider", "-rfE", *pytest_args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
-    lines = (proc.stdout + proc.stderr).strip().splitlines() or [""]
-    return proc.returncode, time.monotonic() - started, lines[-1]
+    return proc.returncode, time.monotonic() - started, proc.stdout + proc.stderr
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10, help="runs in a row (default 10)")
     parser.add_argument("--busy", type=int, default=2, help="`yes` workers (default 2)")
+    parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()))
     args, pytest_args = parser.parse_known_args(argv)
     passed = 0
     with busy(args.busy) as pids:
         print(f"{args.busy} busy worker(s) (yes > /dev/null): pids {pids}", flush=True)
         for run in range(1, args.runs + 1):
-            status, seconds, last = run_once(pytest_args)
+            status, seconds, output = run_once(pytest_args)
             passed += status == 0
             outcome = "passed" if status == 0 else f"FAILED (exit {status})"
-            print(f"run {run}/{args.runs}: {outcome} in {seconds:.1f}s: {last}", flush=True)
+            lines = output.strip().splitlines() or [""]
+            print(f"run {run}/{args.runs}: {outcome} in {seconds:.1f}s: {lines[-1]}", flush=True)
+            if status != 0:
+                kept = args.keep / f"stress-launchers-{run}.log"
+                kept.write_text(output, encoding="utf-8")
+                for line in lines:
+                    if line.startswith(("FAILED ", "ERROR ")):
+                        print(f"  {line}", flush=True)
+                print(f"  the whole output: {kept}", flush=True)
     print(f"passed {passed} of {args.runs} runs; load average {os.getloadavg()[0]:.2f}")
     return 0 if passed == args.runs else 1
 

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.contract import InputError
+from generator.launch.benchmark import point_timeout
+from generator.launch.contract import InputError, check_job
 from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
+from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")
 CHECKOUT = Path("/work/sglang-ci")
@@ -90,3 +92,17 @@ def test_every_default_the_launcher_applies_is_the_one_of_the_table() -> None:
         "GITHUB_STEP_SUMMARY",
         "HF_TOKEN",
     ]
+
+
+def test_point_timeout_s_replaces_every_points_estimate_times_the_factor() -> None:
+    job = check_job(fixture_job("--preset", "all-qwen"), "job.json")
+    job["point_timeout_factor"] = 0.5
+    point = job["points"][0]
+    point["estimate_minutes"] = 4
+    from_estimate = read_knobs({}, CWD, CWD)
+    assert point_timeout(job, point, from_estimate) == (
+        120.0,
+        "estimate 4 min x point_timeout_factor 0.5",
+    )
+    overridden = read_knobs({"POINT_TIMEOUT_S": "7.5"}, CWD, CWD)
+    assert point_timeout(job, point, overridden) == (7.5, "POINT_TIMEOUT_S")
