@@ -73,6 +73,7 @@ def _one_selection(group: str | None, cron: str | None, preset: str | None) -> N
     help="The checkout to read: its catalogs/ and templates/.",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
+@click.version_option(package_name="sglang-ci", prog_name="sglang-ci")
 @click.pass_context
 def main(ctx: click.Context, root: Path, debug: bool) -> None:
     """Benchmark and accuracy CI for SGLang, rendered from catalogs."""
@@ -111,7 +112,7 @@ main.command(name="jobs", help='GPU jobs (one server each) of a selection, as {"
 
 
 @main.command()
-@click.option("--level", type=click.Choice(["pr", "nightly"]))
+@click.option("--level", type=click.Choice(LEVELS))
 @click.option("--suite", help="Accuracy suite (atom, sglang).")
 @click.pass_context
 def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:

@@ -16,7 +16,7 @@ from generator.expand.entries import case_entry, job_entry, point_entry
 from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
 from generator.expand.select import check_mode, default_mode, image_for
 from generator.launch import commands
-from generator.launch.contract import CaseEntry, JobEntry
+from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
 from generator.launch.knobs import DEFAULTS, LOGS
 
 # Catalog values never hold NUL (the loader refuses it), so these marks stand for the
@@ -134,7 +134,7 @@ def case_text(case: CaseEntry) -> str:
     work = quote(commands.eval_dir(case, WHERE))
     gate = (
         f'results["{ev["task"]}"]["{ev["metric"]}"]'
-        if ev["kind"] == "lm-eval"
+        if ev["kind"] == LM_EVAL
         else 'the unrounded "accuracy" run_eval returned, in '
         + quote(commands.metrics_file(case, WHERE))
     )

@@ -7,10 +7,19 @@ from typing import Any
 from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
-from generator.catalog.model import AccuracySuite, Case, Config, Evaluator, Model
+from generator.catalog.model import (
+    LEVELS,
+    AccuracySuite,
+    Case,
+    Config,
+    Evaluator,
+    Model,
+    one_of,
+)
 from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
 from generator.errors import did_you_mean
+from generator.launch.contract import EVALUATOR_KINDS
 
 
 def _scalar(value: Any) -> str | int | float | bool:
@@ -33,7 +42,9 @@ def build_suites(r: Reader) -> dict[str, AccuracySuite]:
             name=str(name),
             timeout_minutes=tuple((str(k), int(v)) for k, v in raw["timeout_minutes"].items()),
             eval_timeout_minutes=int(raw["eval_timeout_minutes"]),
-            evaluator=Evaluator(kind=str(ev["kind"]), settings=settings, model_args=model_args),
+            evaluator=Evaluator(
+                kind=one_of(ev["kind"], EVALUATOR_KINDS), settings=settings, model_args=model_args
+            ),
         )
     return out
 
@@ -99,7 +110,7 @@ class AccuracyBuilder:
             ]
             parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
-        levels = tuple(str(level) for level in raw["levels"])
+        levels = tuple(one_of(level, LEVELS) for level in raw["levels"])
         timeouts = dict(self.suites[suite].timeout_minutes)
         for j, level in enumerate(levels):
             if level not in timeouts:

@@ -18,7 +18,7 @@ from typing import Any
 
 from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
-from generator.launch.contract import CaseEntry
+from generator.launch.contract import LM_EVAL, CaseEntry
 from generator.launch.knobs import Knobs
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
@@ -85,7 +85,7 @@ def _run(state: _Case) -> int:
         return _finish(state)
     state.common, state.download_s = ready.common, ready.download_s
     kind = case["evaluator"]["kind"]
-    state.evaluator_version = ready.versions["lm_eval" if kind == "lm-eval" else "sglang"]
+    state.evaluator_version = ready.versions["lm_eval" if kind == LM_EVAL else "sglang"]
     server = Server(case, knobs, state.supervisor)
     server.print_command()
     try:
@@ -146,7 +146,7 @@ def _evaluate(state: _Case, server: Server) -> None:
 def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Result) -> None:
     """The score and the verdict of the gates, into `result`."""
     ev = case["evaluator"]
-    if ev["kind"] == "lm-eval":
+    if ev["kind"] == LM_EVAL:
         result.score, result.error = lm_eval_score(work_dir, ev["task"], ev["metric"])
         result.extra = {}
     else:

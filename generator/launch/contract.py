@@ -11,7 +11,11 @@ from typing import Any, Literal, TypedDict, cast
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-EVALUATOR_KINDS = ("lm-eval", "sglang-few-shot-gsm8k")
+# The evaluators a case can name (the catalog's schema lists the same two).
+EvaluatorKind = Literal["lm-eval", "sglang-few-shot-gsm8k"]
+LM_EVAL: EvaluatorKind = "lm-eval"
+FEW_SHOT_GSM8K: EvaluatorKind = "sglang-few-shot-gsm8k"
+EVALUATOR_KINDS: tuple[EvaluatorKind, ...] = (LM_EVAL, FEW_SHOT_GSM8K)
 
 
 class PointEntry(TypedDict):
@@ -96,7 +100,7 @@ class JobEntry(ServerFields, TurnFields):
 class EvaluatorEntry(TypedDict, total=False):
     """How a case is scored; `kind` says which of the other keys are set."""
 
-    kind: Literal["lm-eval", "sglang-few-shot-gsm8k"]
+    kind: EvaluatorKind
     # lm-eval
     task: str
     model: str
@@ -240,7 +244,7 @@ def check_case(data: dict[str, Any], where: str) -> CaseEntry:
         raise InputError(f"{where}: 'eval_timeout_minutes' must be positive")
     if data.get("min_acceptance_rate") is not None:
         _number(data, "min_acceptance_rate", where, integer=False)
-    if kind == "lm-eval":
+    if kind == LM_EVAL:
         for key in ("task", "metric", "model"):
             _str(evaluator, key, at)
         _number(evaluator, "num_fewshot", at, integer=True)

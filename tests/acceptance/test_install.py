@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 from tests.conftest import Invoke
@@ -27,6 +28,12 @@ def run(*argv: str | Path, cwd: Path) -> str:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
+
+
+def project_version() -> str:
+    """The one place the version is written: pyproject.toml."""
+    version: str = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    return version
 
 
 def checkout_files() -> list[str]:
@@ -63,6 +70,8 @@ def test_a_wheel_installed_in_a_fresh_venv_renders_a_copy_of_the_checkout_unchan
     run(*pip, "--python", python, "install", "--no-deps", "--no-index", "-q", wheel, cwd=tmp_path)
     where = run(python, "-c", "import generator; print(generator.__file__)", cwd=tmp_path)
     assert Path(where.strip()) == purelib / "generator" / "__init__.py"
+    version = run(venv / "bin" / "sglang-ci", "--version", cwd=tmp_path)
+    assert version == f"sglang-ci, version {project_version()}\n"
 
     checkout = tmp_path / "checkout"
     for name in checkout_files():
@@ -85,3 +94,8 @@ def test_a_root_without_templates_is_refused_with_one_line_and_nothing_written(
         "checkout (catalogs/ and templates/)\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalogs"]
+
+
+def test_the_version_is_pyprojects_read_from_the_installed_metadata(cli: Invoke) -> None:
+    result = cli("--version")
+    assert (result.exit_code, result.stdout) == (0, f"sglang-ci, version {project_version()}\n")
