@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,13 +248,19 @@ class Harness:
         return [int(line) for line in self.pids_file.read_text(encoding="utf-8").split()]
 
     def wait_for_pids(self, count: int, timeout_s: float = 120.0) -> list[int]:
+        """Once `count` stand-in processes have written their pids (each writes its own
+        when it starts), those pids."""
+        self.wait_until(lambda: len(self.pids()) >= count, f"{count} stand-in pids")
+        return self.pids()
+
+    @staticmethod
+    def wait_until(done: Callable[[], bool], what: str, timeout_s: float = 120.0) -> None:
+        """Poll `done` until it holds: a state the stand-ins signal; `timeout_s` a bound."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            pids = self.pids()
-            if len(pids) >= count:
-                return pids
+        while not done():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {what} after {timeout_s:g}s")
             time.sleep(0.02)
-        raise AssertionError(f"expected {count} stand-in pids, got {self.pids()}")
 
     def result(self, name: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads((self.results / f"{name}.json").read_text("utf-8"))

@@ -230,6 +230,8 @@ def test_a_server_that_ignores_sigterm_is_killed_after_the_grace_period(
     )
     try:
         harness.wait_for_pids(3)  # server, scheduler, the hanging client
+        # The client writes its pid, then its record: wait for both.
+        harness.wait_until(lambda: len(harness.client_records()) == 1, "client record")
         client_pids = {client["pid"] for client in harness.client_records()}
         server_pids = [pid for pid in harness.pids() if pid not in client_pids]
         proc.send_signal(signal.SIGINT)

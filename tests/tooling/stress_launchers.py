@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,16 +44,23 @@ def busy(workers: int) -> Iterator[list[int]]:
 
 
 def run_once(pytest_args: Sequence[str]) -> tuple[int, float, str]:
-    """pytest's exit status, the run's seconds and its output."""
+    """pytest's exit status, the run's seconds and its output. pytest runs in a process
+    group of its own, stopped with everything in it if this script is stopped."""
     started = time.monotonic()
-    proc = subprocess.run(
+    with subprocess.Popen(
         [sys.executable, "-m", "pytest", TESTS, "-p", "no:cacheprovider", "-rfE", *pytest_args],
         cwd=ROOT,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        check=False,
-    )
-    return proc.returncode, time.monotonic() - started, proc.stdout + proc.stderr
+        start_new_session=True,
+    ) as proc:
+        try:
+            output, _ = proc.communicate()
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    return proc.returncode, time.monotonic() - started, output
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, default=2, help="`yes` workers (default 2)")
     parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()))
     args, pytest_args = parser.parse_known_args(argv)
+    # Stopped by a signal, it still stops what it started (a background job ignores SIGINT).
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda signum, _frame: sys.exit(128 + signum))
     passed = 0
     with busy(args.busy) as pids:
         print(f"{args.busy} busy worker(s) (yes > /dev/null): pids {pids}", flush=True)
