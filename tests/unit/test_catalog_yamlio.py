@@ -34,7 +34,8 @@ def test_plain_data_reads_yaml_1_2_so_on_is_a_key_and_yes_a_string() -> None:
 
 def test_line_of_finds_keys_and_list_items() -> None:
     doc = parse_mapping("a: 1\nb:\n  - x\n  - {c: 2,\n     d: 3}\n", SHOWN)
-    assert [line_of(doc, p) for p in (["a"], ["b"], ["b", 1], ["b", 1, "d"], ["zz"])] == [
+    paths: list[list[str | int]] = [["a"], ["b"], ["b", 1], ["b", 1, "d"], ["zz"]]
+    assert [line_of(doc, p) for p in paths] == [
         1,
         2,
         4,
