@@ -1,18 +1,16 @@
-"""Packing cells into jobs: invariants on every selection, splitting, and the estimates."""
+"""generator.expand.pack: cells into jobs, invariants on every selection, and splitting."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.catalog.model import Catalog, Config
+from generator.catalog.model import PER_CELL, Catalog
 from generator.errors import CatalogError
 from generator.expand import expand
-from generator.expand.estimate import point_minutes, startup_minutes
 from generator.expand.model import Expanded, Job, Run
 from generator.expand.pack import pack, split
 from generator.expand.select import query
@@ -26,10 +24,6 @@ def runs(expanded: Expanded) -> list[tuple[str, Run]]:
         for s in (*expanded.schedules, *expanded.presets)
         for mode, run in s.runs.items()
     ]
-
-
-def config(catalog: Catalog, prefix: str) -> Config:
-    return next(c for c in catalog.configs if c.prefix == prefix)
 
 
 def check_invariants(catalog: Catalog, jobs: tuple[Job, ...], cells: list[str]) -> None:
@@ -163,7 +157,7 @@ def test_per_cell_gives_each_cell_its_own_job_named_by_the_cell(fixture: Expande
 
 def test_a_per_cell_config_is_per_cell_in_every_selection(fixture: Expanded) -> None:
     catalog = fixture.catalog
-    first = dataclasses.replace(catalog.configs[0], packing="per-cell")
+    first = dataclasses.replace(catalog.configs[0], packing=PER_CELL)
     changed = expand(dataclasses.replace(catalog, configs=(first, *catalog.configs[1:])))
     selecting = [(w, run) for w, run in runs(changed) if any(c.config is first for c in run.cells)]
     assert [what for what, _ in selecting] == [
@@ -205,41 +199,3 @@ def test_split_evens_out_what_filling_each_part_first_leaves_lopsided() -> None:
     assert split([10, 10, 10, 10, 10], 40) == [3, 2]
     assert split([10, 10, 10], 40) == [3]
     assert split([5, 30, 5, 30, 5], 40) == [3, 2]
-
-
-def test_the_point_estimate_follows_the_documented_model(fixture: Expanded) -> None:
-    # deepseek-r1-fp8-tp4 at 1024x1024, concurrency 64: 640 prompts and 128 warm-ups.
-    minutes = point_minutes(
-        fixture.catalog.estimates.point, isl=1024, osl=1024, concurrency=64, requests=768, gpus=4
-    )
-    waves = 12
-    prefill = 1024 * 64 / (5000 * 4)
-    decode = 1024 * (20 + 0.05 * 64) / 1000
-    assert minutes == pytest.approx(1 + waves * (prefill + decode) / 60)
-    assert math.ceil(minutes) == 7
-    [cell] = [
-        c
-        for c in fixture.cells[("deepseek-r1-fp8-tp4", "sglang-atom")]
-        if c.id == "deepseek-r1-fp8-tp4-1024-1024-64-0.8"
-    ]
-    assert (cell.num_prompts, cell.num_warmups) == (640, 128)
-    assert cell.minutes == minutes
-
-
-def test_startup_comes_from_the_config_then_the_model_then_the_size_rule(
-    fixture: Expanded,
-) -> None:
-    catalog = fixture.catalog
-    est = catalog.estimates
-    ds = config(catalog, "deepseek-r1-fp8-tp4")
-    qwen = next(c for c in catalog.configs if c.model.family == "qwen")
-    assert (ds.model.params_b, startup_minutes(est, ds)) == (671, 35)
-    assert (qwen.model.params_b, startup_minutes(est, qwen)) == (397, 25)
-    small = dataclasses.replace(qwen.model, params_b=35.0)
-    assert startup_minutes(est, dataclasses.replace(qwen, model=small)) == 10
-    unknown = dataclasses.replace(qwen.model, params_b=None)
-    assert startup_minutes(est, dataclasses.replace(qwen, model=unknown)) == 35
-    own_model = dataclasses.replace(qwen.model, startup_minutes=12.0)
-    assert startup_minutes(est, dataclasses.replace(qwen, model=own_model)) == 12
-    both = dataclasses.replace(qwen, model=own_model, startup_minutes=50.0)
-    assert startup_minutes(est, both) == 50
