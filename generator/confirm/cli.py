@@ -103,7 +103,7 @@ def outcomes_cmd(
     """The outcome of each A/B job, judged from its documents."""
     from generator.confirm import outcomes
     from generator.launch.abjob import check_confirmation
-    from generator.launch.contract import InputError
+    from generator.launch.errors import InputError
     from generator.results.record import ResultsError
 
     def work(root: Path) -> int:

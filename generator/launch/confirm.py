@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -42,6 +41,7 @@ from generator.launch import ab, commands, record, turns
 from generator.launch.abjob import ConfirmationEntry, SideImage
 from generator.launch.console import say
 from generator.launch.contract import JobEntry
+from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, LaunchError, error
 from generator.launch.knobs import DEFAULTS
 
 SCHEMA = "sglang-ci/confirmation/1"
@@ -408,8 +408,8 @@ def run_confirmation(
             signal.signal(signum, handler)
     record.write(results / FOLDER / entry["id"] / "ab.json", summary)
     if ctx.broken:
-        return 2
-    return 1 if ctx.failed_turns else 0
+        return INFRASTRUCTURE
+    return FAILED if ctx.failed_turns else OK
 
 
 def _stop(ctx: Context) -> None:
@@ -429,7 +429,8 @@ def main_confirm(path: str, environ: Mapping[str, str] | None = None) -> int:
     """`run_in_container.py confirm FILE`: check the job, then run it."""
     from generator.launch.abjob import check_confirmation
     from generator.launch.container import PASSED, container_name, devices
-    from generator.launch.contract import InputError, load_object
+    from generator.launch.contract import load_object
+    from generator.launch.errors import InputError
 
     env = dict(os.environ if environ is None else environ)
     try:
@@ -438,9 +439,8 @@ def main_confirm(path: str, environ: Mapping[str, str] | None = None) -> int:
         if cache is not None and not Path(cache).is_dir():
             raise InputError(f"the runner label's model cache {cache} is not a directory here")
         found = devices(entry)
-    except InputError as exc:
-        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
-        return 2
+    except LaunchError as exc:
+        return error("run_in_container.py", exc)
     return run_confirmation(
         entry,
         environ=env,

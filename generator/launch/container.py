@@ -18,9 +18,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.launch import commands
-from generator.launch.contract import InputError, ServerEntry, check_case, check_job, load_object
+from generator.launch.contract import ServerEntry, check_case, check_job, load_object
+from generator.launch.errors import InputError, LaunchError, bug, error
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
+PROGRAM = "run_in_container.py"
 # A render device as an allocation file names it.
 _DEVICE = re.compile(r"^/dev/dri/(renderD|card)[0-9]+$")
 # Environment the launcher in the container reads, passed by name (never by value).
@@ -89,38 +91,42 @@ def container_name(entry: ServerEntry, environ: Mapping[str, str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status: as the launcher's (launch/errors.py); on success it never returns (the
+    process becomes the container's `docker run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or args[0] not in (*PROGRAMS, "confirm"):
         print("usage: run_in_container.py benchmark|accuracy|confirm FILE", file=sys.stderr)
-        return 2
-    kind, path = args
+        return InputError.return_code
+    try:
+        return _main(*args)
+    except LaunchError as exc:
+        return error(PROGRAM, exc)
+    except Exception as exc:
+        return bug(PROGRAM, exc, None)
+
+
+def _main(kind: str, path: str) -> int:
     if kind == "confirm":
         from generator.launch.confirm import main_confirm
 
         return main_confirm(path)
     environ = os.environ
-    try:
-        data = load_object(Path(path))
-        entry: ServerEntry = (
-            check_job(data, path) if kind == "benchmark" else check_case(data, path)
-        )
-        cache = entry["container"]["model_cache"]
-        if cache is not None and not Path(cache).is_dir():
-            raise InputError(f"the runner label's model cache {cache} is not a directory here")
-        workspace = environ.get("GITHUB_WORKSPACE") or os.getcwd()
-        argv_docker = commands.container_argv(
-            entry,
-            name=container_name(entry, environ),
-            devices=devices(entry),
-            workspace=workspace,
-            scratch=str(Path(path).resolve().parent),
-            passed=[name for name in PASSED if name in environ],
-            program=f"scripts/{PROGRAMS[kind]}",
-            entry_file=str(Path(path).resolve()),
-        )
-    except InputError as exc:
-        print(f"run_in_container.py: error: {exc}", file=sys.stderr)
-        return 2
+    data = load_object(Path(path))
+    entry: ServerEntry = check_job(data, path) if kind == "benchmark" else check_case(data, path)
+    cache = entry["container"]["model_cache"]
+    if cache is not None and not Path(cache).is_dir():
+        raise InputError(f"the runner label's model cache {cache} is not a directory here")
+    workspace = environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    argv_docker = commands.container_argv(
+        entry,
+        name=container_name(entry, environ),
+        devices=devices(entry),
+        workspace=workspace,
+        scratch=str(Path(path).resolve().parent),
+        passed=[name for name in PASSED if name in environ],
+        program=f"scripts/{PROGRAMS[kind]}",
+        entry_file=str(Path(path).resolve()),
+    )
     name = container_name(entry, environ)
     subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)
     print(f"[run_in_container] {shlex.join(argv_docker)}", flush=True)

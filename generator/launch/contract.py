@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
+from generator.launch.errors import InputError
+
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # The evaluators a case can name (the catalog's schema lists the same two).
@@ -129,10 +131,6 @@ class CaseEntry(ServerFields):
 
 
 ServerEntry = JobEntry | CaseEntry
-
-
-class InputError(Exception):
-    """A job or case file that does not follow the contract (the launcher exits 2)."""
 
 
 def load_object(path: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.launch.commands import Where
-from generator.launch.contract import InputError
+from generator.launch.errors import InputError
 
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 _INTEGER = re.compile(r"[0-9]+")

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from generator.launch.contract import InputError, check_job
+from generator.launch.contract import check_job
+from generator.launch.errors import InputError
 from tests.launchers.support import fixture_job, small_points
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from generator.launch.benchmark import point_timeout
-from generator.launch.contract import InputError, check_job
+from generator.launch.contract import check_job
+from generator.launch.errors import InputError
 from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
 from tests.launchers.support import fixture_job
 
