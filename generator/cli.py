@@ -24,6 +24,7 @@ from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
 from generator.explain import explain
 from generator.jsonio import dumps
+from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint
 from generator.plan import plan_query, plan_week
@@ -33,6 +34,7 @@ from generator.render.drift import FIX, drift
 from generator.render.write import write_all
 from generator.results.cli import results_group
 from generator.summary import markdown, summary
+from generator.verify_cli import verify_group
 
 if TYPE_CHECKING:
     from generator.dispatch import Selected
@@ -263,6 +265,7 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
 
 main.add_command(results_group)
 main.add_command(confirm_group)
+main.add_command(verify_group)
 
 
 @main.group(name="dispatch")
@@ -280,7 +283,7 @@ def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> No
     selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
     _append("GITHUB_OUTPUT", outputs(selected))
     _append("GITHUB_STEP_SUMMARY", selected.summary)
-    click.echo(f"selected {selected.what}")
+    click.echo(f"selected {one_line(selected.what)}")
 
 
 def _append(variable: str, text: str) -> None:
@@ -318,7 +321,7 @@ def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
 
 
 @dispatch_group.command(name="accuracy")
-@click.option("--level", required=True, type=click.Choice(LEVELS))
+@click.option("--level", required=True, help="Accuracy level: nightly or pr.")
 @click.option("--cases", help="Comma-separated case ids of the level (empty: all of them).")
 @click.pass_context
 def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> None:
@@ -338,26 +341,28 @@ def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> N
 
 @dispatch_group.command(name="pr")
 @click.option("--base", required=True, help="The base branch as a git ref (origin/main).")
+@click.option("--head", required=True, help="The pull request's head commit (its catalogs).")
 @click.option("--benchmark", is_flag=True, help="Also the benchmark jobs the change reaches.")
 @click.pass_context
-def dispatch_pr(ctx: click.Context, /, base: str, benchmark: bool) -> None:
-    """A pull request's GPU run: what `sglang-ci diff BASE` lists, images pinned;
+def dispatch_pr(ctx: click.Context, /, base: str, head: str, benchmark: bool) -> None:
+    """A pull request's GPU run: what `sglang-ci diff BASE` lists for the commit HEAD,
+    images pinned, computed by this checkout's code from HEAD's catalogs read as data;
     outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
     from generator import dispatch
     from generator.images import registry_from_env
 
     def work(c: Context) -> None:
         accuracy, jobs = dispatch.pr(
-            c.expanded(),
             c.root,
             base=base,
+            head=head,
             benchmark=benchmark,
             today=datetime.now(UTC).date(),
             client=registry_from_env(os.environ),
         )
         _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
         _append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)
-        click.echo(f"selected {accuracy.what}; {jobs.what}")
+        click.echo(f"selected {one_line(accuracy.what)}; {one_line(jobs.what)}")
 
     run(ctx, work)
 

@@ -19,6 +19,7 @@ from generator.catalog import load
 from generator.errors import SglangCIError
 from generator.expand import expand
 from generator.expand.model import Expanded
+from generator.launch.logtext import one_line
 
 UNEXPECTED_EXIT = 3
 
@@ -46,13 +47,13 @@ def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
     except SglangCIError as e:
         if obj.debug:
             traceback.print_exc()
-        click.echo(f"error: {e}", err=True)
+        click.echo(f"error: {one_line(str(e))}", err=True)
         code = e.return_code
     except Exception as e:
         if obj.debug:
             traceback.print_exc()
         click.echo(
-            f"An unexpected error has occurred: {type(e).__name__}: {e} "
+            f"An unexpected error has occurred: {type(e).__name__}: {one_line(str(e))} "
             "(run with --debug for the traceback)",
             err=True,
         )

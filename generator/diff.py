@@ -133,12 +133,18 @@ def _changed(old: Entries, new: Entries, keys: tuple[str, ...]) -> dict[str, str
     }
 
 
-def diff(root: Path, base: str, head: Expanded) -> Changes:
+def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) -> Changes:
     """What changed between `base` (a git ref) and the working tree under `root`, whose
-    catalogs `head` holds."""
-    merge_base = _git(root, "merge-base", base, "HEAD").strip()
-    committed = _git(root, "diff", "--name-only", merge_base).split()
-    untracked = _git(root, "ls-files", "--others", "--exclude-standard").split()
+    catalogs `head` holds; or, with `head_ref`, the commit whose catalogs `head` holds
+    (`catalog.at_ref`: a pull request's GPU run reads them as data)."""
+    if head_ref is None:
+        merge_base = _git(root, "merge-base", base, "HEAD").strip()
+        committed = _git(root, "diff", "--name-only", merge_base).split()
+        untracked = _git(root, "ls-files", "--others", "--exclude-standard").split()
+    else:
+        merge_base = _git(root, "merge-base", base, head_ref).strip()
+        committed = _git(root, "diff", "--name-only", merge_base, head_ref).split()
+        untracked = []
     files = tuple(sorted({*committed, *untracked}))
     new_cases, new_jobs = _head(head)
     old = _base(root, merge_base)

@@ -8,7 +8,6 @@ here starts a GPU job: a bad input fails the select step with one line.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from dataclasses import dataclass, replace
 from datetime import date
@@ -16,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import LEVELS, PER_SERVER
+from generator.diff import Changes
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
 from generator.expand.model import Expanded
-from generator.expand.select import find_preset, find_schedule, image_for
+from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
 from generator.images import parse_reference, resolve_matrix, summary_markdown
 from generator.images.registry import Registry
 from generator.jsonio import compact
@@ -57,19 +57,10 @@ def _read(root: Path, rel: str) -> dict[str, Any]:
     return data
 
 
-def _with_image(expanded: Expanded, matrix: dict[str, Any], image: str | None) -> dict[str, Any]:
-    """Every entry on the dispatch's image, when it names one; refused unless the entries'
-    server modes take it."""
+def _with_image(matrix: dict[str, Any], image: str | None) -> dict[str, Any]:
+    """Every entry on the dispatch's image, when it names one (checked by the caller)."""
     if not image:
         return matrix
-    parse_reference(image)
-    for entry in matrix["include"]:
-        pattern = expanded.catalog.mode(entry["server_mode"]).image_pattern
-        if pattern and not fnmatch.fnmatchcase(image, pattern):
-            raise SelectionError(
-                f"image: server mode '{entry['server_mode']}' runs only on {pattern} images, "
-                f"not '{image}'"
-            )
     return {"include": [{**e, "image": image} for e in matrix["include"]]}
 
 
@@ -77,9 +68,12 @@ def _pin(
     expanded: Expanded, what: str, matrix: dict[str, Any], today: date, client: Registry | None
 ) -> Selected:
     for entry in matrix["include"]:
+        mode = entry["server_mode"]
         if not entry["image"]:
-            mode = entry["server_mode"]
             raise SelectionError(f"server mode '{mode}' needs an image of its own: set the image")
+        # Whatever chose it (a dispatch, the catalog's default, a case's image or nightly
+        # pattern), an image outside the mode's repositories never reaches a runner.
+        check_image(expanded.catalog, mode, entry["image"])
     window = expanded.catalog.nightly_window_days
     pinned, resolutions = resolve_matrix(matrix, today, window, client)
     jobs = len(pinned["include"])
@@ -125,11 +119,9 @@ def benchmark(
             summary="### Selected: nothing\n\nThe preset is `none`: no GPU job runs.\n",
         )
     chosen_mode = mode or suites[str(suite)].server_modes[0]
-    if chosen_mode not in suites[str(suite)].server_modes:
-        raise SelectionError(
-            f"server_mode: suite {suite} has no server mode '{chosen_mode}' "
-            f"(it has: {', '.join(suites[str(suite)].server_modes)})"
-        )
+    if image:
+        parse_reference(image)  # a malformed reference is named as such first
+    check_mode(catalog, (str(suite),), chosen_mode, image)
     if configs or points:
         picked = (
             find_configs(expanded, configs)
@@ -157,7 +149,7 @@ def benchmark(
             root, benchmark_path("preset", found.name, suites[str(suite)].key, chosen_mode)
         )
         what = f"preset {found.name}"
-    matrix = _with_image(expanded, matrix, image)
+    matrix = _with_image(matrix, image)
     check_matrix(what, catalog.suite(str(suite)).loc, matrix)
     return _pin(expanded, f"{what} ({suite}, {chosen_mode})", matrix, today, client)
 
@@ -198,21 +190,29 @@ def outputs(selected: Selected) -> str:
 
 
 def pr(
-    expanded: Expanded,
     root: Path,
     *,
     base: str,
+    head: str,
     benchmark: bool,
     today: date,
     client: Registry | None,
 ) -> tuple[Selected, Selected]:
     """A pull request's GPU run: the accuracy cases and (when asked) the benchmark jobs
-    its change reaches against `base` (`sglang-ci diff`), images pinned."""
-    from generator.diff import diff, text
+    its head commit `head` reaches against `base` (`sglang-ci diff`), images pinned.
+
+    Run with the default branch's code in its checkout `root`: the head's catalogs are
+    read as data (`catalog.at_ref`, the runner contract and image repositories the
+    default branch's), and no code of the pull request runs."""
+    from generator.catalog.at_ref import commit_of, load_at
+    from generator.diff import diff
+    from generator.expand import expand
     from generator.render.limits import MAX_MATRIX_JOBS
 
-    changes = diff(root, base, expanded)
-    where = Loc(str(expanded.catalog.benchmark_file), 1)
+    sha, catalog = load_at(root, head)
+    expanded = expand(catalog)
+    changes = diff(root, base, expanded, head_ref=sha)
+    where = Loc(str(catalog.benchmark_file), 1)
     picked = []
     for kind, entries, workflow in (
         ("accuracy cases", changes.case_entries, "the accuracy workflow"),
@@ -227,10 +227,55 @@ def pr(
         check_matrix(f"this change's {kind}", where, matrix)
         picked.append(_pin(expanded, f"{kind} changed against {base}", matrix, today, client))
     accuracy, jobs = picked
-    report = f"### What this change runs\n\n```\n{text(changes)}```\n\n"
+    trusted = commit_of(root, "HEAD")
+    report = approval_markdown(changes, accuracy, jobs, head=sha, trusted=trusted)
     if not benchmark:
         report += "Benchmark jobs run only when the dispatch asks for them (`benchmark`).\n\n"
     return replace(accuracy, summary=report + accuracy.summary), jobs
+
+
+def approval_markdown(
+    changes: Changes, accuracy: Selected, jobs: Selected, *, head: str, trusted: str
+) -> str:
+    """What the reviewer of the GPU run approves: every case and job with its image (as
+    pinned), its runner label and what changed, and the commits it was computed from."""
+    why = dict(changes.cases)
+    why_jobs = dict(changes.jobs)
+    lines = [
+        "### What this change runs on the GPUs",
+        "",
+        f"Computed by the default branch's sglang-ci (`{trusted}`) from the catalogs of the "
+        f"pull request's head `{head}`, read as data; the runner contract and the image "
+        "repositories are the default branch's. The GPU jobs check out that head.",
+        "",
+        f"{len(changes.files)} file(s) changed against `{changes.base}`.",
+        "",
+    ]
+    rows = [
+        ("accuracy case", e["id"], e["runner"], e["image"], e["image_requested"], why[e["id"]])
+        for e in accuracy.matrix["include"]
+    ]
+    rows += [
+        ("benchmark job", e["id"], e["runner"], e["image"], e["image_requested"],
+         why_jobs[f"{e['id']} ({e['server_mode']})"])
+        for e in jobs.matrix["include"]
+    ]  # fmt: skip
+    if rows:
+        lines += [
+            "| Kind | Id | Runner label | Image | Requested | What changed |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        lines += [f"| {k} | `{i}` | `{r}` | `{im}` | `{rq}` | {w} |" for k, i, r, im, rq, w in rows]
+    else:
+        lines.append("Nothing of this change reaches a GPU job.")
+    left = [
+        f"- `{key}`: {w}"
+        for key, w in changes.jobs
+        if w.endswith("dispatch the benchmark workflow")
+    ]
+    if left:
+        lines += ["", "Not run here (their server mode needs an image of its own):", *left]
+    return "\n".join(lines) + "\n\n"
 
 
 def pr_outputs(accuracy: Selected, benchmark: Selected) -> str:

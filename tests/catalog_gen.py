@@ -119,10 +119,12 @@ def base_benchmark() -> dict[str, Any]:
             "plain": {
                 "description": "The config's arguments with the tensor-parallel size in front.",
                 "args": {"--tensor-parallel-size": "{tp}"},
+                "image_repositories": ["docker.io/example/sglang"],
             },
             "mori": {
                 "description": "Its own values win; the prefill budget follows the config.",
                 "image_pattern": "example/sglang-rocm*",
+                "image_repositories": ["docker.io/example/sglang-rocm"],
                 "precedence": "mode",
                 "variables": {"P": {"flag": "--chunked-prefill-size", "default": 196608}},
                 "args": {

@@ -34,8 +34,12 @@ def _read(root: Path, rel: str, kind: str) -> Reader:
 
 def load(root: Path) -> Catalog:
     """The catalogs under `root`, validated and typed."""
-    bench_r = _read(root, BENCHMARK, "benchmark")
-    acc_r = _read(root, ACCURACY, "accuracy")
+    return build(_read(root, BENCHMARK, "benchmark"), _read(root, ACCURACY, "accuracy"))
+
+
+def build(bench_r: Reader, acc_r: Reader) -> Catalog:
+    """The typed catalog of two validated documents (`catalog.at_ref` reads them from a
+    commit)."""
     bench = BenchmarkBuilder(bench_r)
     configs = bench.configs()
     known = known_values(bench, configs)

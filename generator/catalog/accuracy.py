@@ -19,6 +19,8 @@ from generator.catalog.model import (
 from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
 from generator.errors import did_you_mean
+from generator.images.allowed import check_allowed
+from generator.images.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS
 
 
@@ -134,7 +136,7 @@ class AccuracyBuilder:
             runner=runner,
             levels=levels,
             threshold=float(raw["threshold"]),
-            images=tuple((str(k), str(v)) for k, v in (raw.get("images") or {}).items()),
+            images=self._images(raw.get("images") or {}, path),
             min_acceptance_rate=(
                 None
                 if raw.get("min_acceptance_rate") is None
@@ -144,6 +146,17 @@ class AccuracyBuilder:
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
             loc=r.loc(path),
         )
+
+    def _images(self, raw: Any, path: list[str | int]) -> tuple[tuple[str, str], ...]:
+        """A case's images (key -> reference or nightly pattern), each of a repository
+        the cases' server mode (the catalog's first) declares."""
+        mode = next(iter(self.bench.modes.values()))
+        for key, image in raw.items():
+            try:
+                check_allowed(str(image), mode.name, mode.image_repositories)
+            except ImageError as e:
+                raise self.r.fail(e.message, [*path, "images", key]) from e
+        return tuple((str(k), str(v)) for k, v in raw.items())
 
     def cases(self) -> tuple[Case, ...]:
         seen: dict[str, int] = {}

@@ -32,6 +32,8 @@ from generator.catalog.sections import (
     parse_pair,
 )
 from generator.errors import CatalogError, did_you_mean
+from generator.images.allowed import check_allowed, names_registry, repository
+from generator.images.reference import ImageError
 
 
 class BenchmarkBuilder:
@@ -56,7 +58,17 @@ class BenchmarkBuilder:
         }
         self.clients = {str(k): self._client(str(k), v) for k, v in d["clients"].items()}
         self.modes = {str(k): self._mode(str(k), v) for k, v in d["server_modes"].items()}
+        for mode in self.modes.values():
+            if not mode.image_pattern:  # the mode runs the default image
+                self.check_image(str(d["images"]["default"]), mode, ["images", "default"])
         self.suites = {str(k): self._suite(str(k), v) for k, v in d["suites"].items()}
+
+    def check_image(self, image: str, mode: ServerMode, path: list[str | int]) -> None:
+        """Refuse, at `path`, an image outside the repositories `mode` declares."""
+        try:
+            check_allowed(image, mode.name, mode.image_repositories)
+        except ImageError as e:
+            raise self.r.fail(e.message, path) from e
 
     def _check(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
         if value not in known:
@@ -113,7 +125,23 @@ class BenchmarkBuilder:
             env=self.r.env(raw.get("env") or {}, [*path, "env"]),
             spec_env=self.r.env(raw.get("spec_env") or {}, [*path, "spec_env"]),
             loc=self.r.loc(path),
+            image_repositories=self._repositories(raw.get("image_repositories") or [], path),
         )
+
+    def _repositories(self, raw: list[Any], path: list[str | int]) -> tuple[str, ...]:
+        """A mode's image repositories, each written with its registry."""
+        for i, text in enumerate(raw):
+            if not names_registry(str(text)):
+                raise self.r.fail(
+                    f"image repository '{text}' names no registry: write it with its "
+                    f"registry, e.g. docker.io/{text}",
+                    [*path, "image_repositories", i],
+                )
+            try:
+                repository(str(text))
+            except ImageError as e:
+                raise self.r.fail(e.message, [*path, "image_repositories", i]) from e
+        return tuple(str(t) for t in raw)
 
     def _suite(self, name: str, raw: Any) -> Suite:
         path: list[str | int] = ["suites", name]

@@ -143,6 +143,8 @@ class ServerMode:
     env: tuple[EnvVar, ...]
     spec_env: tuple[EnvVar, ...]
     loc: Loc
+    # The image repositories (with their registries) this mode may run (docs/images.md).
+    image_repositories: tuple[str, ...] = ()
 
 
 # What a client's arguments may name; the launcher fills them in for each point.

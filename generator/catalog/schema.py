@@ -79,6 +79,9 @@ PATTERNS = {
     "^[a-z0-9][a-z0-9._-]*$": "is not a name (lower case, digits, '.', '_', '-')",
     "^[A-Za-z0-9][A-Za-z0-9._-]*$": "is not a label (letters, digits, '.', '_', '-')",
     "^[a-z0-9][a-z0-9._/:*-]*$": "is not an image pattern like lmsysorg/sglang-rocm*",
+    "^[a-z0-9][a-z0-9.-]*(:[0-9]+)?(/[a-z0-9][a-z0-9._-]*)+$": (
+        "is not an image repository with its registry, like docker.io/rocm/atom-dev"
+    ),
 }
 
 

@@ -7,6 +7,8 @@ server; a config, cron group or preset with `packing: per-cell` gets one job per
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from generator.catalog.model import Catalog, Config
 from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
@@ -40,7 +42,7 @@ def pack(
         groups.setdefault(cell.server, []).append(cell)
     jobs = []
     for server, group in groups.items():
-        base = config.prefix + _pairs_suffix(config, group)
+        base = config.prefix + pairs_suffix(config, group)
         sizes = split([c.minutes for c in group], bound - startup)
         start = 0
         for number, size in enumerate(sizes, 1):
@@ -57,7 +59,7 @@ def pack(
     return tuple(jobs)
 
 
-def _pairs_suffix(config: Config, group: list[Cell]) -> str:
+def pairs_suffix(config: Config, group: Sequence[Cell]) -> str:
     """Nothing when the job runs all of the config's pairs, else `-<pair>-<pair>`."""
     pairs = list(dict.fromkeys(c.pair for c in group))
     if pairs == [p for p, _ in config.grid]:

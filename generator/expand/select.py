@@ -11,6 +11,7 @@ from generator.catalog.model import PER_CELL, Catalog, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
 from generator.expand.model import Cell, Expanded, Job, Run, Selection
+from generator.images.allowed import check_allowed
 
 
 def default_mode(catalog: Catalog, config: Config) -> str:
@@ -58,11 +59,18 @@ def check_mode(
                 f"suite {suite.name} has no server mode '{chosen}' "
                 f"(it has: {', '.join(suite.server_modes)})"
             )
-        pattern = catalog.mode(chosen).image_pattern
-        if pattern and image is not None and not fnmatch.fnmatchcase(image, pattern):
-            raise SelectionError(
-                f"server mode '{chosen}' runs only on {pattern} images, not '{image}'"
-            )
+        if image is not None:
+            check_image(catalog, chosen, image)
+
+
+def check_image(catalog: Catalog, mode: str, image: str) -> None:
+    """Refuse an image (a reference or a nightly pattern) that server mode `mode` may not
+    run: one outside the repositories it declares, or one its image pattern refuses."""
+    declared = catalog.mode(mode)
+    check_allowed(image, mode, declared.image_repositories)
+    pattern = declared.image_pattern
+    if pattern and not fnmatch.fnmatchcase(image, pattern):
+        raise SelectionError(f"server mode '{mode}' runs only on {pattern} images, not '{image}'")
 
 
 def image_for(catalog: Catalog, mode: str | None, image: str | None) -> str:

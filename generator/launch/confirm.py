@@ -425,15 +425,18 @@ def _stop(ctx: Context) -> None:
             proc.wait()
 
 
-def main_confirm(path: str, environ: Mapping[str, str] | None = None) -> int:
-    """`run_in_container.py confirm FILE`: check the job, then run it."""
+def main_confirm(
+    path: str, environ: Mapping[str, str] | None = None, *, checkout: str | None = None
+) -> int:
+    """`run_in_container.py confirm FILE [CHECKOUT]`: check the job, then run it."""
     from generator.launch.abjob import check_confirmation
-    from generator.launch.container import PASSED, container_name, devices
+    from generator.launch.container import PASSED, checkout_dir, container_name, devices
     from generator.launch.contract import load_object
     from generator.launch.errors import InputError
 
     env = dict(os.environ if environ is None else environ)
     try:
+        workspace = checkout_dir(checkout, env)
         entry = check_confirmation(load_object(Path(path)), path)
         cache = entry["container"]["model_cache"]
         if cache is not None and not Path(cache).is_dir():
@@ -444,7 +447,7 @@ def main_confirm(path: str, environ: Mapping[str, str] | None = None) -> int:
     return run_confirmation(
         entry,
         environ=env,
-        workspace=env.get("GITHUB_WORKSPACE") or os.getcwd(),
+        workspace=workspace,
         scratch=Path(path).resolve().parent,
         devices=found,
         passed=[name for name in PASSED if name in env],

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.launch import commands
+from generator.launch.console import say
 from generator.launch.contract import ServerEntry, check_case, check_job, load_object
 from generator.launch.errors import InputError, LaunchError, bug, error
 
@@ -90,33 +91,48 @@ def container_name(entry: ServerEntry, environ: Mapping[str, str]) -> str:
     return "sglang-ci-" + re.sub(r"[^A-Za-z0-9_.-]", "-", owner)
 
 
+USAGE = "usage: run_in_container.py benchmark|accuracy|confirm FILE [CHECKOUT]"
+
+
+def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
+    """The checkout the container mounts and runs the launcher of: CHECKOUT when given
+    (the requested commit, beside the default branch's checkout this script runs from),
+    else the job's workspace."""
+    if given is None:
+        return environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    path = Path(given).resolve()
+    if not (path / "scripts").is_dir():
+        raise InputError(f"{given}: not a checkout of this repository (no scripts/ in it)")
+    return str(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit status: as the launcher's (launch/errors.py); on success it never returns (the
     process becomes the container's `docker run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2 or args[0] not in (*PROGRAMS, "confirm"):
-        print("usage: run_in_container.py benchmark|accuracy|confirm FILE", file=sys.stderr)
+    if len(args) not in (2, 3) or args[0] not in (*PROGRAMS, "confirm"):
+        print(USAGE, file=sys.stderr)
         return InputError.return_code
     try:
-        return _main(*args)
+        return _main(args[0], args[1], args[2] if len(args) == 3 else None)
     except LaunchError as exc:
         return error(PROGRAM, exc)
     except Exception as exc:
         return bug(PROGRAM, exc, None)
 
 
-def _main(kind: str, path: str) -> int:
+def _main(kind: str, path: str, given: str | None) -> int:
     if kind == "confirm":
         from generator.launch.confirm import main_confirm
 
-        return main_confirm(path)
+        return main_confirm(path, checkout=given)
     environ = os.environ
     data = load_object(Path(path))
     entry: ServerEntry = check_job(data, path) if kind == "benchmark" else check_case(data, path)
     cache = entry["container"]["model_cache"]
     if cache is not None and not Path(cache).is_dir():
         raise InputError(f"the runner label's model cache {cache} is not a directory here")
-    workspace = environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    workspace = checkout_dir(given, environ)
     argv_docker = commands.container_argv(
         entry,
         name=container_name(entry, environ),
@@ -129,5 +145,5 @@ def _main(kind: str, path: str) -> int:
     )
     name = container_name(entry, environ)
     subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)
-    print(f"[run_in_container] {shlex.join(argv_docker)}", flush=True)
+    say(f"[run_in_container] {shlex.join(argv_docker)}")
     os.execvp(argv_docker[0], argv_docker)

@@ -8,9 +8,11 @@ exit 3. A signal ends the launcher with 128 + its number (process.Cancelled).
 
 from __future__ import annotations
 
-import sys
 import traceback
 from pathlib import Path
+
+from generator.launch.console import say
+from generator.launch.logtext import one_line
 
 OK = 0
 FAILED = 1  # a point failed or was invalid, a gate did not pass
@@ -46,8 +48,9 @@ TRACEBACK_FILE = "launcher-traceback.txt"
 
 
 def error(program: str, exc: LaunchError) -> int:
-    """An expected failure as one line on standard error; its exit status."""
-    print(f"{program}: error: {exc}", file=sys.stderr)
+    """An expected failure as one line on standard error (framed when the runner could read
+    a workflow command in it); its exit status."""
+    say(f"{program}: error: {one_line(str(exc))}", stderr=True)
     return exc.return_code
 
 
@@ -63,8 +66,9 @@ def bug(program: str, exc: Exception, log_dir: Path | None) -> int:
             where = f"; the traceback is in {path}"
         except OSError:
             pass
-    print(
-        f"{program}: unexpected error (a bug in the launcher): {type(exc).__name__}: {exc}{where}",
-        file=sys.stderr,
+    say(
+        f"{program}: unexpected error (a bug in the launcher): {type(exc).__name__}: "
+        f"{one_line(str(exc))}{where}",
+        stderr=True,
     )
     return BUG

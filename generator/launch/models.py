@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from generator.launch import commands
-from generator.launch.console import log, tail
+from generator.launch.console import framed, log, tail
 from generator.launch.contract import ServerEntry
 from generator.launch.errors import Infrastructure
 from generator.launch.knobs import Knobs
@@ -123,6 +123,8 @@ def _download(
         raise Infrastructure(f"cannot run hf download for {model}: {exc}") from exc
     if returncode != 0:
         detail = tail(output, DOWNLOAD_TAIL_LINES)
+        if detail:
+            framed(detail)  # hf's own words, where the runner reads no command
         status = (
             "ran out of time" if returncode is None else f"exited with {describe_exit(returncode)}"
         )

@@ -15,7 +15,7 @@ from generator.catalog.model import LEVELS
 from generator.errors import Loc
 from generator.expand.model import Expanded
 from generator.jsonio import dumps
-from generator.render import integrity, limits
+from generator.render import boundary, integrity, limits
 from generator.render.docs import coverage, launcher_knobs, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates, templates_dir
@@ -52,6 +52,7 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
     for path, text in flows.items():
         limits.check_expressions(path, text)
     integrity.check(catalog, docs)
+    boundary.check(flows)
     out.update(flows)
     out.update(coverage(expanded, t))
     out.update(runners(expanded, t))

@@ -45,19 +45,19 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
         ".github/workflows/benchmark-job.yml": {
             "on": ["workflow_call"],
             "crons": [],
-            "jobs": ["benchmark"],
+            "jobs": ["check", "benchmark"],
             "inputs": [],
         },
         ".github/workflows/confirm-job.yml": {
             "on": ["workflow_call"],
             "crons": [],
-            "jobs": ["confirm"],
+            "jobs": ["check", "confirm"],
             "inputs": [],
         },
         ".github/workflows/accuracy-case.yml": {
             "on": ["workflow_call"],
             "crons": [],
-            "jobs": ["accuracy"],
+            "jobs": ["check", "accuracy"],
             "inputs": [],
         },
         ".github/workflows/pr.yml": {
@@ -70,7 +70,7 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
             "on": ["workflow_dispatch"],
             "crons": [],
             "jobs": ["select", "approve", "accuracy", "benchmark"],
-            "inputs": ["pr", "benchmark", "resolve_images"],
+            "inputs": ["pr", "benchmark"],
         },
     }
 

@@ -14,6 +14,7 @@ import jinja2
 
 from generator.catalog.yamlio import load_data
 from generator.errors import SglangCIError
+from generator.render import boundary
 
 TEMPLATES = "templates"  # under the repository root
 PINS = "actions.yaml"  # the pinned actions, under the templates
@@ -50,6 +51,13 @@ def environment(templates: Path) -> jinja2.Environment:
     pins = load_data((templates / PINS).read_text(encoding="utf-8"))
     env.globals["pin"] = lambda name: (
         f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
+    )
+    env.globals.update(
+        gpu_environment=boundary.GPU_ENVIRONMENT,
+        history_environment=boundary.HISTORY_ENVIRONMENT,
+        pages_environment=boundary.PAGES_ENVIRONMENT,
+        history_key_secret=boundary.HISTORY_KEY_SECRET,
+        github_host_key=boundary.GITHUB_HOST_KEY,
     )
     return env
 

@@ -14,6 +14,12 @@ The history job runs it on the run's artifact. The run directory it writes, `HIS
 - with `--confirmation DIR`, `confirmation/`: the A/B confirmation's JSON documents
   (docs/confirmation.md), each one checked to parse as JSON (other files are left out).
 
+Every baseline rests on the history, so a record is admitted only when its image is of a
+repository the catalog declares (any server mode's `image_repositories`) and pinned by
+digest: a record of another image refuses the run whole (no select step lets one
+through, so it was not made by this repository's workflows), and a record whose image is
+not pinned (a dispatch that turned image resolution off) is left out and listed.
+
 It is built beside the history's runs (`.NAME.new-*`) and moved in when complete.
 """
 
@@ -29,7 +35,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from generator.images.allowed import is_allowed, is_pinned
+from generator.images.reference import ImageError
 from generator.jsonio import dumps
+from generator.launch.logtext import one_line
 from generator.results.expected import load_expected
 from generator.results.jobs import load_jobs
 from generator.results.output import new_dir
@@ -49,6 +58,47 @@ class Admitted:
     path: Path
     records: int
     left_out: tuple[str, ...]
+    not_pinned: tuple[str, ...] = ()  # records left out: their image is not pinned
+
+
+@dataclass(frozen=True, kw_only=True)
+class Images:
+    """The image repositories the catalog declares (every server mode's), with registries."""
+
+    repositories: tuple[str, ...]
+
+
+def _image_of(record: Mapping[str, Any]) -> str | None:
+    image = (record.get("provenance") or {}).get("image") or {}
+    text = image.get("pinned") or image.get("requested")
+    return text if isinstance(text, str) and text else None
+
+
+def _screen(
+    records: Sequence[tuple[Path, str]], images: Images
+) -> tuple[list[tuple[Path, str]], list[str]]:
+    """The records to admit, and the paths of those left out as not pinned by digest;
+    ResultsError for a record of an image outside the declared repositories."""
+    kept: list[tuple[Path, str]] = []
+    not_pinned: list[str] = []
+    for path, rel in records:
+        record, _ = read_record(path)
+        image = _image_of(record or {})
+        try:
+            allowed = image is not None and is_allowed(image, images.repositories)
+            pinned = image is not None and is_pinned(image)
+        except ImageError:
+            allowed = pinned = False
+        if image is not None and not allowed:
+            raise ResultsError(
+                f"{rel}: image '{one_line(image)}' is not of a declared image repository "
+                f"({', '.join(images.repositories)}): the run is not admitted"
+            )
+        if pinned:
+            kept.append((path, rel))
+        else:
+            not_pinned.append(rel)
+    return kept, not_pinned
 
 
 def _sort(run_dirs: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str], list[Problem]]:
@@ -125,6 +175,7 @@ def admit(
     verdicts: Path | None = None,
     jobs: Path | None = None,
     confirmation: Path | None = None,
+    images: Images,
     environ: Mapping[str, str],
 ) -> Admitted:
     """Write the run made of `run_dirs` as `history/name` (see the module's text)."""
@@ -143,6 +194,8 @@ def admit(
             f"{problems[0]} (the run is not admitted: {len(problems)} of "
             f"{len(problems) + len(records)} files claiming to be records do not validate)"
         )
+    records, not_pinned = _screen(records, images)
+    others += not_pinned
     matrices = _matrices(expected)
     judged = load_verdicts(verdicts) if verdicts is not None else None
     statuses = _job_statuses(jobs)
@@ -174,7 +227,9 @@ def admit(
         (new / MANIFEST).write_text(dumps(manifest), encoding="utf-8")
 
     new_dir(target, ADMIT, build)
-    return Admitted(path=target, records=len(records), left_out=tuple(others))
+    return Admitted(
+        path=target, records=len(records), left_out=tuple(others), not_pinned=tuple(not_pinned)
+    )
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:

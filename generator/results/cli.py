@@ -14,6 +14,7 @@ import click
 
 from generator.context import run_at_root
 from generator.jsonio import dumps
+from generator.launch.logtext import one_line
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_file, write_file
 from generator.results.record import ResultsError
@@ -46,7 +47,7 @@ def _emit(
 
 def _warn_problems(problems: list[Any]) -> None:
     for problem in problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(f"warning: {one_line(str(problem))}", err=True)
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="JSON instead of Markdown.")
@@ -310,12 +311,17 @@ def admit_cmd(
     confirmation: Path | None,
 ) -> None:
     """Write RUN_DIR... into the history as NAME: its records (refused whole unless every
-    one validates), a manifest and a compact file; an existing run is never rewritten."""
+    one validates and every image is of an image repository the catalogs under --root
+    declare; records whose image is not pinned by digest are left out), a manifest and a
+    compact file; an existing run is never rewritten."""
     import os
 
-    from generator.results.admit import admit
+    from generator.catalog import load
+    from generator.results.admit import Images, admit
 
     def work(root: Path) -> int:
+        catalog = load(root)
+        repositories = dict.fromkeys(r for m in catalog.server_modes for r in m.image_repositories)
         done = admit(
             run_dirs,
             history,
@@ -324,9 +330,13 @@ def admit_cmd(
             verdicts=verdicts,
             jobs=jobs_path,
             confirmation=confirmation,
+            images=Images(repositories=tuple(repositories)),
             environ=os.environ,
         )
-        left = f"; left out {len(done.left_out)} other files" if done.left_out else ""
+        others = len(done.left_out) - len(done.not_pinned)
+        left = f"; left out {others} other files" if others else ""
+        if done.not_pinned:
+            left += f"; left out {len(done.not_pinned)} records whose image is not pinned by digest"
         click.echo(f"admitted {done.records} records as {done.path}{left}")
         return 0
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 from generator.cli import main
 from generator.results.load import open_store
 from generator.results.store import COMPACT_FILE
+from tests.helpers import FIXTURE
 from tests.results_gen import Point, Run, Shape, case_record, point_record, sweep, write_run
 
 POINTS = sweep(concurrencies=(4, 16, 64))
@@ -26,8 +27,10 @@ GITHUB = {
 
 
 def invoke(tmp_path: Path, *args: str) -> Result:
+    """`sglang-ci results ARGS`; admit reads the fixture catalogs' image repositories."""
+    root = FIXTURE if args[0] == "admit" else tmp_path
     return CliRunner(env=GITHUB).invoke(
-        main, ["--root", str(tmp_path), "results", *args], catch_exceptions=False
+        main, ["--root", str(root), "results", *args], catch_exceptions=False
     )
 
 
@@ -93,6 +96,64 @@ def test_a_run_is_admitted_with_its_manifest_and_compact_file(tmp_path: Path) ->
         "7.0.2",
     )
     assert [p.name for p in (tmp_path / "history/runs").iterdir()] == [run.name]
+
+
+def _set_image(path: Path, image: dict[str, Any]) -> None:
+    data = json.loads(path.read_text())
+    data["provenance"]["image"] = image
+    path.write_text(json.dumps(data))
+
+
+def test_a_record_of_an_image_outside_the_declared_repositories_refuses_the_run(
+    tmp_path: Path,
+) -> None:
+    """No select step lets such an image through: the record was not made by this
+    repository's GPU jobs, and no baseline may rest on it."""
+    new = artifact(tmp_path)
+    bad = new / "run" / "ds-fp8-tp8-1024x1024" / "ds-fp8-tp8-1024-1024-16.json"
+    evil = "evil.example:5000/rocm/sgl-dev@sha256:" + "ee" * 32
+    _set_image(
+        bad,
+        {"requested": evil, "tag": None, "digest": "sha256:" + "ee" * 32, "pinned": evil,
+         "resolution": "digest"},
+    )  # fmt: skip
+    result = admit(tmp_path, new)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: ds-fp8-tp8-1024x1024/ds-fp8-tp8-1024-1024-16.json: image '{evil}' is not of a "
+        "declared image repository (docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev, "
+        "docker.io/lmsysorg/sglang-rocm): the run is not admitted\n"
+    )
+    assert not (tmp_path / "history").exists()
+
+
+def test_records_whose_image_is_not_pinned_are_left_out_and_listed(tmp_path: Path) -> None:
+    """A dispatch that turned image resolution off ran a tag: its records never reach a
+    baseline, the rest of the run is admitted."""
+    new = artifact(tmp_path)
+    job = new / "run" / "ds-fp8-tp8-1024x1024"
+    unpinned = {"requested": "rocm/sgl-dev:nightly", "tag": "nightly", "digest": None,
+                "pinned": None, "resolution": "unpinned"}  # fmt: skip
+    for point in (4, 64):
+        _set_image(job / f"ds-fp8-tp8-1024-1024-{point}.json", unpinned)
+    result = admit(tmp_path, new)
+    run = tmp_path / "history/runs/2026-11-04-benchmark-7003-1"
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"admitted 2 records as {run}; left out 1 other files; left out 2 records whose image "
+        "is not pinned by digest\n"
+    )
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["left_out"] == [
+        "ds-fp8-tp8-1024x1024/summary.md",
+        "ds-fp8-tp8-1024x1024/ds-fp8-tp8-1024-1024-4.json",
+        "ds-fp8-tp8-1024x1024/ds-fp8-tp8-1024-1024-64.json",
+    ]
+    assert manifest["records"]["files"] == [
+        "ds-fp8-tp8-1024x1024/ds-fp8-tp8-1024-1024-16.json",
+        "gsm8k-ds-fp8/gsm8k-ds-fp8-nightly.json",
+    ]
+    assert not (run / "ds-fp8-tp8-1024x1024/ds-fp8-tp8-1024-1024-4.json").exists()
 
 
 def test_the_compact_file_reads_as_the_records_do(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from generator.catalog.yamlio import load_data
+from generator.render.boundary import GITHUB_HOST_KEY
 from generator.results.store import COMPACT_FILE
-from tests.helpers import ROOT
+from tests.helpers import ROOT, copy_catalogs
 from tests.results_gen import Run, point_record, sweep, write_run
 
 BRANCH = "benchmark-data"
@@ -60,6 +61,7 @@ class Runner:
         self.workspace = workspace
         self.values = {
             "github.token": "not-a-token",
+            "secrets.HISTORY_DEPLOY_KEY": "not-a-key",
             "github.repository": REPOSITORY,
             "github.run_id": run_id,
             "github.run_attempt": "1",
@@ -69,15 +71,20 @@ class Runner:
         self.env = {
             "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
             "HOME": str(workspace / "home"),
+            "RUNNER_TEMP": str(workspace / "home"),
             "GITHUB_STEP_SUMMARY": str(self.summary),
             "GITHUB_RUN_ID": run_id,
             "GITHUB_RUN_NUMBER": "12",
             "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_WORKFLOW": "Benchmark",
             "GITHUB_REPOSITORY": REPOSITORY,
-            "GIT_CONFIG_COUNT": "1",
+            # The fetch (https, the token) and the push (ssh, the deploy key) both reach
+            # the local remote.
+            "GIT_CONFIG_COUNT": "2",
             "GIT_CONFIG_KEY_0": f"url.{remote.as_uri()}.insteadOf",
             "GIT_CONFIG_VALUE_0": f"https://github.com/{REPOSITORY}.git",
+            "GIT_CONFIG_KEY_1": f"url.{remote.as_uri()}.insteadOf",
+            "GIT_CONFIG_VALUE_1": f"git@github.com:{REPOSITORY}.git",
             "GIT_CONFIG_NOSYSTEM": "1",
         }
 
@@ -133,6 +140,7 @@ def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
     """The GPU jobs' artifacts, then the summary job, then the history job."""
     workspace = tmp_path / f"w{day}"
     (workspace / "home").mkdir(parents=True)
+    copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
     run = Run(day=day)
     job = workspace / "run" / "benchmark-ds-fp8-tp8-1024x1024"
     write_run(job.parent, run, [point_record(run, p) for p in POINTS], name=job.name)
@@ -171,6 +179,7 @@ def lost_run(tmp_path: Path, remote: Path) -> Runner:
     """A run whose only job left no record: red, and admitted as it was."""
     workspace = tmp_path / "w0"
     (workspace / "home").mkdir(parents=True)
+    copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
     (workspace / "run").mkdir()
     runner = Runner(workspace, remote, "7009")
     assert runner.job("summary")
@@ -191,6 +200,11 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
     )
     assert "- missing job `ds-fp8-tp8-1024x1024` (3 points): not reported\n" in text
     second = one_run(tmp_path, remote, day=1)
+    # The deploy key lived for the push only.
+    assert not (second.workspace / "home" / "history-deploy-key").exists()
+    assert (second.workspace / "home" / "history-known-hosts").read_text() == (
+        f"{GITHUB_HOST_KEY}\n"
+    )
     assert second.summary.read_text().startswith("## Benchmark #12: pass\n")
     files = remote_files(remote)
     runs = sorted({name.split("/")[1] for name in files}, key=lambda n: "7001" in n)

@@ -15,6 +15,7 @@ from selenium.webdriver.common.by import By
 from generator.cli import main
 from generator.results.output import MARKER
 from tests.browser.chromium import charts, chromium, errors, skipped
+from tests.helpers import FIXTURE
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
@@ -28,8 +29,10 @@ GITHUB = {
 
 
 def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """`sglang-ci results ARGS`; admit reads the fixture catalogs' image repositories."""
+    root = FIXTURE if args[0] == "admit" else tmp_path
     return CliRunner(env=env).invoke(
-        main, ["--root", str(tmp_path), "results", *args], catch_exceptions=False
+        main, ["--root", str(root), "results", *args], catch_exceptions=False
     )
 
 

@@ -165,7 +165,7 @@ def test_mori_mode_adds_spec_v2_only_for_mtp_configs(cli: Invoke) -> None:
     } == {None}
 
 
-def test_mori_mode_refuses_an_image_that_is_not_sglang_rocm(cli: Invoke) -> None:
+def test_mori_mode_refuses_an_image_outside_its_repositories(cli: Invoke) -> None:
     result = cli(
         "jobs",
         "--preset",
@@ -177,8 +177,8 @@ def test_mori_mode_refuses_an_image_that_is_not_sglang_rocm(cli: Invoke) -> None
     )
     assert result.exit_code == 2
     assert result.stderr == (
-        "error: server mode 'sglang-mori' runs only on lmsysorg/sglang-rocm* "
-        "images, not 'rocm/atom-dev:sglang-latest'\n"
+        "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
+        "of docker.io/lmsysorg/sglang-rocm only\n"
     )
 
 

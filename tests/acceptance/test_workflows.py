@@ -115,11 +115,10 @@ def test_each_workflow_is_marked_generated_and_least_privileged(path: Path) -> N
             assert "timeout-minutes" in job, name
 
 
-# The only jobs that write: the history append, the Pages deployment and the scheduled
-# benchmark run's tracking issues; the PR GPU run's select reads the pull request, its
-# approval gate holds no token at all.
+# The only jobs that write: the Pages deployment and the scheduled benchmark run's tracking
+# issues (the history job pushes with its environment's deploy key; its token only reads);
+# the PR GPU run's select reads the pull request, its approval gate holds no token at all.
 WRITES = {
-    "history": {"contents": "write"},
     "summary": {"contents": "read", "actions": "read"},
     "events@benchmark.yml": {"contents": "read", "issues": "write"},
     "pages": {"contents": "read", "pages": "write", "id-token": "write"},
@@ -371,12 +370,26 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
                 "MODE": "sglang-mori",
                 "IMAGE": "rocm/atom-dev:sglang-latest",
             },
-            "error: image: server mode 'sglang-mori' runs only on lmsysorg/sglang-rocm* images, "
-            "not 'rocm/atom-dev:sglang-latest'",
+            "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
+            "of docker.io/lmsysorg/sglang-rocm only",
+        ),
+        (
+            {
+                "SUITE": "SGLang-Mesh",
+                "MESH_PRESET": "ds-all",
+                "MODE": "sglang-mori",
+                "IMAGE": "lmsysorg/sglang-rocm-next:v0.5.9",
+            },
+            "error: image 'lmsysorg/sglang-rocm-next:v0.5.9': server mode 'sglang-mori' runs "
+            "images of docker.io/lmsysorg/sglang-rocm only",
         ),
         (
             {"SUITE": "SGLang-Mesh", "MESH_PRESET": "ds-all", "MODE": "sglang-mori"},
             "error: server mode 'sglang-mori' needs an image of its own: set the image",
+        ),
+        (
+            {"CONFIGS": "x\n::error title=Pwned::owned", "POINTS": "1,1,1,1"},
+            "error: configs: no config has prefix 'x\\n::error title=Pwned::owned'",
         ),
     ],
 )
@@ -452,6 +465,7 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
 def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> None:
     data = load(ROOT / ".github/workflows/pr-gpu.yml")
     assert list(data["on"]) == ["workflow_dispatch"]
+    assert list(data["on"]["workflow_dispatch"]["inputs"]) == ["pr", "benchmark"]
     jobs = data["jobs"]
     assert jobs["select"]["if"] == (
         "${{ github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}"
@@ -461,12 +475,6 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
     assert guard["id"] == "pr"
     assert 'if [ "$head" != "$REPO" ]; then' in guard["run"]
     assert 'if [ "$draft" != "false" ] || [ "$state" != "open" ]; then' in guard["run"]
-    checkout = jobs["select"]["steps"][1]
-    assert checkout["with"] == {
-        "ref": "${{ steps.pr.outputs.sha }}",
-        "fetch-depth": 0,
-        "persist-credentials": False,
-    }
     assert jobs["approve"]["environment"] == {"name": "gpu-pr"}
     assert jobs["approve"]["runs-on"] == "ubuntu-latest"
     for name, workflow, key, count, output in (
@@ -481,6 +489,7 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
             key: "${{ toJSON(matrix) }}",
             "ref": "${{ needs.select.outputs.sha }}",
         }
+        assert "secrets" not in job
         # A skipped job's strategy is still evaluated: never fromJSON of an empty output.
         assert job["strategy"]["matrix"] == (
             f"${{{{ fromJSON(needs.select.outputs.{count} != '0' && "
@@ -489,24 +498,106 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
         )
 
 
-@pytest.mark.parametrize(
-    ("workflow", "job"), [("accuracy-case.yml", "accuracy"), ("benchmark-job.yml", "benchmark")]
-)
-def test_gpu_jobs_check_out_the_commit_their_caller_pinned(workflow: str, job: str) -> None:
+def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_head() -> None:
+    """No code of the PR runs before approval: the one checkout is this run's commit (the
+    default branch), what is installed is that checkout, and the PR head is handed to
+    sglang-ci as a commit whose catalogs it reads with git show."""
+    steps = load(ROOT / ".github/workflows/pr-gpu.yml")["jobs"]["select"]["steps"]
+    checkouts = [s for s in steps if s.get("uses", "").startswith("actions/checkout@")]
+    assert [c["with"] for c in checkouts] == [{"fetch-depth": 0, "persist-credentials": False}]
+    runs = [s["run"] for s in steps if "run" in s]
+    installs = [r for r in runs if "pip install" in r]
+    assert installs == [
+        "python -m pip install --quiet --disable-pip-version-check -r requirements.txt\n"
+        "python -m pip install --quiet --disable-pip-version-check --no-deps .\n"
+    ]
+    assert steps.index(checkouts[0]) < min(
+        i for i, s in enumerate(steps) if "pip install" in s.get("run", "")
+    )
+    select = next(s for s in steps if s.get("id") == "select")
+    assert (
+        'sglang-ci dispatch pr --base "$BASE" --head "$HEAD_SHA" "${benchmark[@]}"' in select["run"]
+    )
+    assert select["env"]["HEAD_SHA"] == "${{ steps.pr.outputs.sha }}"
+    # Nothing else names the PR head: no step checks it out, installs or runs it.
+    text = json.dumps(steps)
+    assert text.count("steps.pr.outputs.sha") == 1
+
+
+CALLER_STEP = "Refuse any caller but this repository's own workflows on the default branch"
+GPU_JOBS = [
+    ("accuracy-case.yml", "accuracy", "accuracy", "case"),
+    ("benchmark-job.yml", "benchmark", "benchmark", "job"),
+    ("confirm-job.yml", "confirm", "confirm", "job"),
+]
+
+
+@pytest.mark.parametrize(("workflow", "job", "program", "key"), GPU_JOBS)
+def test_gpu_jobs_run_the_default_branch_on_the_host_and_the_checked_commit_in_the_container(
+    workflow: str, job: str, program: str, key: str
+) -> None:
     data = load(ROOT / ".github/workflows" / workflow)
-    assert data["on"]["workflow_call"]["inputs"]["ref"] == {
-        "description": (
-            "The commit to check out (a PR's head, pinned by its select step); "
-            "empty for the caller's"
-        ),
-        "type": "string",
-        "required": False,
-        "default": "",
+    gpu = data["jobs"][job]
+    assert gpu["needs"] == "check"
+    assert gpu["environment"] == "gpu"
+    assert "container" not in gpu  # the step runs docker with the runner's GPUs only
+    checkouts = [
+        s["with"] for s in gpu["steps"] if s.get("uses", "").startswith("actions/checkout@")
+    ]
+    assert checkouts == [
+        {"ref": "${{ needs.check.outputs.trusted }}", "persist-credentials": False},
+        {"ref": "${{ needs.check.outputs.commit }}", "path": "code", "persist-credentials": False},
+    ]
+    launch = next(s for s in gpu["steps"] if "run_in_container.py" in s.get("run", ""))
+    script = f"python3 -I scripts/run_in_container.py {program}"
+    assert launch["run"] == f'{script} "$RUNNER_TEMP/{key}.json" code'
+
+    assert launch["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    text = (ROOT / ".github/workflows" / workflow).read_text()
+    assert text.count("secrets.") == 1
+    assert "secrets" not in data["on"]["workflow_call"]
+    check = data["jobs"]["check"]
+    assert check["runs-on"] == "ubuntu-latest"
+    assert check["outputs"] == {
+        "trusted": "${{ steps.verify.outputs.trusted }}",
+        "commit": "${{ steps.verify.outputs.commit }}",
     }
-    assert data["jobs"][job]["steps"][0]["with"] == {
-        "ref": "${{ inputs.ref }}",
+    checkout = next(s for s in check["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"] == {
+        "ref": "${{ steps.default.outputs.branch }}",
+        "fetch-depth": 0,
         "persist-credentials": False,
     }
+    names = [s.get("name") or s["uses"].split("@")[0] for s in check["steps"]]
+    caller = check["steps"][names.index(CALLER_STEP)]
+    assert caller["env"]["WORKFLOW_REF"] == "${{ github.workflow_ref }}"
+    verify = check["steps"][-1]
+    assert (verify["id"], verify["env"]["ENTRY"]) == ("verify", f"${{{{ inputs.{key} }}}}")
+    kind = "confirm" if job == "confirm" else key
+    # The caller is checked before the caller's commit is checked out and installed.
+    assert (
+        verify["run"].index('git merge-base --is-ancestor "$CALLER_SHA" HEAD')
+        < (verify["run"].index('git checkout --quiet --detach "$CALLER_SHA"'))
+        < verify["run"].index(f'sglang-ci verify {kind} "$RUNNER_TEMP/entry.json" --at ')
+    )
+    assert names.index(CALLER_STEP) == len(names) - 2
+
+
+@pytest.mark.parametrize(
+    ("workflow", "callers"),
+    [
+        ("accuracy-case.yml", ["accuracy-nightly.yml", "pr-gpu.yml"]),
+        ("benchmark-job.yml", ["benchmark.yml", "pr-gpu.yml"]),
+        ("confirm-job.yml", ["benchmark.yml"]),
+    ],
+)
+def test_each_reusable_workflow_takes_only_its_own_callers(
+    workflow: str, callers: list[str]
+) -> None:
+    check = load(ROOT / ".github/workflows" / workflow)["jobs"]["check"]
+    run = next(s for s in check["steps"] if s.get("name") == CALLER_STEP)["run"]
+    allowed = re.findall(r"--allow (\S+)", run)
+    assert allowed == callers
 
 
 def test_actionlint_config_declares_the_catalog_runner_labels(rendered_fixture: Path) -> None:
@@ -518,37 +609,17 @@ def test_actionlint_config_declares_the_catalog_runner_labels(rendered_fixture: 
     ]
 
 
-@pytest.mark.parametrize(
-    ("workflow", "job", "program"),
-    [
-        ("benchmark-job.yml", "benchmark", "benchmark"),
-        ("accuracy-case.yml", "accuracy", "accuracy"),
-    ],
-)
-def test_a_gpu_job_starts_its_container_itself_and_reads_hf_token_in_that_step_only(
-    workflow: str, job: str, program: str
-) -> None:
-    text = (ROOT / ".github/workflows" / workflow).read_text()
-    data = load(ROOT / ".github/workflows" / workflow)
-    gpu = data["jobs"][job]
-    assert "container" not in gpu  # the step runs docker with the runner's GPUs only
-    steps = gpu["steps"]
-    launch = next(s for s in steps if "run_in_container.py" in s.get("run", ""))
-    assert launch["run"].startswith(f"python3 -I scripts/run_in_container.py {program} ")
-    assert launch["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
-    assert text.count("secrets.") == 1
-    assert data["on"]["workflow_call"]["secrets"]["HF_TOKEN"]["required"] is False
-
-
 @pytest.mark.parametrize("workflow", ["benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml"])
-def test_callers_pass_only_hf_token_and_never_inherit_secrets(workflow: str) -> None:
+def test_callers_pass_no_secret(workflow: str) -> None:
+    """HF_TOKEN is the gpu environment's secret: the called GPU job reads it there."""
     jobs = load(ROOT / ".github/workflows" / workflow)["jobs"]
     callers = [j for j in jobs.values() if "uses" in j]
     assert callers
     for job in callers:
         assert job["uses"].startswith("./.github/workflows/")
-        assert job["secrets"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
-    assert "$/" not in (ROOT / ".github/workflows" / workflow).read_text()
+        assert "secrets" not in job
+    text = (ROOT / ".github/workflows" / workflow).read_text()
+    assert "$/" not in text and "HF_TOKEN" not in text
 
 
 def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:
@@ -573,7 +644,7 @@ def test_gpu_jobs_upload_their_results_and_any_fallback_apart(
     assert uploads == [
         {
             "name": f"{kind}-${{{{ fromJSON(inputs.{key}).id }}}}",
-            "path": "results/",
+            "path": "code/results/",
             "if-no-files-found": "warn",
         },
         {

@@ -7,7 +7,8 @@ in $SGLANG_STANDIN_HF_RECORD ("end" is null for a call that failed).
 
 $SGLANG_STANDIN_HF_SLEEP_S=<s> sleeps before writing (so launchers can overlap);
 $SGLANG_STANDIN_HF_FAIL=1 writes config.json and the first shard only, then exits 1, as
-an interrupted download leaves a directory behind.
+an interrupted download leaves a directory behind. $SGLANG_STANDIN_PRINT=<text> is
+printed first, as it is.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     download.add_argument("--token", default=None)
     args = parser.parse_args(args_list)
     start = time.time()
+    injected = os.environ.get("SGLANG_STANDIN_PRINT")
+    if injected:
+        print(injected, flush=True)
     time.sleep(float(os.environ.get("SGLANG_STANDIN_HF_SLEEP_S") or "0"))
     directory = Path(args.local_dir)
     if os.environ.get("SGLANG_STANDIN_HF_FAIL") == "1":

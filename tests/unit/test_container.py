@@ -68,7 +68,7 @@ def job(tmp_path: Path, cache: Path | None, allocation: Path | None) -> Path:
 
 
 def run(
-    tmp_path: Path, job_file: Path, **env: str
+    tmp_path: Path, job_file: Path, *extra: str, **env: str
 ) -> tuple[subprocess.CompletedProcess[str], list[list[str]]]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -77,7 +77,7 @@ def run(
     docker.chmod(docker.stat().st_mode | stat.S_IEXEC)
     record = tmp_path / "docker.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-I", str(SCRIPT), "benchmark", str(job_file)],
+        [sys.executable, "-I", str(SCRIPT), "benchmark", str(job_file), *extra],
         capture_output=True,
         text=True,
         env={
@@ -169,3 +169,27 @@ def test_a_runner_without_its_declared_allocation_or_cache_fails_before_docker(
         "directory here\n"
     )
     assert proc.stderr == expected
+
+
+def test_the_container_runs_the_launcher_of_the_checkout_it_is_given(tmp_path: Path) -> None:
+    """The workflows run this script from the default branch's checkout and hand it the
+    requested commit's checkout, which the container mounts and runs from."""
+    requested = tmp_path / "ws" / "code"
+    (requested / "scripts").mkdir(parents=True)
+    proc, calls = run(tmp_path, job(tmp_path, None, None), str(requested))
+    assert proc.returncode == 0, proc.stderr
+    assert f"--volume={requested}:{requested}" in calls[1]
+    assert f"--workdir={requested}" in calls[1]
+    assert not [a for a in calls[1] if a == f"--workdir={tmp_path / 'ws'}"]
+
+
+def test_a_checkout_argument_that_is_no_checkout_is_refused_before_docker(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "empty").mkdir()
+    proc, calls = run(tmp_path, job(tmp_path, None, None), str(tmp_path / "empty"))
+    assert (proc.returncode, calls) == (2, [])
+    assert proc.stderr == (
+        f"run_in_container.py: error: {tmp_path / 'empty'}: not a checkout of this repository "
+        "(no scripts/ in it)\n"
+    )

@@ -181,16 +181,31 @@ def test_the_pr_selection_writes_both_matrices(
     cli: Invoke, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (repo / "scripts/launch.py").write_text("print('launch, changed')\n")
+    commit(repo)
+    head = git(repo, "rev-parse", "change").strip()
+    git(repo, "checkout", "--quiet", "main")  # the default branch's code selects
     out, summary = tmp_path / "output", tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_OUTPUT", str(out))
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     monkeypatch.setenv("SGLANG_CI_RESOLVE_IMAGES", "0")
-    result = cli("dispatch", "pr", "--base", "main", root=repo)
+    result = cli("dispatch", "pr", "--base", "main", "--head", head, root=repo)
     assert result.exit_code == 0, result.output
     lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
     assert sorted(lines) == ["count", "jobs", "jobs_count", "matrix"]
     assert [e["id"] for e in json.loads(lines["matrix"])["include"]] == PR_CASES
     assert (lines["count"], lines["jobs"], lines["jobs_count"]) == ("3", '{"include":[]}', "0")
     report = summary.read_text()
-    assert report.startswith("### What this change runs\n\n```\nagainst main: 1 file(s) changed\n")
+    trusted = git(repo, "rev-parse", "main").strip()
+    assert report.startswith(
+        "### What this change runs on the GPUs\n\n"
+        f"Computed by the default branch's sglang-ci (`{trusted}`) from the catalogs of the "
+        f"pull request's head `{head}`, read as data; the runner contract and the image "
+        "repositories are the default branch's. The GPU jobs check out that head.\n\n"
+        "1 file(s) changed against `main`.\n\n"
+        "| Kind | Id | Runner label | Image | Requested | What changed |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
+        "| accuracy case | `deepseek-r1-fp4-tp4` | `linux-atom-mi35x-4` | "
+        "`rocm/atom-dev:sglang-latest` | `rocm/atom-dev:sglang-latest` | "
+        "PR-level case; scripts/launch.py changed |\n"
+    )
     assert "Benchmark jobs run only when the dispatch asks for them (`benchmark`)." in report

@@ -16,7 +16,7 @@ $SGLANG_STANDIN_EVAL_SLEEP_S=<s> makes it sleep first, so a run can be cancelled
 $SGLANG_STANDIN_EVAL_HANG=1 makes it hang for good, ignoring SIGTERM, with a child that
 has left its process group (its pid in $SGLANG_STANDIN_PIDS).
 $SGLANG_STANDIN_LMEVAL_RESULTS=<mode> writes a spoiled results file (see SPOILED) and
-prints a matching line.
+prints a matching line. $SGLANG_STANDIN_PRINT=<text> is printed first, as it is.
 """
 
 from __future__ import annotations
@@ -160,6 +160,9 @@ def write_results(output_path: str, model_args: str, results: dict[str, Any]) ->
 
 def main() -> int:
     note_client("lm_eval")
+    injected = os.environ.get("SGLANG_STANDIN_PRINT")
+    if injected:
+        print(injected, flush=True)
     time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S", "0")))
     if os.environ.get("SGLANG_STANDIN_EVAL_HANG") == "1":
         hang()

@@ -28,6 +28,14 @@ def version_tuple(text: str | None = None) -> tuple[int, ...]:
     return tuple(int(n) for n in match[1].split(".")) if match else ()
 
 
+def print_injected() -> None:
+    """Print $SGLANG_STANDIN_PRINT as it is (a tool's output can hold any text, workflow
+    commands such as `::error::` included)."""
+    text = os.environ.get("SGLANG_STANDIN_PRINT")
+    if text:
+        print(text, flush=True)
+
+
 def note_pid() -> None:
     """Append this process id to $SGLANG_STANDIN_PIDS so tests can prove it is gone."""
     path = os.environ.get("SGLANG_STANDIN_PIDS")

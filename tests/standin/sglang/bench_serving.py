@@ -27,6 +27,7 @@ result line (JSON, so NaN is allowed); $SGLANG_STANDIN_BENCH_DROP=key,... leaves
 $SGLANG_STANDIN_BENCH_HANG=<concurrency> makes the run hang for good at that
 --max-concurrency. $SGLANG_STANDIN_BENCH_OUTPUT='{"<concurrency>": "<mode>"}' spoils the
 output file at that concurrency (see MALFORMED), and prints a matching line to stdout.
+$SGLANG_STANDIN_PRINT=<text> is printed first, as it is.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ._standin import RequestError, http_json, note_client, version_tuple
+from ._standin import RequestError, http_json, note_client, print_injected, version_tuple
 
 MAX_REAL_REQUESTS = 3
 BACKENDS = {
@@ -352,6 +353,7 @@ def write_malformed(output_file: str, data: bytes | None) -> int:
 
 def main() -> int:
     note_client("sglang.bench_serving")
+    print_injected()
     pause = float(os.environ.get("SGLANG_STANDIN_BENCH_SLEEP_S", "0"))
     if pause > 0:
         time.sleep(pause)

@@ -42,6 +42,8 @@ $SGLANG_STANDIN_SETSID selects descendants that leave the process group and ling
   child    a child that calls setsid
   daemon   a grandchild that calls setsid and whose parent exits at once (an orphan)
 Each lingering process writes its pid to $SGLANG_STANDIN_PIDS.
+$SGLANG_STANDIN_PRINT=<text> is printed to stdout at start, as it is (a log line can hold
+anything, `::error::` included).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ._standin import note_pid, version
+from ._standin import note_pid, print_injected, version
 
 SCHEDULER_CODE = """
 import os, signal, time
@@ -291,6 +293,7 @@ def main() -> int:
     args, _kept = parser.parse_known_args(argv)
     note_pid()
     record(argv)
+    print_injected()
     fail = os.environ.get("SGLANG_STANDIN_FAIL", "")
     if fail == "exit-at-start":
         print("standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)", flush=True)

@@ -1,0 +1,223 @@
+"""The caller check of the reusable GPU workflows (`sglang-ci verify`): before any
+self-hosted job, a GitHub-hosted job running the default branch's code checks
+
+- who called: `github.workflow_ref` (in a called workflow, the caller's top-level
+  workflow) must be one of this repository's own workflows on the default branch;
+- what it handed: the job, case or A/B entry must be exactly what this code derives, for
+  its id, from the catalogs at the requested commit read as data (`catalog.at_ref`: the
+  runner contract and the image repositories always the default branch's), its image
+  pins aside, which must be of the server mode's repositories and pinned by digest (a
+  tag only when the dispatcher turned image resolution off).
+
+A benchmark job is derived from its config, server mode and points: the config's server
+for those points, with every field the catalogs set (client, runner contract, timeouts,
+estimates). Its id must be the one `expand` gives such a job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from generator.catalog.model import Catalog, Pair
+from generator.confirm.matrix import MAX_TIMEOUT_MINUTES
+from generator.errors import CheckFailed
+from generator.expand.cells import GridPoint, config_cells
+from generator.expand.entries import case_entry, job_entry
+from generator.expand.estimate import startup_minutes
+from generator.expand.model import Expanded, Job
+from generator.expand.pack import pairs_suffix
+from generator.expand.servers import config_server
+from generator.images.allowed import is_allowed, is_pinned
+from generator.images.reference import ImageError, parse_reference
+
+# The fields an entry's image pin sets (the select step's, docs/images.md).
+IMAGE_KEYS = ("image", "image_requested", "image_tag", "image_digest", "image_resolution")
+CALLERS = ("benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml")
+_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_PART = re.compile(r"-([1-9][0-9]*)of([1-9][0-9]*)$")
+
+
+class Refused(CheckFailed):
+    """The caller or the entry is not what the default branch's code allows (exit 1)."""
+
+
+def check_caller(
+    workflow_ref: str, *, repository: str, default_branch: str, allowed: Sequence[str]
+) -> str:
+    """`workflow_ref` when it is one of `allowed` (workflow file names) of `repository` on
+    `default_branch`; Refused otherwise."""
+    unknown = [name for name in allowed if name not in CALLERS]
+    if unknown or not allowed:
+        raise Refused(f"callers: {', '.join(unknown) or 'none'} is not one of {', '.join(CALLERS)}")
+    if not _REPOSITORY.fullmatch(repository) or not default_branch:
+        raise Refused(f"'{repository}' on '{default_branch}' is not a repository and a branch")
+    wanted = [f"{repository}/.github/workflows/{n}@refs/heads/{default_branch}" for n in allowed]
+    if workflow_ref not in wanted:
+        raise Refused(
+            f"called from '{workflow_ref}': GPU jobs run only for {', '.join(allowed)} of "
+            f"{repository} on {default_branch}"
+        )
+    return workflow_ref
+
+
+_MISSING = object()
+
+
+def _differences(
+    handed: Mapping[str, Any], derived: Mapping[str, Any], skip: Iterable[str]
+) -> list[str]:
+    ignored = set(skip)
+    keys = (set(handed) | set(derived)) - ignored
+    return sorted(k for k in keys if handed.get(k, _MISSING) != derived.get(k, _MISSING))
+
+
+def _same(
+    what: str, handed: Mapping[str, Any], derived: Mapping[str, Any], skip: Iterable[str], sha: str
+) -> None:
+    differ = _differences(handed, derived, skip)
+    if differ:
+        raise Refused(
+            f"{what}: the entry handed differs from what the catalogs at {sha[:12]} derive, "
+            f"in {', '.join(differ)}"
+        )
+
+
+def check_image(
+    what: str, image: str, digest: str | None, mode: str, catalog: Catalog, *, unpinned_ok: bool
+) -> None:
+    """`image` of one of `mode`'s repositories, pinned by digest (`digest` agreeing), or,
+    with `unpinned_ok`, a tag of one of them."""
+    repositories = catalog.mode(mode).image_repositories
+    try:
+        ref = parse_reference(image)
+        allowed = ref.pattern is None and is_allowed(image, repositories)
+    except ImageError as e:
+        raise Refused(f"{what}: {e.message}") from None
+    if not allowed:
+        raise Refused(
+            f"{what}: image '{image}' is not of server mode '{mode}''s image repositories "
+            f"({', '.join(repositories) or 'none'} on the default branch)"
+        )
+    if is_pinned(image):
+        if digest is not None and digest != ref.digest:
+            raise Refused(f"{what}: image '{image}' does not carry its digest '{digest}'")
+        return
+    if not unpinned_ok:
+        raise Refused(
+            f"{what}: image '{image}' is not pinned by digest; GPU jobs run pinned images "
+            "(a tag only for a dispatch that turns image resolution off)"
+        )
+
+
+def _entry_image(
+    what: str, entry: Mapping[str, Any], catalog: Catalog, *, unpinned_ok: bool
+) -> None:
+    image, digest = str(entry["image"]), entry.get("image_digest") or None
+    check_image(what, image, digest, str(entry["server_mode"]), catalog, unpinned_ok=unpinned_ok)
+
+
+def _points(entry: Mapping[str, Any]) -> tuple[GridPoint, ...]:
+    return tuple(
+        (
+            Pair(isl=int(p["isl"]), osl=int(p["osl"])),
+            int(p["concurrency"]),
+            float(p["random_range_ratio"]),
+        )
+        for p in entry["points"]
+    )
+
+
+def derive_job(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> dict[str, Any]:
+    """The job entry the catalogs give for `entry`'s config, server mode and points."""
+    catalog = expanded.catalog
+    what = f"job {entry['id']}"
+    config = next((c for c in catalog.configs if c.prefix == entry.get("config")), None)
+    if config is None:
+        raise Refused(f"{what}: no config '{entry.get('config')}' in the catalogs at {sha[:12]}")
+    mode = str(entry["server_mode"])
+    modes = catalog.suite(config.suite).server_modes
+    if mode not in modes:
+        raise Refused(f"{what}: suite {config.suite} has no server mode '{mode}'")
+    points = _points(entry)
+    servers = {pair: config_server(catalog, config, pair, mode) for pair, _, _ in points}
+    cells = config_cells(catalog, config, servers, points)
+    if len({c.server for c in cells}) != 1:
+        raise Refused(f"{what}: its points need more than one server; a job starts one")
+    base = config.prefix + pairs_suffix(config, cells)
+    part = _PART.search(entry["id"])
+    named = entry["id"] == base or (part is not None and entry["id"] == base + part[0])
+    if part is not None and int(part[1]) > int(part[2]):
+        named = False
+    if not (named or (len(cells) == 1 and entry["id"] == cells[0].id)):
+        raise Refused(f"{what}: a job of these points is named {base}, a part of it or its cell")
+    job = Job(
+        id=str(entry["id"]),
+        server=cells[0].server,
+        cells=cells,
+        startup_minutes=startup_minutes(catalog.estimates, config),
+    )
+    return dict(job_entry(catalog, job, str(entry["image"])))
+
+
+def verify_job(expanded: Expanded, entry: Mapping[str, Any], sha: str, *, unpinned_ok: bool) -> str:
+    """Refused unless `entry` is the benchmark job the catalogs give; one line of what
+    was verified."""
+    derived = derive_job(expanded, entry, sha)
+    what = f"job {entry['id']}"
+    _same(what, entry, derived, IMAGE_KEYS, sha)
+    _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
+    return f"{what} ({entry['server_mode']}) is the catalogs' at {sha[:12]}, image {entry['image']}"
+
+
+def verify_case(
+    expanded: Expanded, entry: Mapping[str, Any], sha: str, *, unpinned_ok: bool
+) -> str:
+    """Refused unless `entry` is the accuracy case run the catalogs give, at its level."""
+    what = f"case {entry['id']}"
+    run = next((r for r in expanded.case_runs if r.id == entry["id"]), None)
+    if run is None:
+        raise Refused(f"{what}: no case run '{entry['id']}' in the catalogs at {sha[:12]}")
+    level = entry.get("level")
+    if level not in run.case.levels:
+        raise Refused(f"{what}: the case does not run at level '{level}'")
+    derived = dict(case_entry(expanded.catalog, run, str(level)))
+    _same(what, entry, derived, IMAGE_KEYS, sha)
+    _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
+    return f"{what} (level {level}) is the catalogs' at {sha[:12]}, image {entry['image']}"
+
+
+def verify_confirm(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> str:
+    """Refused unless `entry` is an A/B of a job the catalogs give (some of its points, a
+    longer timeout) whose every image is of the mode's repositories and pinned."""
+    catalog = expanded.catalog
+    what = f"A/B {entry['id']}"
+    conf = entry.get("confirmation")
+    if not isinstance(conf, dict):
+        raise Refused(f"{what}: no 'confirmation' block")
+    job = {k: v for k, v in entry.items() if k != "confirmation"}
+    derived = derive_job(expanded, job, sha)
+    _same(what, job, derived, (*IMAGE_KEYS, "timeout_minutes"), sha)
+    timeout = entry.get("timeout_minutes")
+    least = catalog.estimates.job_timeout_minutes
+    if not isinstance(timeout, int) or not least <= timeout <= MAX_TIMEOUT_MINUTES:
+        raise Refused(
+            f"{what}: timeout_minutes {timeout!r} is not in [{least}, {MAX_TIMEOUT_MINUTES}]"
+        )
+    policy = catalog.regression.confirm
+    steps = policy.max_bisect_steps if policy.bisect else 0
+    if (conf.get("repeats"), conf.get("max_bisect_steps")) != (policy.repeats, steps):
+        raise Refused(
+            f"{what}: repeats and bisection steps are not the catalogs' ({policy.repeats}, {steps})"
+        )
+    mode = str(entry["server_mode"])
+    check_image(
+        what, entry["image"], entry.get("image_digest") or None, mode, catalog, unpinned_ok=False
+    )
+    sides = [conf.get("a"), conf.get("b"), *(conf.get("candidates") or [])]
+    for side in sides:
+        if not isinstance(side, dict) or not isinstance(side.get("image"), str):
+            raise Refused(f"{what}: an A/B side names no image")
+        check_image(what, side["image"], side.get("image_digest"), mode, catalog, unpinned_ok=False)
+    return f"{what} ({mode}) is the catalogs' at {sha[:12]}, {len(sides)} pinned images"

@@ -1,0 +1,136 @@
+"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (generator/verify.py).
+
+Exit codes: 0 verified; 1 refused (a caller or an entry the default branch's code does
+not allow); 2 bad input (an entry file that is no entry, a commit that is not there).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from generator.context import run
+from generator.errors import SglangCIError
+from generator.launch.logtext import one_line
+
+_file = click.Path(dir_okay=False, path_type=Path)
+
+
+class EntryError(SglangCIError):
+    """The entry file holds no job or case (exit 2)."""
+
+
+def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
+
+    def done(c: Any) -> None:
+        click.echo(f"verified: {one_line(work(c.root))}")
+
+    run(ctx, done)
+
+
+@click.group(name="verify")
+def verify_group() -> None:
+    """The caller check of the reusable GPU workflows (docs/security.md): who called, and
+    whether what it handed is what the default branch's code derives. Run it in a
+    checkout of the default branch."""
+
+
+@verify_group.command(name="caller")
+@click.option("--workflow-ref", required=True, help="github.workflow_ref")
+@click.option("--repository", required=True, help="github.repository (OWNER/NAME)")
+@click.option("--default-branch", required=True, help="The repository's default branch.")
+@click.option("--allow", "allowed", multiple=True, required=True, help="A caller's file name.")
+@click.pass_context
+def caller_cmd(
+    ctx: click.Context,
+    workflow_ref: str,
+    repository: str,
+    default_branch: str,
+    allowed: tuple[str, ...],
+) -> None:
+    """Refuse any caller but ALLOWED workflows of REPOSITORY on DEFAULT_BRANCH."""
+    from generator.verify import check_caller
+
+    _run(
+        ctx,
+        lambda root: (
+            "called from "
+            + check_caller(
+                workflow_ref, repository=repository, default_branch=default_branch, allowed=allowed
+            )
+        ),
+    )
+
+
+def _entry(path: Path) -> dict[str, Any]:
+    from generator.launch.contract import load_object
+    from generator.launch.errors import InputError
+
+    try:
+        return load_object(path)
+    except InputError as e:
+        raise EntryError(str(e)) from None
+
+
+def _entry_command(kind: str) -> Callable[..., None]:
+    @click.argument("entry_file", type=_file)
+    @click.option("--at", "ref", required=True, help="The requested commit (its catalogs).")
+    @click.option(
+        "--allow-unpinned",
+        is_flag=True,
+        help="Accept an image tag (a dispatch that turned image resolution off).",
+    )
+    @click.pass_context
+    def command(ctx: click.Context, entry_file: Path, ref: str, allow_unpinned: bool) -> None:
+        from generator import verify
+        from generator.catalog.at_ref import load_at
+        from generator.expand import expand
+        from generator.launch.contract import check_case, check_job
+        from generator.launch.errors import InputError
+
+        def work(root: Path) -> str:
+            data = _entry(entry_file)
+            try:
+                if kind == "case":
+                    check_case(data, str(entry_file))
+                else:
+                    check_job(data, str(entry_file))
+            except InputError as e:
+                raise EntryError(str(e)) from None
+            sha, catalog = load_at(root, ref)
+            expanded = expand(catalog)
+            if kind == "job":
+                said = verify.verify_job(expanded, data, sha, unpinned_ok=allow_unpinned)
+            elif kind == "case":
+                said = verify.verify_case(expanded, data, sha, unpinned_ok=allow_unpinned)
+            else:
+                said = verify.verify_confirm(expanded, data, sha)
+            _output(f"commit={sha}\n")
+            return said
+
+        _run(ctx, work)
+
+    return command
+
+
+def _output(text: str) -> None:
+    """Append to $GITHUB_OUTPUT, when it is set."""
+    target = os.environ.get("GITHUB_OUTPUT")
+    if target:
+        with Path(target).open("a", encoding="utf-8") as out:
+            out.write(text)
+
+
+verify_group.command(
+    name="job", help="A benchmark job entry (JSON file) against the catalogs at --at."
+)(_entry_command("job"))
+verify_group.command(
+    name="case", help="An accuracy case entry (JSON file) against the catalogs at --at."
+)(_entry_command("case"))
+verify_group.command(
+    name="confirm", help="An A/B confirmation entry (JSON file) against the catalogs at --at."
+)(_entry_command("confirm"))
