@@ -6,6 +6,7 @@ import copy
 import functools
 import json
 import os
+import random
 import shlex
 import socket
 import subprocess
@@ -33,11 +34,28 @@ RUN_TIMEOUT_S = 300  # a bound on one launcher run, however busy the machine
 SHARDS = ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")
 
 
-def free_port() -> int:
+EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _bindable(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    """A port, and the one after it (an A/B's second server), free on 127.0.0.1 and below
+    the kernel's ephemeral range: no outgoing connection of another test takes either
+    between this check and the server's bind, as one could take a port the kernel picked."""
+    low = int(EPHEMERAL.read_text().split()[0]) if EPHEMERAL.is_file() else 32768
+    for _ in range(1000):
+        port = random.randrange(10000, low - 1)
+        if _bindable(port) and _bindable(port + 1):
+            return port
+    raise AssertionError(f"no two free ports in 10000-{low - 1}")
 
 
 def process_state(pid: int) -> str | None:
