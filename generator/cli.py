@@ -28,6 +28,7 @@ from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint
 from generator.plan import plan_query, plan_week
+from generator.plan_change import change_text, expanded_at_base, week_change
 from generator.plan_text import format_text as format_plan
 from generator.render import render
 from generator.render.drift import FIX, drift
@@ -44,21 +45,34 @@ def emit(data: Any) -> None:
     sys.stdout.write(dumps(data))
 
 
+def once(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+    """The value of an option given at most once (click would keep the last silently)."""
+    if len(values) > 1:
+        shown = ", ".join(f"'{v}'" for v in values)
+        raise click.BadParameter(f"given {len(values)} times ({shown}); give it once")
+    return values[0] if values else None
+
+
+def single(*names: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A text option that may be given once: a second value is an error, not the winner."""
+    return click.option(*names, multiple=True, callback=once, **kwargs)
+
+
 def selection_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--suite, --group, --cron, --preset and --mode."""
     options = [
-        click.option("--suite", help="Suite name or key (SGLang-OOB/oob, SGLang-Mesh/mesh)."),
-        click.option("--group", help="Cron group name."),
-        click.option("--cron", help="Cron expression of a group, e.g. '0 14 * * 5'."),
-        click.option("--preset", help="Manual preset name or alias."),
-        click.option("--mode", help="Server mode (default: the group's, else the suite's first)."),
+        single("--suite", help="Suite name or key (SGLang-OOB/oob, SGLang-Mesh/mesh)."),
+        single("--group", help="Cron group name."),
+        single("--cron", help="Cron expression of a group, e.g. '0 14 * * 5'."),
+        single("--preset", help="Manual preset name or alias."),
+        single("--mode", help="Server mode (default: the group's, else the suite's first)."),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-image_option = click.option("--image", help="Image override.")
+image_option = single("--image", help="Image override.")
 
 
 def _one_selection(group: str | None, cron: str | None, preset: str | None) -> None:
@@ -175,17 +189,29 @@ def summary_cmd(ctx: click.Context, as_json: bool) -> None:
 @main.command(name="plan")
 @selection_options
 @click.option("--week", is_flag=True, help="Every cron group over a week (the default).")
+@single(
+    "--base",
+    metavar="REF",
+    help="With --week: the launches and GPU-hours the change since REF adds or removes.",
+)
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of a table.")
 @click.pass_context
-def plan_cmd(ctx: click.Context, /, week: bool, as_json: bool, **selectors: str | None) -> None:
+def plan_cmd(
+    ctx: click.Context, /, week: bool, base: str | None, as_json: bool, **selectors: str | None
+) -> None:
     """Jobs, server launches, cells, GPU-hours and wall time: packed and one job per cell."""
     _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
     chosen = any(v is not None for v in selectors.values())
-    if week and chosen:
-        raise click.UsageError("--week takes no selection")
+    if (week or base is not None) and chosen:
+        raise click.UsageError(f"{'--base' if base is not None else '--week'} takes no selection")
 
     def work(c: Context) -> None:
         expanded = c.expanded()
+        if base is not None:
+            commit, before = expanded_at_base(c.root, base)
+            data = {"base": base, "merge_base": commit, **week_change(before, expanded)}
+            emit(data) if as_json else click.echo(change_text(data), nl=False)
+            return
         data = (
             plan_query(query(expanded, **selectors), expanded.catalog)
             if chosen
@@ -294,14 +320,14 @@ def _append(variable: str, text: str) -> None:
 
 
 @dispatch_group.command(name="benchmark")
-@click.option("--event", required=True, help="github.event_name")
-@click.option("--schedule", help="The cron that fired (github.event.schedule).")
-@click.option("--suite", help="Suite name (the dispatch's suite input).")
-@click.option("--preset", help="A preset's name or its dropdown label; 'none' runs nothing.")
-@click.option("--configs", help="Comma-separated config prefixes, instead of a preset.")
-@click.option("--points", help="ISL,OSL,CONC,RATIO;... replacing the chosen configs' grids.")
-@click.option("--mode", help="Server mode.")
-@click.option("--image", help="Image for every job (validated against the mode's images).")
+@single("--event", required=True, help="github.event_name")
+@single("--schedule", help="The cron that fired (github.event.schedule).")
+@single("--suite", help="Suite name (the dispatch's suite input).")
+@single("--preset", help="A preset's name or its dropdown label; 'none' runs nothing.")
+@single("--configs", help="Comma-separated config prefixes, instead of a preset.")
+@single("--points", help="ISL,OSL,CONC,RATIO;... replacing the chosen configs' grids.")
+@single("--mode", help="Server mode.")
+@single("--image", help="Image for every job (validated against the mode's images).")
 @click.pass_context
 def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
     """The benchmark workflow's matrix for this event."""

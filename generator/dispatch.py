@@ -124,7 +124,7 @@ def benchmark(
     check_mode(catalog, (str(suite),), chosen_mode, image)
     if configs or points:
         picked = (
-            find_configs(expanded, configs)
+            find_configs(expanded, configs, suite)
             if configs
             else find_preset(expanded, name, suite).configs
         )

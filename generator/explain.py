@@ -129,7 +129,9 @@ def job_text(job: JobEntry, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def case_text(case: CaseEntry) -> str:
+def case_text(case: CaseEntry, level: str = "") -> str:
+    """The commands of one case run; `level` is named when the case's levels run on
+    different runner labels."""
     ev = case["evaluator"]
     work = quote(commands.eval_dir(case, WHERE))
     gate = (
@@ -139,7 +141,7 @@ def case_text(case: CaseEntry) -> str:
         + quote(commands.metrics_file(case, WHERE))
     )
     lines = [
-        f"# accuracy case {case['id']}: {case['name']}",
+        f"# accuracy case {case['id']}: {case['name']}" + (f" (level {level})" if level else ""),
         f"# runner: {case['runner']}   image: {case['image']}",
         *PREAMBLE,
         *_server(case),
@@ -228,9 +230,12 @@ def explain(
         kinds.append(t.kind)
         if t.kind == "case":
             for run in _case_runs(expanded, t):
-                parts.setdefault(
-                    ("case", run.id, ""), case_text(case_entry(catalog, run, run.case.levels[0]))
-                )
+                for level in run.case.levels:
+                    label = run.case.runner_for(level)
+                    shown = level if len(run.case.labels) > 1 else ""
+                    parts.setdefault(
+                        ("case", run.id, label), case_text(case_entry(catalog, run, level), shown)
+                    )
         elif t.kind == "cell":
             cell, job = _cell(expanded, t, mode)
             check_mode(catalog, [cell.config.suite], cell.server.mode, image)

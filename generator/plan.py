@@ -67,7 +67,7 @@ def plan_query(q: Query, catalog: Catalog | None = None) -> dict[str, Any]:
     }
 
 
-def _number(value: float) -> float | int:
+def tidy(value: float) -> float | int:
     return round(value) if abs(value - round(value)) < 1e-9 else round(value, 2)
 
 
@@ -86,7 +86,7 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
                 "name": s.name,
                 "title": s.title,
                 "cron": s.cron,
-                "runs_per_week": _number(runs),
+                "runs_per_week": tidy(runs),
                 "configs": len(s.configs),
                 "cells": len(run.cells),
                 "packed": shape_json(run.packed),
@@ -105,10 +105,10 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
         "kind": "week",
         "runners": {r.label: {"gpus": r.gpus, "count": r.count} for r in expanded.catalog.runners},
         "groups": groups,
-        **{key: _number(round(value, 1)) for key, value in totals.items()},
+        **{key: tidy(round(value, 1)) for key, value in totals.items()},
         "confirmation": {
             "settings": settings(expanded.catalog.regression.confirm),
-            **{f"{key}_per_week": _number(round(value, 1)) for key, value in ab.items()},
+            **{f"{key}_per_week": tidy(round(value, 1)) for key, value in ab.items()},
         },
     }
 

@@ -33,6 +33,7 @@ HOSTILE_FILES = (
     "tests/unit/test_hostile_values.py",
     "tests/acceptance/test_invalid_catalogs.py",
     "tests/unit/test_render_limits.py",
+    "tests/unit/test_launch_contract.py",
 )
 FAULTS_COMMAND = ".venv/bin/python -m pytest -m fault tests/launchers"
 HOSTILE_COMMAND = ".venv/bin/python -m pytest " + " ".join(HOSTILE_FILES)

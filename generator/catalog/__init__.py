@@ -32,6 +32,20 @@ def _read(root: Path, rel: str, kind: str) -> Reader:
     return Reader(doc, shown)
 
 
+def _distinct_files(r: Reader, titles: list[str]) -> None:
+    """Each recipe is a file docs/recipes/<title>.md: two titles that differ only in case
+    are one file on a case-insensitive file system (macOS, Windows checkouts)."""
+    seen: dict[str, str] = {}
+    for title in titles:
+        first = seen.setdefault(title.casefold(), title)
+        if first != title:
+            msg = (
+                f"recipe '{title}' and recipe '{first}' differ only in case, and name one "
+                "file on a case-insensitive file system: rename one"
+            )
+            raise r.fail(msg, ["recipes", title])
+
+
 def load(root: Path) -> Catalog:
     """The catalogs under `root`, validated and typed."""
     return build(_read(root, BENCHMARK, "benchmark"), _read(root, ACCURACY, "accuracy"))
@@ -49,6 +63,7 @@ def build(bench_r: Reader, acc_r: Reader) -> Catalog:
         (str(title), bench_r.selectors(sel, ["recipes", title], known))
         for title, sel in (bench_r.doc.get("recipes") or {}).items()
     )
+    _distinct_files(bench_r, [title for title, _ in recipes])
     acc = AccuracyBuilder(acc_r, bench, configs)
     allowed = acc_r.doc.get("allowed_differences") or {}
     return Catalog(

@@ -18,6 +18,7 @@ from generator.catalog.model import (
 )
 from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
+from generator.catalog.upstream import model_arg_problem
 from generator.errors import did_you_mean
 from generator.images.allowed import check_allowed
 from generator.images.reference import ImageError
@@ -40,6 +41,10 @@ def build_suites(r: Reader) -> dict[str, AccuracySuite]:
             if k not in ("kind", "model_args")
         )
         model_args = tuple((str(k), _scalar(v)) for k, v in (ev.get("model_args") or {}).items())
+        for key, _ in model_args:
+            problem = model_arg_problem(key)
+            if problem:
+                raise r.fail(problem, ["suites", name, "evaluator", "model_args", key])
         out[str(name)] = AccuracySuite(
             name=str(name),
             timeout_minutes=tuple((str(k), int(v)) for k, v in raw["timeout_minutes"].items()),
@@ -75,11 +80,34 @@ class AccuracyBuilder:
             raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
         return value
 
+    def _runners(
+        self, raw: Any, levels: tuple[str, ...], path: list[str | int]
+    ) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """A label for every level: one label, or a mapping of each of the case's levels to
+        its label (the levels of one case may run on different machines)."""
+        if not isinstance(raw, dict):
+            return self._known(str(raw), self.bench.runners, "runner", path), ()
+        for level in raw:
+            if str(level) not in levels:
+                runs = ", ".join(levels)
+                msg = f"runner names level '{level}', which the case does not run at ({runs})"
+                raise self.r.fail(msg, [*path, level])
+        missing = [level for level in levels if level not in raw]
+        if missing:
+            msg = f"runner names no label for level {', '.join(missing)}; give one per level"
+            raise self.r.fail(msg, path)
+        pairs = tuple(
+            (level, self._known(str(raw[level]), self.bench.runners, "runner", [*path, level]))
+            for level in levels
+        )
+        return pairs[0][1], pairs
+
     def case(self, i: int, raw: Any) -> Case:
         r = self.r
         path: list[str | int] = ["cases", i]
         suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
-        runner = self._known(str(raw["runner"]), self.bench.runners, "runner", [*path, "runner"])
+        levels = tuple(one_of(level, LEVELS) for level in raw["levels"])
+        runner, level_runners = self._runners(raw["runner"], levels, [*path, "runner"])
         used: list[str] = []
         extra_flags = r.items(
             raw.get("args") or [], [*path, "args"], self.bench.arg_fragments, "args", used
@@ -112,7 +140,6 @@ class AccuracyBuilder:
             ]
             parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
-        levels = tuple(one_of(level, LEVELS) for level in raw["levels"])
         timeouts = dict(self.suites[suite].timeout_minutes)
         for j, level in enumerate(levels):
             if level not in timeouts:
@@ -134,6 +161,7 @@ class AccuracyBuilder:
             env=env,
             unset_env=unset,
             runner=runner,
+            level_runners=level_runners,
             levels=levels,
             threshold=float(raw["threshold"]),
             images=self._images(raw.get("images") or {}, path),

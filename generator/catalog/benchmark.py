@@ -31,9 +31,18 @@ from generator.catalog.sections import (
     number,
     parse_pair,
 )
+from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supported
 from generator.errors import CatalogError, did_you_mean
 from generator.images.allowed import check_allowed, names_registry, repository
 from generator.images.reference import ImageError
+
+# A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
+# (GitHub's limit) of at most 256 points each (the launcher's), so more could never run.
+MAX_CONFIG_CELLS = 256 * 256
+# Every config's cells in every server mode of its suite: what expand builds (each twice,
+# packed and one job per cell). The largest catalog measured (docs/performance.md) has
+# 100,000; the bound is checked on the grid sizes, before any cell exists.
+MAX_CATALOG_CELLS = 250_000
 
 
 class BenchmarkBuilder:
@@ -89,7 +98,10 @@ class BenchmarkBuilder:
 
     def _client(self, name: str, raw: Any) -> Client:
         path: list[str | int] = ["clients", name]
-        flags = merge_flags(self.r.flags(raw["args"], [*path, "args"], server=False))
+        module = str(raw["module"])
+        flags = merge_flags(
+            self.r.flags(raw["args"], [*path, "args"], parser=self._client_parser(module, path))
+        )
         for flag in flags:
             for value in flag.values:
                 for variable in re.findall(r"\{([^{}]*)\}", value):
@@ -109,18 +121,36 @@ class BenchmarkBuilder:
             loc=self.r.loc(path),
         )
 
+    def _client_parser(self, module: str, path: list[str | int]) -> str | None:
+        """The flag table a client module's arguments are checked against: SGLang's own
+        modules have one; a module of SGLang's that none has is refused; any other module
+        is the catalog's to vouch for."""
+        known = [p for p in parsers_known() if p != SERVER]
+        if module in known:
+            return module
+        if module.split(".")[0] == "sglang":
+            msg = (
+                f"client module '{module}' is not one {supported()} runs as a benchmark"
+                f"{did_you_mean(module, known)}"
+            )
+            raise self.r.fail(msg, [*path, "module"])
+        return None
+
     def _mode(self, name: str, raw: Any) -> ServerMode:
         path: list[str | int] = ["server_modes", name]
-        variables = tuple(
-            Variable(name=str(k), flag=str(v["flag"]), default=str(v["default"]))
-            for k, v in (raw.get("variables") or {}).items()
-        )
+        variables = []
+        for k, v in (raw.get("variables") or {}).items():
+            flag = str(v["flag"])
+            problem = flag_problem(SERVER, flag, 1, server=True)
+            if problem:
+                raise self.r.fail(problem, [*path, "variables", k, "flag"])
+            variables.append(Variable(name=str(k), flag=flag, default=str(v["default"])))
         return ServerMode(
             name=name,
             description=str(raw["description"]),
             image_pattern=raw.get("image_pattern"),
             precedence=raw.get("precedence"),
-            variables=variables,
+            variables=tuple(variables),
             args=merge_flags(self.r.flags(raw["args"], [*path, "args"])),
             env=self.r.env(raw.get("env") or {}, [*path, "env"]),
             spec_env=self.r.env(raw.get("spec_env") or {}, [*path, "spec_env"]),
@@ -184,6 +214,14 @@ class BenchmarkBuilder:
             raw.get("env") or [], [*path, "env"], self.env_fragments, "env", used
         )
         grid = self._grid(suite, raw.get("grid"), [*path, "grid"])
+        cells = sum(len(concurrencies) for _, concurrencies in grid)
+        if cells > MAX_CONFIG_CELLS:
+            where = [*path, "grid"] if "grid" in raw else path
+            msg = (
+                f"config '{raw['prefix']}' has {cells:,} cells ({len(grid):,} pairs); a config "
+                f"runs at most {MAX_CONFIG_CELLS:,} (its preset: 256 jobs of 256 points)"
+            )
+            raise r.fail(msg, where)
         per_pair = []
         for pair_text, extras in (raw.get("per_pair") or {}).items():
             pair = parse_pair(str(pair_text))
@@ -268,8 +306,18 @@ class BenchmarkBuilder:
     def configs(self) -> tuple[Config, ...]:
         seen: dict[str, int] = {}
         out = []
+        total = 0
         for i, raw in enumerate(self.r.doc["configs"]):
             config = self.config(i, raw)
+            modes = len(self.suites[config.suite].server_modes)
+            total += modes * sum(len(concurrencies) for _, concurrencies in config.grid)
+            if total > MAX_CATALOG_CELLS:
+                msg = (
+                    f"the configs up to '{config.prefix}' make {total:,} cells over their server "
+                    f"modes; a catalog makes at most {MAX_CATALOG_CELLS:,}: shrink grids or "
+                    "split the catalog"
+                )
+                raise self.r.fail(msg, ["configs", i])
             if config.prefix in seen:
                 msg = f"duplicate prefix '{config.prefix}' (first at line {seen[config.prefix]})"
                 raise self.r.fail(msg, ["configs", i, "prefix"])

@@ -322,7 +322,7 @@ class Case:
     args: tuple[Flag, ...]
     env: tuple[EnvVar, ...]
     unset_env: tuple[str, ...]
-    runner: str
+    runner: str  # the runner label of its first level
     levels: tuple[Level, ...]
     threshold: float
     images: tuple[tuple[str, str], ...]
@@ -330,6 +330,16 @@ class Case:
     waivers: tuple[tuple[str, str], ...]
     loc: Loc
     min_acceptance_rate: float | None = None
+    # A runner label per level, where the levels run on different labels.
+    level_runners: tuple[tuple[str, str], ...] = ()
+
+    def runner_for(self, level: str) -> str:
+        return dict(self.level_runners).get(level, self.runner)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every runner label the case runs on, in level order."""
+        return tuple(dict.fromkeys(self.runner_for(level) for level in self.levels))
 
 
 @dataclass(frozen=True, kw_only=True)

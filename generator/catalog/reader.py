@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from generator.catalog.flags import canonical
 from generator.catalog.model import EnvVar, Flag, Selector
+from generator.catalog.upstream import SERVER, flag_problem
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
 
@@ -16,9 +16,6 @@ MAX_RANGE = 65536
 # What a flag value may not hold: control characters, Unicode line and paragraph
 # separators, bidirectional controls.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f\u0085\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# Flags the launcher sets on every server: a catalog that set them would move the server
-# (address, port) or measure another model under the catalog's name.
-LAUNCHER_FLAGS = ("--host", "--port", "--model-path", "--model")
 
 
 class Reader:
@@ -66,19 +63,21 @@ class Reader:
         return tuple(out)
 
     def flags(
-        self, mapping: Any, path: Sequence[str | int], *, server: bool = True
+        self, mapping: Any, path: Sequence[str | int], *, parser: str | None = SERVER
     ) -> tuple[Flag, ...]:
-        """`mapping`'s flags; a server's may not set the flags the launcher owns."""
-        for name in mapping if server else ():
-            if canonical(str(name)) in LAUNCHER_FLAGS or str(name) in LAUNCHER_FLAGS:
-                msg = f"{name} is set by the launcher on every server: remove it from the catalog"
-                raise self.fail(msg, [*path, name])
-        return tuple(
-            Flag(
-                name=str(name), values=self.values(raw, [*path, name]), loc=self.loc([*path, name])
-            )
-            for name, raw in mapping.items()
-        )
+        """`mapping`'s flags, each one a flag of `parser` (SGLang's server by default; a
+        client module's parser; None: not checked) with as many values as it takes. The
+        server's may not set the flags the launcher owns, nor abbreviate them."""
+        out = []
+        for name, raw in mapping.items():
+            at = [*path, name]
+            flag = Flag(name=str(name), values=self.values(raw, at), loc=self.loc(at))
+            if parser is not None:
+                problem = flag_problem(parser, flag.name, len(flag.values), server=parser == SERVER)
+                if problem:
+                    raise self.fail(problem, at)
+            out.append(flag)
+        return tuple(out)
 
     def env(self, mapping: Any, path: Sequence[str | int]) -> tuple[EnvVar, ...]:
         return tuple(

@@ -68,7 +68,9 @@ SINGLE_LINE = (
 )
 _INVISIBLE = re.compile("[\u0085\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 PATTERNS = {
-    "^[1-9][0-9]*x[1-9][0-9]*$": "is not an ISLxOSL pair like 8192x1024",
+    "^[1-9][0-9]{0,8}x[1-9][0-9]{0,8}$": (
+        "is not an ISLxOSL pair like 8192x1024 (at most 9 digits each)"
+    ),
     "^[A-Za-z_][A-Za-z0-9_]*$": "is not a valid environment variable name",
     SINGLE_LINE: (
         "must be one line of printable text (no control character, line or paragraph "

@@ -13,18 +13,31 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.events import AliasEvent, ScalarEvent
 
 from generator.errors import CatalogError, Loc
 
 # Room for catalogs of ten thousand configs and more; larger files are refused unread.
 MAX_CATALOG_BYTES = 16 * 1024 * 1024
+# A catalog nests a few levels (configs, a config, its args, a flag's values); anything
+# deeper is refused before a recursive reader (ruamel.yaml's composer, jsonschema) meets it.
+MAX_NESTING = 32
+# A catalog's numbers are sizes, counts, minutes and ratios: none needs more digits, and
+# arithmetic on (or printing of) a number of thousands of digits is what a hostile file
+# would make us do (Python itself refuses to read an int of more than 4,300).
+MAX_NUMBER_DIGITS = 30
+_MAX_INT = 10**MAX_NUMBER_DIGITS
+_NUMBER = re.compile(r"^[-+]?(0[xob])?[0-9_.]+(e[-+]?[0-9]+)?$", re.IGNORECASE)
 
 
 def _yaml() -> YAML:
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
+    # Refused where it is met, before the composer recurses deeper or the scanner (whose
+    # work per token grows with the flow depth) goes on.
+    yaml.max_depth = MAX_NESTING
     return yaml
 
 
@@ -61,23 +74,44 @@ def _refuse_aliases(text: str, shown: str) -> None:
             raise CatalogError(msg, Loc(shown, line))
 
 
-def refuse_non_finite(root: Any, shown: str) -> None:
-    """A catalog's numbers are finite: `.nan` and `.inf` would pass every bound check."""
+def _where(path: Sequence[str | int]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
-    def walk(node: Any, path: tuple[str | int, ...]) -> None:
+
+def check_values(root: Any, shown: str) -> None:
+    """Every value within MAX_NESTING levels, every number finite and of at most
+    MAX_NUMBER_DIGITS digits (`.nan` and `.inf` would pass every bound check). Iterative,
+    so no document can exhaust the stack here."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > MAX_NESTING:
+            msg = f"{_where(path[:3])}...: nested deeper than {MAX_NESTING} levels"
+            raise CatalogError(msg, Loc(shown, line_of(root, path)))
         if isinstance(node, float) and not math.isfinite(node):
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-            msg = f"{where.lstrip('.')}: {node!r} is not a number the catalog takes"
+            msg = f"{_where(path)}: {node!r} is not a number the catalog takes"
             msg += "; write a finite value"
             raise CatalogError(msg, Loc(shown, line_of(root, path)))
+        if isinstance(node, int) and not isinstance(node, bool) and abs(node) >= _MAX_INT:
+            msg = f"{_where(path)}: a number of more than {MAX_NUMBER_DIGITS} digits"
+            raise CatalogError(msg, Loc(shown, line_of(root, path)))
         if isinstance(node, dict):
-            for key, value in node.items():
-                walk(value, (*path, key))
+            stack.extend((value, (*path, key)) for key, value in node.items())
         elif isinstance(node, list):
-            for i, value in enumerate(node):
-                walk(value, (*path, i))
+            stack.extend((value, (*path, i)) for i, value in enumerate(node))
 
-    walk(root, ())
+
+def _unreadable(text: str, shown: str, error: Exception) -> CatalogError:
+    """Why ruamel.yaml could not build the document: an integer of more digits than Python
+    reads, found by one pass over the parse events (only a failed load pays for it)."""
+    for event in _yaml().parse(text):
+        if isinstance(event, ScalarEvent) and event.style is None and _NUMBER.match(event.value):
+            digits = sum(c.isdigit() for c in event.value)
+            if digits > MAX_NUMBER_DIGITS:
+                line = event.start_mark.line + 1 if event.start_mark else 1
+                msg = f"a number of {digits} digits; a catalog number has at most "
+                return CatalogError(msg + str(MAX_NUMBER_DIGITS), Loc(shown, line))
+    return CatalogError(f"YAML the loader cannot hold: {error}", Loc(shown, 1))
 
 
 def load_mapping(path: Path, shown: str) -> CommentedMap:
@@ -93,7 +127,7 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
     if not text.strip():
         raise CatalogError("catalog is empty", Loc(shown, 1))
     doc = parse_mapping(text, shown)
-    refuse_non_finite(doc, shown)
+    check_values(doc, shown)
     return doc
 
 
@@ -102,6 +136,11 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
     try:
         _refuse_aliases(text, shown)
         doc = _yaml().load(text)
+    except MaxDepthExceededError as e:
+        line = e.problem_mark.line + 1 if e.problem_mark else 1
+        raise CatalogError(f"nested deeper than {MAX_NESTING} levels", Loc(shown, line)) from e
+    except ValueError as e:
+        raise _unreadable(text, shown, e) from e
     except MarkedYAMLError as e:
         context = (e.context or "").strip()
         # An unclosed quote or bracket is reported where it was opened, not where the

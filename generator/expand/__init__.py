@@ -23,6 +23,7 @@ from generator.catalog.model import (
 )
 from generator.errors import CatalogError, SelectionError
 from generator.expand.cells import config_cells
+from generator.expand.ids import bounded
 from generator.expand.model import (
     CaseRun,
     Cell,
@@ -43,7 +44,7 @@ def expand(catalog: Catalog) -> Expanded:
     cells: dict[tuple[str, str], tuple[Cell, ...]] = {}
     jobs: dict[tuple[str, str, str], tuple[Job, ...]] = {}
     base_servers: dict[str, Server] = {}
-    job_owner: dict[str, Config] = {}
+    job_owner: dict[tuple[str, str, str], Config] = {}
     suites = {s.name: s for s in catalog.suites}
     for config in catalog.configs:
         modes = suites[config.suite].server_modes
@@ -53,10 +54,12 @@ def expand(catalog: Catalog) -> Expanded:
             packed = pack(catalog, config, mine, per_cell=config.packing == PER_CELL)
             jobs[(config.prefix, mode, PER_SERVER)] = packed
             jobs[(config.prefix, mode, PER_CELL)] = pack(catalog, config, mine, per_cell=True)
-            for job in packed:
-                _claim(job_owner, job.id, config)
+            for packing in (PER_SERVER, PER_CELL):
+                for job in jobs[(config.prefix, mode, packing)]:
+                    _claim(job_owner, (mode, packing, job.id), config)
         base_servers[config.prefix] = config_server(catalog, config, None, modes[0])
     case_runs = tuple(run for case in catalog.cases for run in _case_runs(catalog, case))
+    _unique_runs(case_runs)
     by_field = _field_index(catalog.configs)
     schedules = tuple(
         _schedule(catalog, cells, jobs, s, _selected(catalog, by_field, s.select))
@@ -78,32 +81,57 @@ def expand(catalog: Catalog) -> Expanded:
     )
 
 
-def _claim(owner: dict[str, Config], job_id: str, config: Config) -> None:
-    first = owner.setdefault(job_id, config)
+def _claim(
+    owner: dict[tuple[str, str, str], Config], key: tuple[str, str, str], config: Config
+) -> None:
+    """A job id names one matrix entry of its server mode and packing, and its artifacts."""
+    first = owner.setdefault(key, config)
     if first is not config:
         raise CatalogError(
-            f"job id '{job_id}' is made by config '{first.prefix}' (line {first.loc.line}) "
+            f"job id '{key[2]}' is made by config '{first.prefix}' (line {first.loc.line}) "
             f"and by config '{config.prefix}'; rename one prefix",
             config.loc,
         )
 
 
+def _unique_runs(runs: tuple[CaseRun, ...]) -> None:
+    """A case run's id (the case's, with its image key when it pins images) names one
+    matrix entry and its artifacts: no two runs may share one."""
+    first: dict[str, CaseRun] = {}
+    for run in runs:
+        other = first.setdefault(run.id, run)
+        if other is not run and other.case is not run.case:
+            raise CatalogError(
+                f"case '{run.case.id}' makes the run id '{run.id}', which case "
+                f"'{other.case.id}' (line {other.case.loc.line}) makes too; two jobs would "
+                "upload one artifact: rename one case",
+                run.case.loc,
+            )
+
+
 def _case_runs(catalog: Catalog, case: Case) -> list[CaseRun]:
     """One run per image the case pins (one run, on the default image, when it pins none)."""
     server = case_server(catalog, case)
+    by_level = tuple((level, case_server(catalog, case, level)) for level, _ in case.level_runners)
     if not case.images:
         return [
             CaseRun(
-                id=case.id, case=case, name=case.name, image=catalog.default_image, server=server
+                id=case.id,
+                case=case,
+                name=case.name,
+                image=catalog.default_image,
+                server=server,
+                level_servers=by_level,
             )
         ]
     return [
         CaseRun(
-            id=f"{case.id}-{key}",
+            id=bounded(f"{case.id}-{key}"),
             case=case,
             name=f"{case.name} ({key})",
             image=image,
             server=server,
+            level_servers=by_level,
         )
         for key, image in case.images
     ]

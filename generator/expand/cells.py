@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from generator.catalog.model import Catalog, Config, Pair
 from generator.expand.estimate import point_minutes
+from generator.expand.ids import bounded
 from generator.expand.model import Cell, Server
 
 GridPoint = tuple[Pair, int, float]  # (ISL/OSL, concurrency, random range ratio)
@@ -14,7 +15,7 @@ def ratio_text(ratio: float) -> str:
 
 
 def cell_id(config: Config, pair: Pair, concurrency: int, ratio: float) -> str:
-    return f"{config.prefix}-{pair.isl}-{pair.osl}-{concurrency}-{ratio_text(ratio)}"
+    return bounded(f"{config.prefix}-{pair.isl}-{pair.osl}-{concurrency}-{ratio_text(ratio)}")
 
 
 def grid_points(catalog: Catalog, config: Config) -> tuple[GridPoint, ...]:

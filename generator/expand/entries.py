@@ -153,7 +153,7 @@ def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
         "suite": case.suite,
         "benchmark": case.benchmark,
         "level": level,
-        **_server_fields(catalog, run.server, case.spec, case.parallel.gpus),
+        **_server_fields(catalog, run.server_at(level), case.spec, case.parallel.gpus),
         "image": run.image,
         "threshold": case.threshold,
         "min_acceptance_rate": case.min_acceptance_rate,

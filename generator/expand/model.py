@@ -63,7 +63,12 @@ class CaseRun:
     case: Case
     name: str
     image: str
-    server: Server
+    server: Server  # at the case's first level
+    # Its server at each level, where the levels run on different runner labels.
+    level_servers: tuple[tuple[str, Server], ...] = ()
+
+    def server_at(self, level: str) -> Server:
+        return dict(self.level_servers).get(level, self.server)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,9 +12,13 @@ from collections.abc import Sequence
 from generator.catalog.model import Catalog, Config
 from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
+from generator.expand.ids import bounded
 from generator.expand.model import Cell, Job, Server
+from generator.launch.contract import MAX_POINTS
 
 _SLACK = 1e-9  # float sums of the same minutes in another order
+# Points a job sweeps at most: the launcher refuses a job of more (generator/launch/contract.py).
+MAX_JOB_POINTS = MAX_POINTS
 
 
 def pack(
@@ -43,13 +47,13 @@ def pack(
     jobs = []
     for server, group in groups.items():
         base = config.prefix + pairs_suffix(config, group)
-        sizes = split([c.minutes for c in group], bound - startup)
+        sizes = split([c.minutes for c in group], bound - startup, most=MAX_JOB_POINTS)
         start = 0
         for number, size in enumerate(sizes, 1):
             part = f"-{number}of{len(sizes)}" if len(sizes) > 1 else ""
             jobs.append(
                 Job(
-                    id=base + part,
+                    id=bounded(base + part),
                     server=server,
                     cells=tuple(group[start : start + size]),
                     startup_minutes=startup,
@@ -67,12 +71,13 @@ def pairs_suffix(config: Config, group: Sequence[Cell]) -> str:
     return "-" + "-".join(str(p) for p in pairs)
 
 
-def _greedy(points: list[float], room: float) -> list[int]:
-    """Part sizes when each part takes consecutive points while they fit in `room`."""
+def _greedy(points: list[float], room: float, most: int = MAX_JOB_POINTS) -> list[int]:
+    """Part sizes when each part takes consecutive points while they fit in `room`, at
+    most `most` of them."""
     sizes: list[int] = []
     used = room + 1.0
     for p in points:
-        if sizes and used + p <= room + _SLACK:
+        if sizes and sizes[-1] < most and used + p <= room + _SLACK:
             sizes[-1] += 1
             used += p
         else:
@@ -81,18 +86,18 @@ def _greedy(points: list[float], room: float) -> list[int]:
     return sizes
 
 
-def split(points: list[float], room: float) -> list[int]:
-    """Sizes of the fewest parts of consecutive points that each fit in `room`, as even
-    as they can be: the longest part is (within a second) as short as the fewest parts
-    allow. Every point must fit in `room` on its own."""
-    if sum(points) <= room + _SLACK:
+def split(points: list[float], room: float, most: int = MAX_JOB_POINTS) -> list[int]:
+    """Sizes of the fewest parts of consecutive points that each fit in `room` and hold at
+    most `most` points, as even as they can be: the longest part is (within a second) as
+    short as the fewest parts allow. Every point must fit in `room` on its own."""
+    if sum(points) <= room + _SLACK and len(points) <= most:
         return [len(points)]
-    fewest = len(_greedy(points, room))
+    fewest = len(_greedy(points, room, most))
     low, high = max(points), room  # high always gives `fewest` parts
     while high - low > 1 / 60:
         mid = (low + high) / 2
-        if len(_greedy(points, mid)) <= fewest:
+        if len(_greedy(points, mid, most)) <= fewest:
             high = mid
         else:
             low = mid
-    return _greedy(points, high)
+    return _greedy(points, high, most)

@@ -127,6 +127,12 @@ def find_preset(expanded: Expanded, name: str, suite: str | None = None) -> Sele
     if len(found) > 1:
         suites = ", ".join(str(p.suite) for p in found)
         raise SelectionError(f"preset '{name}' exists in several suites ({suites}); pass --suite")
+    elsewhere = sorted({str(p.suite) for p in expanded.presets if name in (p.name, *p.aliases)})
+    if suite is not None and elsewhere:
+        raise SelectionError(
+            f"preset '{name}' is a preset of {' and '.join(elsewhere)}, not of {suite}: "
+            f"choose suite {elsewhere[0]} (--suite {elsewhere[0]}), or a {suite} preset"
+        )
     known = [
         n
         for p in expanded.presets

@@ -3,6 +3,8 @@ of a config's arguments, per-pair extras, and the environment."""
 
 from __future__ import annotations
 
+import re
+
 from generator.catalog.flags import argv, canonical, env_dict, override_env, override_flags
 from generator.catalog.model import (
     SPEC_NONE,
@@ -69,10 +71,29 @@ def disagreements(
     return out
 
 
+# A mode's value that only fills in a size of the config's `parallel:` field.
+_LAYOUT = re.compile(r"^\{(tp|dp|ep)\}$")
+
+
+def _layout_conflict(mode: ServerMode, template: Flag, flag: Flag, parallel: Parallel) -> str:
+    """When the mode's value is a size of `parallel:`, the config's flag contradicts its
+    own layout, not the mode: say so and where the size belongs."""
+    field = _LAYOUT.match(template.values[0]) if len(template.values) == 1 else None
+    if field is None:
+        return ""
+    size = getattr(parallel, field[1])
+    return (
+        f"{flag.name} {' '.join(flag.values)} contradicts parallel: {{{field[1]}: {size}}}, "
+        f"from which server mode '{mode.name}' writes {template.name} {size} in front of every "
+        f"command: remove {flag.name} from args and keep the size in parallel"
+    )
+
+
 def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) -> tuple[Flag, ...]:
     """The mode's flags first, then the config's, each flag once: where both set one, the
     declared precedence says whose value it takes."""
     out: dict[str, Flag] = {canonical(f.name): f for f in mode_flags(mode, flags, parallel)}
+    templates = {canonical(f.name): f for f in mode.args}
     for flag in flags:
         key = canonical(flag.name)
         mine = out.get(key)
@@ -81,6 +102,9 @@ def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) ->
         elif mode.precedence == "config":
             out[key] = flag
         elif mode.precedence != "mode":
+            layout = _layout_conflict(mode, templates[key], flag, parallel)
+            if layout:
+                raise CatalogError(layout, flag.loc)
             raise _conflict(mode, mine.name, " ".join(mine.values), " ".join(flag.values), flag.loc)
     return tuple(out.values())
 
@@ -155,8 +179,9 @@ def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: st
     )
 
 
-def case_server(catalog: Catalog, case: Case) -> Server:
-    """An accuracy case's server, in the catalog's first server mode."""
+def case_server(catalog: Catalog, case: Case, level: str | None = None) -> Server:
+    """An accuracy case's server at `level` (None: its first), in the catalog's first
+    server mode."""
     try:
         return resolve(
             catalog,
@@ -165,7 +190,7 @@ def case_server(catalog: Catalog, case: Case) -> Server:
             spec=case.spec,
             flags=case.args,
             env=case.env,
-            runner=case.runner,
+            runner=case.runner_for(level or case.levels[0]),
             mode_name=catalog.server_modes[0].name,
         )
     except CatalogError as e:

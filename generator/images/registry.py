@@ -38,6 +38,10 @@ class RegistryError(ImageError):
     """A registry request failed; the message says which and how (exit 2)."""
 
 
+class RegistryUnreachable(RegistryError):
+    """No answer from the registry at all: offline, or a name that does not resolve."""
+
+
 class Registry(Protocol):
     """What resolution asks of a registry."""
 
@@ -198,7 +202,7 @@ class RegistryClient:
             except (URLError, OSError) as error:
                 if attempt == self.attempts:
                     reason = getattr(error, "reason", error)
-                    raise RegistryError(f"registry unreachable: {host} ({reason})") from error
+                    raise RegistryUnreachable(f"registry unreachable: {host} ({reason})") from error
                 time.sleep(delay)
                 delay *= 2
                 continue

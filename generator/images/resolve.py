@@ -9,7 +9,12 @@ from datetime import date, timedelta
 from typing import Literal
 
 from generator.images.reference import ImageError, Reference, parse_reference
-from generator.images.registry import Registry, RegistryClient, RegistryError
+from generator.images.registry import (
+    Registry,
+    RegistryClient,
+    RegistryError,
+    RegistryUnreachable,
+)
 
 RESOLVE_ENV = "SGLANG_CI_RESOLVE_IMAGES"
 
@@ -66,6 +71,14 @@ def resolve(requested: str, today: date, window_days: int, client: Registry | No
             digest = client.digest(ref, tag)
             return _resolution(ref, tag, digest, f"{ref.name}@{digest}", "tag")
         return _nightly(ref, client, today, window_days)
+    except RegistryUnreachable as exc:
+        offline = (
+            f"{RESOLVE_ENV}=0 (the workflows' resolve_images: false) runs it unpinned"
+            if ref.pattern is None
+            else f"a nightly pattern needs it: name a tag and set {RESOLVE_ENV}=0 (the "
+            "workflows' resolve_images: false) to run it unpinned"
+        )
+        raise ImageError(f"{requested}: {exc.message}; without the registry, {offline}") from exc
     except RegistryError as exc:
         raise ImageError(f"{requested}: {exc.message}") from exc
 

@@ -12,6 +12,10 @@ from typing import Any, Literal, TypedDict, cast
 from generator.launch.errors import InputError
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+# The flags the launcher gives every server (commands.server_argv). SGLang's parser takes a
+# unique prefix of a flag for the flag (`--hos` is `--host`), so a job may carry none of
+# them, written out or abbreviated: each would rebind the server or swap its model.
+LAUNCHER_FLAGS = ("--host", "--port", "--model-path", "--model")
 ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # The evaluators a case can name (the catalog's schema lists the same two).
 EvaluatorKind = Literal["lm-eval", "sglang-few-shot-gsm8k"]
@@ -133,11 +137,30 @@ class CaseEntry(ServerFields):
 ServerEntry = JobEntry | CaseEntry
 
 
+# A job or case is one matrix entry, and a GitHub job output holds at most 1 MiB.
+MAX_FILE_BYTES = 1024 * 1024
+# Ids name log and result files (`<id>.server.log`, `<point id>.bench.jsonl`): NAME_MAX is
+# 255 bytes, and the generator keeps its ids far below this (docs/launchers.md).
+MAX_ID_CHARS = 200
+MAX_POINTS = 256  # a dispatch's custom points at most (generator/expand/custom.py)
+MAX_TOKENS = 4096  # server or client argv tokens
+MAX_TEXT_CHARS = 65536  # any one string
+MAX_GPUS = 64
+
+
 def load_object(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read JSON from {path}: {exc}") from exc
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read JSON from {path}: {exc.strerror}") from exc
+    if len(raw) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: more than {MAX_FILE_BYTES} bytes; a job or case is smaller")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        text = str(exc) if not isinstance(exc, RecursionError) else "nested too deep"
+        raise InputError(f"cannot read JSON from {path}: {text.splitlines()[0]}") from exc
     if not isinstance(data, dict):
         raise InputError(f"{path}: the top level must be a JSON object")
     return data
@@ -147,8 +170,30 @@ def _str(obj: dict[str, Any], key: str, where: str, *, ident: bool = False) -> s
     value = obj.get(key)
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: '{key}' must be a non-empty string")
+    if len(value) > (MAX_ID_CHARS if ident else MAX_TEXT_CHARS):
+        limit = MAX_ID_CHARS if ident else MAX_TEXT_CHARS
+        raise InputError(f"{where}: '{key}' is {len(value)} characters; at most {limit}")
     if ident and not ID_RE.fullmatch(value):
-        raise InputError(f"{where}: '{key}' {value!r} must match {ID_RE.pattern}")
+        raise InputError(f"{where}: '{key}' {_short(value)} must match {ID_RE.pattern}")
+    return value
+
+
+def _short(value: str) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _strings(value: object, what: str, where: str) -> list[str]:
+    """A list of at most MAX_TOKENS strings of at most MAX_TEXT_CHARS, none with NUL."""
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise InputError(f"{where}: {what} must be a list of strings")
+    if len(value) > MAX_TOKENS:
+        raise InputError(f"{where}: {what} has {len(value)} items; at most {MAX_TOKENS}")
+    for item in value:
+        if "\0" in item or len(item) > MAX_TEXT_CHARS:
+            raise InputError(
+                f"{where}: {what} items must be at most {MAX_TEXT_CHARS} characters, without NUL"
+            )
     return value
 
 
@@ -167,18 +212,36 @@ def _server_fields(obj: dict[str, Any], where: str) -> None:
     _str(obj, "id", where, ident=True)
     _str(obj, "model_path", where)
     _str(obj, "spec", where)
-    _number(obj, "gpus", where, integer=True)
+    for key in ("image", "runner", "server_mode"):
+        value = obj.get(key, "")
+        if not isinstance(value, str) or len(value) > MAX_TEXT_CHARS or "\0" in value:
+            raise InputError(f"{where}: '{key}' must be a string (empty until pinned)")
+    gpus = _number(obj, "gpus", where, integer=True)
+    if not 1 <= gpus <= MAX_GPUS:
+        raise InputError(f"{where}: 'gpus' is {gpus:g}; a server needs 1 to {MAX_GPUS} GPUs")
     draft = obj.get("draft_tokens")
-    if draft is not None:
-        _number(obj, "draft_tokens", where, integer=True)
+    if draft is not None and _number(obj, "draft_tokens", where, integer=True) < 1:
+        raise InputError(f"{where}: 'draft_tokens' must be at least 1")
+    if "timeout_minutes" in obj and _number(obj, "timeout_minutes", where, integer=True) < 1:
+        raise InputError(f"{where}: 'timeout_minutes' must be at least 1")
     container = obj.get("container")
-    if not isinstance(container, dict) or not isinstance(container.get("options"), list):
+    if not isinstance(container, dict):
         raise InputError(f"{where}: 'container' must be an object with a list of 'options'")
-    args = obj.get("server_args")
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise InputError(f"{where}: 'server_args' must be a list of strings")
-    if any("\0" in a for a in args):
-        raise InputError(f"{where}: 'server_args' tokens must not contain NUL")
+    _strings(container.get("options"), "container 'options'", where)
+    for key in ("model_cache", "allocation_file"):
+        value = container.get(key)
+        if value is not None and (not isinstance(value, str) or not value.startswith("/")):
+            raise InputError(f"{where}: container '{key}' must be an absolute path or null")
+    args = _strings(obj.get("server_args"), "'server_args'", where)
+    for token in args:
+        name = token.partition("=")[0]
+        owned = [f for f in LAUNCHER_FLAGS if len(name) > 2 and f.startswith(name)]
+        if name.startswith("--") and owned:
+            said = "is" if name in owned else f"abbreviates {owned[0]} for SGLang, which is"
+            raise InputError(
+                f"{where}: server_args: {name} {said} set by the launcher on every server: "
+                "remove it from the job"
+            )
     _env(obj, where)
 
 
@@ -200,9 +263,7 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
     if not isinstance(client, dict):
         raise InputError(f"{where}: 'client' must be an object")
     _str(client, "module", f"{where}: client")
-    args = client.get("args")
-    if not isinstance(args, list) or not all(isinstance(a, str) and "\0" not in a for a in args):
-        raise InputError(f"{where}: client 'args' must be a list of strings")
+    _strings(client.get("args"), "client 'args'", where)
     _env(client, f"{where}: client")
     if "turns" in data and not (isinstance(data["turns"], str) and data["turns"].startswith("/")):
         raise InputError(f"{where}: 'turns' must be an absolute directory path")
@@ -211,6 +272,8 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
     points = data.get("points")
     if not isinstance(points, list) or not points:
         raise InputError(f"{where}: 'points' must be a non-empty list")
+    if len(points) > MAX_POINTS:
+        raise InputError(f"{where}: {len(points)} points; a job runs at most {MAX_POINTS}")
     seen: set[str] = set()
     for index, point in enumerate(points):
         at = f"{where}: points[{index}]"
@@ -223,7 +286,8 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
         for key in ("isl", "osl", "concurrency", "num_prompts", "num_warmups"):
             if _number(point, key, at, integer=True) < (1 if key != "num_warmups" else 0):
                 raise InputError(f"{at}: '{key}' is out of range")
-        _number(point, "random_range_ratio", at, integer=False)
+        if not 0 < _number(point, "random_range_ratio", at, integer=False) <= 1:
+            raise InputError(f"{at}: 'random_range_ratio' must be in (0, 1]")
         if _number(point, "estimate_minutes", at, integer=True) < 1:
             raise InputError(f"{at}: 'estimate_minutes' must be at least 1")
     return cast(JobEntry, data)
@@ -232,7 +296,8 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
 def check_case(data: dict[str, Any], where: str) -> CaseEntry:
     """`data` as a CaseEntry, or InputError naming what is wrong."""
     _server_fields(data, where)
-    _number(data, "threshold", where, integer=False)
+    if not 0 <= _number(data, "threshold", where, integer=False) <= 1:
+        raise InputError(f"{where}: 'threshold' must be in [0, 1]")
     evaluator = data.get("evaluator")
     if not isinstance(evaluator, dict):
         raise InputError(f"{where}: 'evaluator' must be an object")
@@ -240,20 +305,27 @@ def check_case(data: dict[str, Any], where: str) -> CaseEntry:
     at = f"{where}: evaluator"
     if _number(data, "eval_timeout_minutes", where, integer=False) <= 0:
         raise InputError(f"{where}: 'eval_timeout_minutes' must be positive")
-    if data.get("min_acceptance_rate") is not None:
-        _number(data, "min_acceptance_rate", where, integer=False)
+    if data.get("min_acceptance_rate") is not None and not (
+        0 <= _number(data, "min_acceptance_rate", where, integer=False) <= 1
+    ):
+        raise InputError(f"{where}: 'min_acceptance_rate' must be in [0, 1]")
     if kind == LM_EVAL:
         for key in ("task", "metric", "model"):
-            _str(evaluator, key, at)
-        _number(evaluator, "num_fewshot", at, integer=True)
+            if any(c in _str(evaluator, key, at) for c in "\n\r\0"):
+                raise InputError(f"{at}: '{key}' must be one line")
+        if _number(evaluator, "num_fewshot", at, integer=True) < 0:
+            raise InputError(f"{at}: 'num_fewshot' must be at least 0")
         model_args = evaluator.get("model_args")
-        if not isinstance(model_args, dict):
-            raise InputError(f"{at}: 'model_args' must be an object")
+        if not isinstance(model_args, dict) or not all(
+            isinstance(v, str | int | float | bool) for v in model_args.values()
+        ):
+            raise InputError(f"{at}: 'model_args' must be an object of strings and numbers")
         if any("," in str(v) or "=" in str(v) for v in (data["model_path"], *model_args.values())):
             raise InputError(f"{where}: lm-eval model_args cannot carry ',' or '=' in a value")
     elif kind == "sglang-few-shot-gsm8k":
         for key in ("num_shots", "num_questions", "parallel", "max_new_tokens"):
-            _number(evaluator, key, at, integer=True)
+            if _number(evaluator, key, at, integer=True) < (0 if key == "num_shots" else 1):
+                raise InputError(f"{at}: '{key}' is out of range")
     else:
         raise InputError(f"{at}: 'kind' must be one of {', '.join(EVALUATOR_KINDS)}")
     return cast(CaseEntry, data)

@@ -29,7 +29,8 @@ def runners(expanded: Expanded, t: Templates) -> dict[str, str]:
     for c in catalog.configs:
         users[c.runner].append(f"config `{c.prefix}`")
     for case in catalog.cases:
-        users[case.runner].append(f"case `{case.id}`")
+        for label in case.labels:
+            users[label].append(f"case `{case.id}`")
     rows = [
         {
             "label": r.label,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,7 @@ import pytest
 
 from generator.catalog.yamlio import load_data
 from tests.conftest import Invoke
-from tests.helpers import ROOT, snapshot
+from tests.helpers import ROOT, edit, snapshot
 
 CASES = sorted((ROOT / "tests/example-files/negative").glob("*.yaml"))
 
@@ -91,3 +93,75 @@ def test_a_50_mb_catalog_is_refused_without_parsing(cli: Invoke, root: Path) -> 
 def test_a_missing_catalog_is_refused(cli: Invoke, root: Path) -> None:
     (root / "catalogs/accuracy.yaml").unlink()
     assert_refused(cli, root, "accuracy", 1, "cannot read catalog")
+
+
+def peak_of_render(root: Path) -> tuple[int, str, float, int]:
+    """`sglang-ci render` of `root` in a fresh interpreter: its exit code, standard error,
+    CPU seconds (user and system, interpreter start included: what the work costs, however
+    busy the machine) and peak resident memory (KiB, as getrusage counts it)."""
+    code = (
+        "import resource, sys\n"
+        "from generator.cli import main\n"
+        "try:\n"
+        "    main(['--root', sys.argv[1], 'render'])\n"
+        "except SystemExit as e:\n"
+        "    code = e.code\n"
+        "used = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "print(code, used.ru_utime + used.ru_stime, used.ru_maxrss)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=False
+    )
+    exit_code, seconds, peak_kib = done.stdout.split()
+    return int(exit_code), done.stderr, float(seconds), int(peak_kib)
+
+
+def test_a_grid_of_twelve_million_cells_is_refused_before_any_cell_exists(root: Path) -> None:
+    path = root / "catalogs/benchmark.yaml"
+    pairs = ", ".join(f"{isl}x1024" for isl in range(1, 3001))
+    concurrency = ", ".join(str(c) for c in range(1, 4001))
+    line = edit(
+        path,
+        "    pairs: [1024x1024, 8192x1024]\n    concurrency: [4, 8, 16, 32, 64]\n",
+        f"    pairs: [{pairs}]\n    concurrency: [{concurrency}]\n",
+    )
+    before = snapshot(root)
+    exit_code, stderr, seconds, peak_kib = peak_of_render(root)
+    config_line = line_of(path, "  - prefix: deepseek-r1-fp8-tp4\n")
+    assert exit_code == 2
+    assert stderr.splitlines() == [
+        f"error: {path}:{config_line}: config 'deepseek-r1-fp8-tp4' has 12,000,000 cells "
+        "(3,000 pairs); a config runs at most 65,536 (its preset: 256 jobs of 256 points)"
+    ]
+    assert line < config_line
+    assert seconds < 5
+    assert peak_kib < 200 * 1024
+    assert snapshot(root) == before
+
+
+def test_configs_over_the_catalog_s_cells_are_refused_at_the_config_that_crosses(
+    cli: Invoke, root: Path
+) -> None:
+    """Each config is within its own bound (40,000 cells), but 12 of them make 480,000."""
+    path = root / "catalogs/benchmark.yaml"
+    pairs = ", ".join(f"{isl}x1024" for isl in range(1, 201))
+    concurrency = ", ".join(str(c) for c in range(1, 201))
+    edit(
+        path,
+        "    pairs: [1024x1024, 8192x1024]\n    concurrency: [4, 8, 16, 32, 64]\n",
+        f"    pairs: [{pairs}]\n    concurrency: [{concurrency}]\n",
+    )
+    seventh = line_of(path, "  - prefix: deepseek-r1-fp4-tp8-mtp1\n")
+    assert_refused(
+        cli,
+        root,
+        "benchmark",
+        seventh,
+        "the configs up to 'deepseek-r1-fp4-tp8-mtp1' make 280,000 cells over their server "
+        "modes; a catalog makes at most 250,000: shrink grids or split the catalog",
+    )
+
+
+def line_of(path: Path, text: str) -> int:
+    content = path.read_text()
+    return content[: content.index(text)].count("\n") + 1

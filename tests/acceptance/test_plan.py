@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +203,118 @@ def test_a_one_cell_job_shares_its_id_with_the_cell_and_kind_chooses(
     assert job.stdout.splitlines()[0] == f"# benchmark job {cell}: DeepSeek-R1-0528 FP8 TP4"
     one = cli("explain", cell, "--kind", "cell", root=root)
     assert one.stdout.splitlines()[0].startswith(f"# cell {cell}")
+
+
+# ------------------------------------------------------------- plan --week --base REF
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """The fixture catalogs committed on `main`, checked out on a branch `change`."""
+    root = copy_catalogs(tmp_path / "repo")
+    for args in (
+        ("init", "--quiet", "--initial-branch=main"),
+        ("add", "."),
+        ("commit", "--quiet", "-m", "base"),
+        ("checkout", "--quiet", "-b", "change"),
+    ):
+        git(root, *args)
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_a_new_oob_config_adds_its_launches_and_gpu_hours_to_the_week(
+    cli: Invoke, repo: Path
+) -> None:
+    edit(
+        repo / "catalogs/benchmark.yaml",
+        "  # --------------------------------------------------------------- SGLang-Mesh\n",
+        "  - prefix: deepseek-r1-fp8-tp8-copy\n"
+        "    display: DeepSeek-R1-0528 FP8 TP8 copy\n"
+        "    suite: SGLang-OOB\n"
+        "    model: deepseek-r1-fp8\n"
+        "    parallel: {tp: 8}\n"
+        "    args: [trust_remote_code, aiter_runtime]\n"
+        "    env: [deepseek_common, quick_reduce_int4]\n\n"
+        "  # --------------------------------------------------------------- SGLang-Mesh\n",
+    )
+    data = run_json(cli, "plan", "--week", "--base", "main", "--json", root=repo)
+    twin = run_json(cli, "plan", "--preset", "deepseek-r1-fp8-tp8", "--json")["packed"]
+    assert (data["base"], data["merge_base"]) == ("main", git(repo, "rev-parse", "main").strip())
+    # non-MTP DeepSeek twice a week and OOB-all once: three runs of one launch.
+    assert data["launches_per_week"] == {"base": 53, "head": 56, "change": 3}
+    assert data["cells_per_week"] == {"base": 431, "head": 461, "change": 30}
+    [config] = data["configs"]
+    assert config["prefix"] == "deepseek-r1-fp8-tp8-copy"
+    assert config["launches"] == {"base": 0, "head": 3, "change": 3}
+    assert config["gpu_hours"]["change"] == pytest.approx(3 * twin["gpu_hours"], abs=0.1)
+    changed = {g["name"]: g["launches"]["change"] for g in data["groups"]}
+    assert changed == {
+        "oob-deepseek-non-mtp": 2,
+        "oob-deepseek-mtp-qwen": 0,
+        "mesh-all": 0,
+        "oob-all": 1,
+    }
+
+
+def test_a_smaller_grid_shows_as_launches_and_hours_removed(cli: Invoke, repo: Path) -> None:
+    """The FP8 DPA8 Mesh config without its decode pair: one server fewer on Fridays."""
+    path = repo / "catalogs/benchmark.yaml"
+    edit(
+        path,
+        "      8192x1: [512, 1024, 2048]\n      1x1024: [1024, 2048, 4096]\n",
+        "      8192x1: [512, 1024, 2048]\n",
+    )
+    result = cli("plan", "--week", "--base", "main", root=repo)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("week against main (merge base ")
+    assert "53 -> 52 launches (-1)" in lines[0]
+    [row] = [line for line in lines if line.startswith("deepseek-r1-fp8-mesh-dpa8-ep8 ")]
+    launches, hours = row.split()[1:4], row.split()[4:7]
+    assert launches == ["2", "1", "-1"]
+    assert float(hours[2]) < 0 and float(hours[0]) + float(hours[2]) == pytest.approx(
+        float(hours[1]), abs=0.11
+    )
+
+
+def test_an_unchanged_catalog_changes_nothing_in_the_week(cli: Invoke, repo: Path) -> None:
+    result = cli("plan", "--week", "--base", "main", root=repo)
+    assert result.exit_code == 0, result.stderr
+    assert "53 -> 53 launches (0)" in result.stdout
+    assert result.stdout.endswith("no config's week changed\n")
+
+
+def test_a_base_that_is_not_a_commit_is_one_line_exit_2(cli: Invoke, repo: Path) -> None:
+    result = cli("plan", "--week", "--base", "no-such-ref", root=repo)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: git merge-base no-such-ref HEAD: fatal: ")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_base_takes_no_selection(cli: Invoke) -> None:
+    result = cli("plan", "--base", "main", "--preset", "all-qwen")
+    assert result.exit_code == 2
+    assert "--base takes no selection" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--preset", "--suite", "--mode"])
+def test_a_selection_option_given_twice_is_refused_not_overridden(cli: Invoke, option: str) -> None:
+    result = cli("jobs", option, "all-qwen", option, "ds-all")
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}': given 2 times ('all-qwen', 'ds-all'); give it once" in (
+        result.stderr
+    )

@@ -343,7 +343,13 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,64"},
             "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
-            "(e.g. 1024,1024,64,0.8)",
+            "(e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)",
+        ),
+        (
+            {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1" * 4301 + ",1024,64,0.8"},
+            "error: points: item 1 '1111111111111111111111111111111111111...' is not "
+            "ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC "
+            "of at most 6)",
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,0,0.8"},
@@ -358,6 +364,24 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "OOB_PRESET": "all-qwen"},
             "error: choose a preset or configs, not both",
+        ),
+        (
+            {"OOB_PRESET": "ds-fp4-tp8"},
+            "error: preset 'ds-fp4-tp8' is a preset of SGLang-Mesh, not of SGLang-OOB: choose "
+            "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset",
+        ),
+        (
+            {"CONFIGS": "deepseek-r1-fp4"},
+            "error: configs: no config has prefix 'deepseek-r1-fp4'; it begins 8 configs: "
+            "deepseek-r1-fp4-tp4, deepseek-r1-fp4-tp8, deepseek-r1-fp4-tp4-dp4-ep4, "
+            "deepseek-r1-fp4-tp8-dp8-ep8, deepseek-r1-fp4-tp8-mtp1, deepseek-r1-fp4-tp8-mtp3 "
+            "and 2 more. Name each one, comma-separated, or choose a preset",
+        ),
+        (
+            {"CONFIGS": "qwen3-5-397b-a17b-fp8"},
+            "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 configs: "
+            "qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, comma-separated, "
+            "or choose a preset",
         ),
         (
             {"OOB_PRESET": "all-deepseek", "IMAGE": "rocm/atom-dev:x --privileged"},

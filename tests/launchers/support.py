@@ -133,6 +133,13 @@ class Run:
     stderr: str
 
 
+# The SGLang release the stand-in plays for jobs with the fixture catalogs' MTP fragments or
+# sglang-mori mode: their --cuda-graph-bs and --cuda-graph-max-bs are flags of SGLang up to
+# 0.5.19 (lint L801); 0.5.20 and later refuse them as ambiguous prefixes, and so does the
+# stand-in playing those releases.
+CATALOG_SGLANG = {"SGLANG_STANDIN_VERSION": "0.5.19"}
+
+
 @dataclass
 class Harness:
     """One isolated launcher environment under `root`, with its own free port.

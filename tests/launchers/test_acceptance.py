@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .support import Harness, assert_valid_record, fixture_case, fixture_job
+from .support import CATALOG_SGLANG, Harness, assert_valid_record, fixture_case, fixture_job
 
 NO_ACCEPTANCE = "the speculative-decoding server reported no acceptance length"
 
@@ -28,7 +28,7 @@ def mtp_decode_job() -> dict[str, Any]:
 
 def test_every_mtp_point_records_the_acceptance_read_before_the_flush(harness: Harness) -> None:
     job = mtp_decode_job()
-    run = harness.run("run_benchmark.sh", harness.write_json("job.json", job))
+    run = harness.run("run_benchmark.sh", harness.write_json("job.json", job), CATALOG_SGLANG)
 
     assert run.returncode == 0, run.stdout + run.stderr
     records = [harness.result(point["id"]) for point in job["points"]]
@@ -57,7 +57,7 @@ def test_an_mtp_point_without_an_acceptance_length_fails_unless_it_has_one_outpu
     run = harness.run(
         "run_benchmark.sh",
         harness.write_json("job.json", job),
-        {"SGLANG_STANDIN_ACCEPT_LENGTH": "none"},
+        {"SGLANG_STANDIN_ACCEPT_LENGTH": "none", **CATALOG_SGLANG},
     )
 
     assert run.returncode == 1, run.stdout + run.stderr

@@ -14,7 +14,7 @@ import pytest
 from generator.launch import commands
 from generator.launch.contract import ServerEntry, check_case, check_job
 from tests.conftest import Invoke
-from tests.launchers.support import Harness, complete_snapshot
+from tests.launchers.support import CATALOG_SGLANG, Harness, complete_snapshot
 
 MORI = ("--mode", "sglang-mori", "--image", "lmsysorg/sglang-rocm:x")
 # The stand-in clients record the module they stand for and their own arguments; the
@@ -104,7 +104,7 @@ def test_a_benchmark_job_runs_exactly_what_explain_prints(
 ) -> None:
     job = job_of(cli, *selection)
     cache_models(harness, tmp_path, check_job(job, "job"))
-    run = harness.run("run_benchmark.sh", harness.write_json("job.json", job))
+    run = harness.run("run_benchmark.sh", harness.write_json("job.json", job), CATALOG_SGLANG)
     assert run.returncode == 0, run.stdout + run.stderr
     assert harness.hf_records() == []
     served = commands.models(check_job(job, "job"), harness.where)[job["model_path"]]
@@ -113,7 +113,7 @@ def test_a_benchmark_job_runs_exactly_what_explain_prints(
     assert recorded(harness) == argvs
     assert len(argvs) == 1 + len(job["points"])
     [server] = harness.server_records()
-    assert server["env"] == harness.expected_server_env(env)
+    assert server["env"] == {**harness.expected_server_env(env), **CATALOG_SGLANG}
 
 
 @pytest.mark.parametrize("case_id", ["deepseek-r1-fp4-tp4", "deepseek-r1-mxfp4-tp4-mtp-rocm720"])

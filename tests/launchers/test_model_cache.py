@@ -11,7 +11,14 @@ import pytest
 from generator.launch import commands, models
 from generator.launch.contract import check_job
 
-from .support import Harness, assert_valid_record, complete_snapshot, fixture_job, running
+from .support import (
+    CATALOG_SGLANG,
+    Harness,
+    assert_valid_record,
+    complete_snapshot,
+    fixture_job,
+    running,
+)
 
 SCRIPT = "run_benchmark.sh"
 MODEL = "amd/DeepSeek-R1-0528-MXFP4-v2"
@@ -39,7 +46,7 @@ def test_complete_snapshots_go_to_the_server_as_local_paths_without_a_download(
     for model in (MODEL, DRAFT):
         complete_snapshot(harness.model_cache, model)
     job = mtp_job()
-    run = harness.run(SCRIPT, harness.write_json("job.json", job))
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert harness.hf_records() == []
@@ -63,7 +70,7 @@ def test_an_empty_cache_downloads_each_model_once_then_serves_the_local_paths(
 ) -> None:
     harness.model_cache = tmp_path / "cache"
     job = mtp_job()
-    run = harness.run(SCRIPT, harness.write_json("job.json", job))
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
 
     assert run.returncode == 0, run.stdout + run.stderr
     cache = harness.model_cache
@@ -81,7 +88,11 @@ def test_an_empty_cache_downloads_each_model_once_then_serves_the_local_paths(
 def test_two_launchers_on_one_cache_download_each_model_once(tmp_path: Path) -> None:
     cache, hf_record = tmp_path / "cache", tmp_path / "hf-record.jsonl"
     harnesses = [Harness(tmp_path / name, model_cache=cache) for name in ("a", "b")]
-    env = {"SGLANG_STANDIN_HF_RECORD": str(hf_record), "SGLANG_STANDIN_HF_SLEEP_S": "0.3"}
+    env = {
+        "SGLANG_STANDIN_HF_RECORD": str(hf_record),
+        "SGLANG_STANDIN_HF_SLEEP_S": "0.3",
+        **CATALOG_SGLANG,
+    }
     procs = [h.start(SCRIPT, h.write_json("job.json", mtp_job()), env) for h in harnesses]
     outputs = [proc.communicate(timeout=60) for proc in procs]
 
@@ -128,7 +139,7 @@ def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     (tmp_path / "file").write_text("not a directory\n", encoding="utf-8")
     harness.model_cache = tmp_path / "file" / "cache"
     job = mtp_job()
-    run = harness.run(SCRIPT, harness.write_json("job.json", job))
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
 
     assert run.returncode == 2, run.stdout + run.stderr
     assert (harness.server_records(), harness.hf_records()) == ([], [])

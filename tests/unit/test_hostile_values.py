@@ -31,7 +31,7 @@ ARGS: dict[str, str | list[str]] = {
     "--served-model-name": 'it\'s "quoted" and spaced',
     "--model-loader-extra-config": '{"threads": 8, "cmd": "$(touch /tmp/pwned)"}',
     "--tool-call-parser": "`touch /tmp/pwned`; echo done",
-    "--json-model-override-args": ["a b", "$HOME", "x;y|z", "${{ secrets.GITHUB_TOKEN }}"],
+    "--encoder-urls": ["a b", "$HOME", "x;y|z", "${{ secrets.GITHUB_TOKEN }}"],
 }
 ENV = {
     "HOSTILE_QUOTES": "say \"hi\" and 'bye'",

@@ -205,12 +205,22 @@ def test_a_missing_repository_is_one_line(registry: LoadedRegistry, client: Regi
     assert str(info.value) == f"{requested}: repository not found: {registry.host}/ci/absent"
 
 
-def test_an_unreachable_registry_is_one_line(client: RegistryClient) -> None:
+def test_an_unreachable_registry_is_one_line_naming_the_offline_switch(
+    client: RegistryClient,
+) -> None:
     host = f"127.0.0.1:{free_port()}"
     with pytest.raises(ImageError) as info:
         resolve(f"{host}/x/y:t", TODAY, WINDOW, client)
     assert str(info.value) == (
-        f"{host}/x/y:t: registry unreachable: {host} ([Errno 111] Connection refused)"
+        f"{host}/x/y:t: registry unreachable: {host} ([Errno 111] Connection refused); "
+        "without the registry, SGLANG_CI_RESOLVE_IMAGES=0 (the workflows' resolve_images: "
+        "false) runs it unpinned"
+    )
+    with pytest.raises(ImageError) as info:
+        resolve(f"{host}/x/y:{{version}}-rocm720-{{date}}", TODAY, WINDOW, client)
+    assert str(info.value).endswith(
+        "; without the registry, a nightly pattern needs it: name a tag and set "
+        "SGLANG_CI_RESOLVE_IMAGES=0 (the workflows' resolve_images: false) to run it unpinned"
     )
 
 

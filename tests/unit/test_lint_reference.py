@@ -62,7 +62,7 @@ def test_runner_gpu_counts_are_read_from_the_label() -> None:
 def test_the_pull_request_catalog_has_the_three_known_problems() -> None:
     found = reference("pr975")
     assert Counter(f.rule for f in found) == Counter(
-        {"L101": 2, "L102": 2, "L605": 1, "L503": 5, "L304": 1}
+        {"L101": 2, "L102": 2, "L605": 1, "L503": 5, "L304": 1, "L801": 5}
     )
     assert [f.message for f in found if f.rule == "L605"] == [
         "model path 'amd/DeepSeek-R1-0528-MXFP4-V2' is also spelled "
@@ -73,13 +73,22 @@ def test_the_pull_request_catalog_has_the_three_known_problems() -> None:
         "config 'deepseek-r1-fp4-tp4-dp8-ep8'",
     ]
     assert {f.message.split(" ")[0] for f in found if f.rule == "L503"} == {"SGLANG_ENABLE_SPEC_V2"}
+    # Its MTP fragments' CUDA-graph batch sizes: SGLang 0.5.20 split the flag per phase.
+    assert {f.message.split(" ")[0] for f in found if f.rule == "L801"} == {"--cuda-graph-bs"}
 
 
 @needs_reference
 def test_the_later_catalog_still_has_the_spelling_and_diverging_accuracy_servers() -> None:
     found = reference("later")
     counts = Counter(f.rule for f in found)
-    assert counts == Counter({"L401": 54, "L503": 4, "L303": 2, "L605": 1, "L301": 1})
+    assert counts == Counter({"L401": 54, "L503": 4, "L303": 2, "L605": 1, "L301": 1, "L801": 10})
+    assert {f.message.split(" ")[0] for f in found if f.rule == "L801"} == {
+        "--cuda-graph-bs",
+        "--enable-nsa-prefill-context-parallel",
+        "--nsa-decode-backend",
+        "--nsa-prefill-backend",
+        "--nsa-prefill-cp-mode",
+    }
     assert [f.message.split(";")[0] for f in found if f.rule == "L303"] == [
         "config 'minimax-m3-mxfp8-eagle3-tp4-mtp3' sets --speculative-num-steps, "
         "--speculative-eagle-topk but not --speculative-num-draft-tokens",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,8 @@ from hypothesis import strategies as st
 from generator.catalog.model import PER_CELL, Catalog
 from generator.errors import CatalogError
 from generator.expand import expand
+from generator.expand.custom import custom_jobs, find_configs, parse_points
+from generator.expand.ids import MAX_ID_CHARS, bounded
 from generator.expand.model import Expanded, Job, Run
 from generator.expand.pack import pack, split
 from generator.expand.select import query
@@ -199,3 +203,40 @@ def test_split_evens_out_what_filling_each_part_first_leaves_lopsided() -> None:
     assert split([10, 10, 10, 10, 10], 40) == [3, 2]
     assert split([10, 10, 10], 40) == [3]
     assert split([5, 30, 5, 30, 5], 40) == [3, 2]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.floats(min_value=0.5, max_value=5, allow_nan=False), min_size=1, max_size=60),
+    st.integers(min_value=1, max_value=8),
+)
+def test_split_never_puts_more_than_the_most_points_in_a_part(
+    points: list[float], most: int
+) -> None:
+    sizes = split(points, 1000.0, most=most)
+    assert sum(sizes) == len(points)
+    assert max(sizes) <= most
+    assert len(sizes) == math.ceil(len(points) / most)
+
+
+def test_a_sweep_of_more_points_than_a_job_may_hold_is_split_evenly() -> None:
+    assert split([0.5] * 600, 1000.0) == [200, 200, 200]
+
+
+def test_thirty_custom_pairs_make_a_job_id_of_bounded_length(fixture: Expanded) -> None:
+    configs = find_configs(fixture, "deepseek-r1-fp8-tp4")
+    text = ";".join(f"{1000 + i},{1000 + i},4,0.8" for i in range(30))
+    [job] = custom_jobs(fixture, configs, parse_points(text), None)
+    whole = "deepseek-r1-fp8-tp4-" + "-".join(f"{1000 + i}x{1000 + i}" for i in range(30))
+    assert len(job.id) == MAX_ID_CHARS
+    assert job.id == bounded(whole)
+    assert job.id.startswith(whole[:100])
+    assert job.id[-13:] == "-" + hashlib.sha256(whole.encode()).hexdigest()[:12]
+    assert [c.id for c in job.cells][:1] == ["deepseek-r1-fp8-tp4-1000-1000-4-0.8"]
+
+
+def test_a_short_id_is_kept_and_two_long_ones_stay_apart() -> None:
+    assert bounded("deepseek-r1-fp8-tp4") == "deepseek-r1-fp8-tp4"
+    long_a, long_b = "x" * 200 + "a", "x" * 200 + "b"
+    assert bounded(long_a) != bounded(long_b)
+    assert {len(bounded(long_a)), len(bounded(long_b))} == {MAX_ID_CHARS}

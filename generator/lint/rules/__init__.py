@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from generator.lint.rules import align, env, identity, layout, modes, spec, timing
+from generator.lint.rules import align, env, identity, layout, modes, releases, spec, timing
 from generator.lint.rules.base import RETIRED, RULES, Context, Hit
 
 CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
@@ -15,6 +15,7 @@ CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
     env.check,
     identity.check,
     timing.check,
+    releases.check,
 )
 
 __all__ = ["CHECKS", "RETIRED", "RULES", "Hit"]

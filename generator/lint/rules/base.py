@@ -38,6 +38,7 @@ RULES: dict[str, tuple[str, str]] = {
     "L605": ("model-path-spelling", ERROR),
     "L606": ("unused-fragment", WARNING),
     "L707": ("run-ends-before-next", WARNING),
+    "L801": ("flag-dropped", WARNING),
 }
 
 # Retired ids and where their check lives now (each refusal lives in one place).
@@ -139,7 +140,12 @@ def servers(expanded: Expanded) -> Iterator[Resolved]:
     for run in expanded.case_runs:
         if run.case.id not in done:
             done.add(run.case.id)
-            yield Resolved(owner=run.case, server=run.server, name=f"case '{run.case.id}'")
+            seen_servers: list[Server] = []
+            for level in run.case.levels:
+                server = run.server_at(level)
+                if server not in seen_servers:
+                    seen_servers.append(server)
+                    yield Resolved(owner=run.case, server=server, name=f"case '{run.case.id}'")
 
 
 @dataclass(frozen=True, kw_only=True)

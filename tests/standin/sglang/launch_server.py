@@ -1,7 +1,12 @@
 """Stand-in for `python -m sglang.launch_server`.
 
-Parses --model-path/--host/--port/--speculative-algorithm (every other argument
-is accepted and kept), appends {"argv", "env", "pid", "start"} as one JSON line to
+Parses its arguments as the SGLang release it plays ($SGLANG_STANDIN_VERSION, else the
+newest) does: that release's server flags from the tables scripts/flag_tables.py wrote
+(generator/catalog/flagtables/; the newest release at or below the version, the oldest for
+an older one), with argparse's default allow_abbrev=True, so a unique prefix of a flag is
+that flag (`--hos 0.0.0.0` binds 0.0.0.0) and a prefix of several exits 2 as ambiguous, as
+SGLang does. Any argument no flag of the release takes is accepted and kept. It appends
+{"argv", "env", "pid", "start"} as one JSON line to
 $SGLANG_STANDIN_RECORD, starts one "scheduler" child process that stays in the
 server's process group and outlives a crashed parent (as the real server's
 subprocesses can), then serves on loopback:
@@ -60,7 +65,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ._standin import note_pid, print_injected, version
+from ._standin import note_pid, print_injected, version, version_tuple
+
+TABLES = Path(__file__).resolve().parents[3] / "generator" / "catalog" / "flagtables"
 
 SCHEDULER_CODE = """
 import os, signal, time
@@ -282,15 +289,45 @@ def record(argv: list[str]) -> None:
             handle.write(json.dumps(line) + "\n")
 
 
+def release_actions(played: str) -> list[list[str]]:
+    """The server flags of the release the stand-in plays: [nargs, dest, option, ...]."""
+    listed = json.loads((TABLES / "index.json").read_text(encoding="utf-8"))["sglang"]["releases"]
+    mine = version_tuple(played)
+    chosen = listed[0]
+    for release in listed:  # oldest first
+        if version_tuple(release) <= mine:
+            chosen = release
+    table = json.loads((TABLES / f"sglang-{chosen}.json").read_text(encoding="utf-8"))
+    actions: list[list[str]] = table["parsers"]["server"]["actions"]
+    return actions
+
+
+def server_parser(played: str) -> argparse.ArgumentParser:
+    """SGLang's server parser as the tables record it (names, dests and value counts)."""
+    parser = argparse.ArgumentParser(prog="sglang serve", conflict_handler="resolve")
+    for nargs, dest, *options in release_actions(played):
+        named = dest or None  # None: argparse derives it, as SGLang's parser did
+        if nargs == "0":
+            parser.add_argument(*options, action="store_true", dest=named)
+        elif nargs == "1":
+            parser.add_argument(*options, dest=named)
+        else:
+            count: str | int = int(nargs) if nargs.isdigit() else nargs
+            parser.add_argument(*options, nargs=count, dest=named)
+    return parser
+
+
 def main() -> int:
     argv = sys.argv[1:]
-    parser = argparse.ArgumentParser(prog="sglang.launch_server", allow_abbrev=False)
-    parser.add_argument("--model-path", required=True)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=30000)
-    parser.add_argument("--speculative-algorithm", default=None)
-    parser.add_argument("--speculative-draft-model-path", default=None)
-    args, _kept = parser.parse_known_args(argv)
+    args, _kept = server_parser(version()).parse_known_args(argv)
+    if args.model_path is None:
+        print(
+            "sglang serve: error: the following arguments are required: --model-path",
+            file=sys.stderr,
+        )
+        return 2
+    args.host = args.host or "127.0.0.1"
+    args.port = int(args.port or 30000)
     note_pid()
     record(argv)
     print_injected()
