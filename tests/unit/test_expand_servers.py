@@ -56,10 +56,17 @@ def test_a_disagreement_takes_the_declared_precedence(precedence: str, value: st
 
 def test_a_disagreement_without_a_precedence_is_refused_where_the_config_sets_it() -> None:
     with pytest.raises(CatalogError) as info:
-        apply_mode(mode(None), (flag("--tensor-parallel-size", "4"),), LAYOUT)
+        apply_mode(mode(None), (flag("--x", "2"),), LAYOUT)
     assert str(info.value) == (
-        "catalogs/benchmark.yaml:7: server mode 'm' sets --tp-size to '8' but the config sets "
-        "'4'; declare a precedence"
+        "catalogs/benchmark.yaml:7: server mode 'm' sets --x to '1' but the config sets '2'; "
+        "declare a precedence"
+    )
+    with pytest.raises(CatalogError) as layout:
+        apply_mode(mode(None), (flag("--tensor-parallel-size", "4"),), LAYOUT)
+    assert str(layout.value) == (
+        "catalogs/benchmark.yaml:7: --tensor-parallel-size 4 contradicts parallel: {tp: 8}, "
+        "from which server mode 'm' writes --tp-size 8 in front of every command: remove "
+        "--tensor-parallel-size from args and keep the size in parallel"
     )
     assert apply_mode_env(mode(None), (), "none") == (EnvVar(name="A", value="mode", loc=LOC),)
 

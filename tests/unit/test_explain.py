@@ -68,8 +68,20 @@ def test_every_config_and_case_of_the_shipped_catalogs_explains_as_the_launcher_
         runs = [r for r in shipped.case_runs if r.case is case]
         text = explain(shipped, case.id, kind="case")
         titles = [line for line in text.splitlines() if line.startswith("# accuracy case ")]
-        assert titles == [f"# accuracy case {r.id}: {r.name}" for r in runs]
-        entries = [case_entry(catalog, r, case.levels[0]) for r in runs]
+        # One text per run and runner label; the level is named when the labels differ.
+        shown: dict[tuple[str, str], tuple[str, str]] = {}
+        for r in runs:
+            for level in case.levels:
+                named = f" (level {level})" if len(case.labels) > 1 else ""
+                shown.setdefault((r.id, case.runner_for(level)), (level, named))
+        assert titles == [
+            f"# accuracy case {run_id}: {next(r.name for r in runs if r.id == run_id)}{named}"
+            for (run_id, _), (_, named) in shown.items()
+        ]
+        entries = [
+            case_entry(catalog, next(r for r in runs if r.id == run_id), level)
+            for (run_id, _), (level, _) in shown.items()
+        ]
         assert commands_of(text) == [
             argv
             for entry in entries
