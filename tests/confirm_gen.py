@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from generator.launch import ab
 from tests import results_gen as gen
 from tests.launchers.support import fixture_job
 
@@ -76,3 +78,54 @@ def run_records(
 def write(parent: Path, job: dict[str, Any], day: int, image: str, **shape: Any) -> Path:
     run, records = run_records(job, day, image, **shape)
     return gen.write_run(parent, run, records)
+
+
+def ab_entry(
+    job: dict[str, Any], event: str, a: dict[str, Any], b: dict[str, Any]
+) -> dict[str, Any]:
+    """`job` as the confirmation matrix's entry of an A/B of image `a` against `b` (each
+    an abjob.SideImage) for `event`, three repeats, no nightly between them."""
+    return {
+        **job,
+        "confirmation": {
+            "event": event,
+            "repeats": 3,
+            "level": 0.95,
+            "metrics": {
+                "output_throughput_per_gpu": {"higher_is_better": True, "min_change": 0.05}
+            },
+            "a": a,
+            "b": b,
+            "candidates": [],
+            "max_bisect_steps": 0,
+        },
+    }
+
+
+def ab_documents(
+    entry: dict[str, Any], record: Callable[[str, dict[str, Any], int], dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The documents the runner leaves for the first step of the A/B `entry` (path below
+    the run's confirmation folder -> document), both servers at once, the turns in the
+    order ab.turns gives; `record(side, point, repeat)` is the launcher's record of a turn."""
+    conf = entry["confirmation"]
+    points = {p["id"]: p for p in entry["points"]}
+    out = {}
+    for index, turn in enumerate(ab.turns(conf["repeats"], list(points), ab.PARALLEL), 1):
+        path = (
+            f"confirmation-{entry['id']}/{entry['id']}/step-0/{turn.side.lower()}-{turn.tag}.json"
+        )
+        out[path] = {
+            "schema": "sglang-ci/confirmation/1",
+            "event": conf["event"],
+            "job_id": entry["id"],
+            "step": 0,
+            "order": index,
+            "mode": ab.PARALLEL,
+            "side": turn.side,
+            "repeat": turn.repeat,
+            "point": turn.point,
+            "images": {"A": conf["a"], "B": conf["b"]},
+            "record": record(turn.side, points[turn.point], turn.repeat),
+        }
+    return out

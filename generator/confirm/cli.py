@@ -90,7 +90,7 @@ def matrix_cmd(
 @click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
               help="The confirmation matrix the run emitted.")  # fmt: skip
 @click.option("--results", type=_dir, help="Where the A/B jobs' results were downloaded.")
-@click.option("--confirmation", type=_file, help="Write compare's --confirmation file here.")
+@click.option("--confirmation", type=_file, help="Write compare's --confirmation file (.json).")
 @click.option("--json", "as_json", is_flag=True, help="The outcomes as JSON on stdout.")
 @click.pass_context
 def outcomes_cmd(
@@ -104,16 +104,20 @@ def outcomes_cmd(
     from generator.confirm import outcomes
     from generator.launch.abjob import check_confirmation
     from generator.launch.errors import InputError
+    from generator.results.output import JSON, check_file, write_file
     from generator.results.record import ResultsError
 
     def work(root: Path) -> int:
+        if confirmation is not None:
+            check_file(confirmation, JSON, outcomes.is_confirmation_file)
         try:
             entries = [check_confirmation(e, "matrix") for e in _entries(matrices)]
         except InputError as exc:
             raise ResultsError(str(exc)) from exc
         found = outcomes.collect(entries, results)
         if confirmation is not None:
-            confirmation.write_text(dumps(outcomes.confirmation_file(found)), encoding="utf-8")
+            text = dumps(outcomes.confirmation_file(found))
+            write_file(confirmation, text, JSON, outcomes.is_confirmation_file)
         if as_json:
             sys.stdout.write(dumps([o.as_dict() for o in found]))
         else:
@@ -128,6 +132,7 @@ def outcomes_cmd(
 @click.option("--outcomes", "outcomes_path", type=_file, help="`confirm outcomes --json` output.")
 @click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
 @click.option("--run-url", default=None, help="The workflow run's URL, linked from the issues.")
+@click.option("--out", type=_file, help="Write what was done (event -> issue, action) to a .json.")
 @policy_option
 @click.pass_context
 def issues_cmd(
@@ -136,25 +141,44 @@ def issues_cmd(
     outcomes_path: Path | None,
     repo: str,
     run_url: str | None,
+    out: Path | None,
     policy_path: Path | None,
 ) -> None:
     """Open, comment on and close one tracking issue per confirmed event (gh)."""
     from generator.catalog.regression import policy_for
-    from generator.confirm import events, issues, outcomes
+    from generator.confirm import events, issues, outcomes, tracked
+    from generator.results.output import JSON, check_file, write_file
 
     def work(root: Path) -> int:
+        if out is not None:
+            check_file(out, JSON)
         policy, _ = policy_for(root, policy_path)
-        if not policy.confirm.issues:
-            click.echo("tracking issues are off (regression.confirm.issues)")
-            return 0
         found = events.load(verdicts)
-        known = outcomes.load(outcomes_path) if outcomes_path else {}
-        gh = issues.Gh(repo)
-        label = policy.confirm.issue_label
-        listed = issues.issues(gh, label, {e.id for e in found.events})
-        run = issues.RunInfo(name=found.current, url=run_url)
-        for line in issues.apply(gh, issues.plan(found, known, listed, run), label):
-            click.echo(line)
-        return 0
+        enabled = policy.confirm.issues
+        known = outcomes.load(outcomes_path) if outcomes_path and enabled else {}
+        listed: list[issues.Issue] = []
+        done: list[tracked.Tracked] = []
+        error: str | None = None
+        try:  # what gh did is written to --out even when gh fails half way
+            if not enabled:
+                click.echo("tracking issues are off (regression.confirm.issues)")
+                return 0
+            gh = issues.Gh(repo)
+            label = policy.confirm.issue_label
+            listed = issues.issues(gh, label, {e.id for e in found.events})
+            run = issues.RunInfo(name=found.current, url=run_url)
+            for line in issues.apply(gh, issues.plan(found, known, listed, run), label, done):
+                click.echo(line)
+            return 0
+        except issues.IssueError as exc:
+            error = str(exc)
+            raise
+        finally:
+            if out is not None:
+                kept = issues.tracked(found, listed, done)
+                doc = tracked.document(
+                    run=found.current, repository=repo, enabled=enabled, issues=kept, error=error
+                )
+                write_file(out, dumps(doc), JSON)
 
     run_at_root(ctx, work)

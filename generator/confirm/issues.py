@@ -27,12 +27,14 @@ from typing import Any
 
 from generator.confirm.events import CONFIRMED, Event, Verdicts
 from generator.confirm.outcomes import Outcome, judgement_text, short
+from generator.confirm.tracked import Tracked
 from generator.errors import SglangCIError
 
 MARKER = "sglang-ci-event"
 RUN_MARKER = "sglang-ci-run"
 _MARKER_RE = re.compile(r"<!-- " + MARKER + r" (\{.*?\}) -->")
 _RUN_RE = re.compile(r"<!-- " + RUN_MARKER + r" (\S+) -->")
+_NUMBER_RE = re.compile(r"/issues/(\d+)\s*$")
 LIST_LIMIT = 1000
 COLOR = "d73a4a"
 PAST = {"close": "closed", "reopen": "reopened"}
@@ -51,6 +53,7 @@ class Issue:
     event: str
     server: tuple[str, str | None, str | None, str | None]
     runs: frozenset[str]  # runs that already wrote to it (body and comments)
+    url: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,7 +80,9 @@ def run_marker(run: RunInfo) -> str:
     return f"<!-- {RUN_MARKER} {run.name} -->"
 
 
-def parse_issue(number: int, state: str, body: str, comments: Sequence[str]) -> Issue | None:
+def parse_issue(
+    number: int, state: str, body: str, comments: Sequence[str], url: str | None = None
+) -> Issue | None:
     """The tracking issue in a listed issue, or None when its body has no marker."""
     found = _MARKER_RE.search(body)
     if found is None:
@@ -97,6 +102,7 @@ def parse_issue(number: int, state: str, body: str, comments: Sequence[str]) -> 
         event=str(data["id"]),
         server=server,
         runs=frozenset(runs),
+        url=url,
     )
 
 
@@ -245,27 +251,33 @@ def issues(gh: Gh, label: str, wanted: set[str]) -> list[Issue]:
             "--limit",
             str(LIST_LIMIT),
             "--json",
-            "number,state,body",
+            "number,state,body,url",
         )
         or "[]"
     )
     out = []
     for item in listed:
-        found = parse_issue(int(item["number"]), str(item["state"]), str(item["body"]), ())
+        url = item.get("url")
+        url = url if isinstance(url, str) else None
+        found = parse_issue(int(item["number"]), str(item["state"]), str(item["body"]), (), url)
         if found is None:
             continue
         if found.event in wanted:
             view = json.loads(gh("issue", "view", str(found.number), "--json", "comments"))
             comments = [str(c.get("body") or "") for c in view.get("comments") or ()]
-            found = parse_issue(found.number, str(item["state"]), str(item["body"]), comments)
+            found = parse_issue(found.number, str(item["state"]), str(item["body"]), comments, url)
         if found is not None:
             out.append(found)
     return out
 
 
-def apply(gh: Gh, actions: Sequence[Action], label: str) -> list[str]:
-    """Carry out the actions; one line per action done."""
-    done = []
+def apply(
+    gh: Gh, actions: Sequence[Action], label: str, done: list[Tracked] | None = None
+) -> list[str]:
+    """Carry out the actions; one line per action done. Each action done is also appended
+    to `done` as it completes (what a failing gh leaves done is known)."""
+    lines = []
+    kept = done if done is not None else []
     if any(a.kind == "create" for a in actions):
         gh("label", "create", label, "--color", COLOR, "--description",
            "A performance regression sglang-ci confirmed", "--force")  # fmt: skip
@@ -273,12 +285,44 @@ def apply(gh: Gh, actions: Sequence[Action], label: str) -> list[str]:
         if a.kind == "create":
             url = gh.with_body(
                 ["issue", "create", "--title", a.title or "", "--label", label], a.body
+            ).strip()
+            number = _NUMBER_RE.search(url)
+            kept.append(
+                Tracked(
+                    event=a.event,
+                    number=int(number[1]) if number else None,
+                    url=url or None,
+                    open=True,
+                    action="opened",
+                )
             )
-            done.append(f"opened {url.strip()} for event {a.event}")
-        elif a.kind == "comment":
+            lines.append(f"opened {url} for event {a.event}")
+            continue
+        if a.kind == "comment":
             gh.with_body(["issue", "comment", str(a.number)], a.body)
-            done.append(f"commented on #{a.number} (event {a.event})")
+            lines.append(f"commented on #{a.number} (event {a.event})")
         else:
             gh("issue", a.kind, str(a.number), "--comment", a.body)
-            done.append(f"{PAST[a.kind]} #{a.number} (event {a.event})")
-    return done
+            lines.append(f"{PAST[a.kind]} #{a.number} (event {a.event})")
+        action = "commented" if a.kind == "comment" else PAST[a.kind]
+        kept.append(
+            Tracked(event=a.event, number=a.number, url=None, open=a.kind != "close", action=action)
+        )
+    return lines
+
+
+def tracked(verdicts: Verdicts, listed: Sequence[Issue], done: Sequence[Tracked]) -> list[Tracked]:
+    """What the run leaves: each issue of an event of this run, or one this run acted on,
+    with its URL (from the listing) and the action taken (None: nothing this run)."""
+    urls = {i.number: i.url for i in listed}
+    out = {
+        i.event: Tracked(event=i.event, number=i.number, url=i.url, open=i.open, action=None)
+        for i in listed
+        if i.event in {e.id for e in verdicts.events}
+    }
+    for t in done:
+        url = t.url or (urls.get(t.number) if t.number is not None else None)
+        out[t.event] = Tracked(
+            event=t.event, number=t.number, url=url, open=t.open, action=t.action
+        )
+    return list(out.values())

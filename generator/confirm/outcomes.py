@@ -34,6 +34,8 @@ class Step:
     judgements: tuple[ab.Judgement, ...]
     turns: int  # turns with a valid record
     expected: int
+    # per point id: each metric's ratio B / A over the repeats, with its interval
+    points: tuple[tuple[str, tuple[ab.Judgement, ...]], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,8 +63,9 @@ class Outcome:
             "result": self.result,
             "steps": [
                 {
-                    **{k: v for k, v in s.__dict__.items() if k != "judgements"},
+                    **{k: v for k, v in s.__dict__.items() if k not in ("judgements", "points")},
                     "judgements": [dict(j.__dict__) for j in s.judgements],
+                    "points": {p: [dict(j.__dict__) for j in js] for p, js in s.points},
                 }
                 for s in self.steps
             ],
@@ -140,6 +143,17 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
             if isinstance(record, dict) and digest not in versions:
                 versions[digest] = _versions(record)
         verdict, judgements = ab.judge_step(measured, _rules(entry), conf["level"])
+        per_point = tuple(
+            (
+                point,
+                tuple(
+                    ab.judge_step(
+                        [m for m in measured if m.point == point], _rules(entry), conf["level"]
+                    )[1]
+                ),
+            )
+            for point in sorted({m.point for m in measured})
+        )
         images = found[0]["images"]
         b_digest = images["B"]["image_digest"]
         index = next((i for i, c in enumerate(candidates) if c["image_digest"] == b_digest), None)
@@ -153,6 +167,7 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
                 judgements=tuple(judgements),
                 turns=sum(m.metrics is not None for m in measured),
                 expected=per_step,
+                points=per_point,
             )
         )
     first = steps[0].verdict if steps and steps[0].step == 0 else ab.INCONCLUSIVE
@@ -188,6 +203,13 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
         for o in outcomes
         if o.result in (ab.CONFIRMED, ab.CLEARED)
     ]
+
+
+def is_confirmation_file(data: Any) -> bool:
+    """Whether `data` is what confirmation_file gives (a file `--confirmation` may replace)."""
+    return isinstance(data, list) and all(
+        isinstance(d, dict) and set(d) == {"event", "result"} for d in data
+    )
 
 
 def short(image: SideImage | dict[str, Any] | None) -> str:
@@ -238,8 +260,12 @@ def from_dict(data: dict[str, Any]) -> Outcome:
     """An outcome read back from `Outcome.as_dict()`."""
     steps = tuple(
         Step(
-            **{k: v for k, v in s.items() if k != "judgements"},
+            **{k: v for k, v in s.items() if k not in ("judgements", "points")},
             judgements=tuple(ab.Judgement(**j) for j in s["judgements"]),
+            points=tuple(
+                (str(p), tuple(ab.Judgement(**j) for j in js))
+                for p, js in (s.get("points") or {}).items()
+            ),
         )
         for s in data.get("steps") or ()
     )

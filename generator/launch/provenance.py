@@ -65,12 +65,18 @@ def versions(python: str) -> dict[str, str | None]:
     return {key: (str(data[key]) if data.get(key) else None) for key in PACKAGES}
 
 
+def version_commit(version: str | None) -> str | None:
+    """The git commit a package version carries (`0.5.7.dev12+g1a2b3c4`: setuptools-scm's
+    `+g<hash>`), else None."""
+    match = re.search(r"\+g([0-9a-f]{7,40})", version or "")
+    return match[1] if match else None
+
+
 def _commit(version: str | None, environ: Mapping[str, str]) -> str | None:
     """SGLang's git commit: SGLANG_GIT_COMMIT, else a `+g<hash>` in its version."""
     if environ.get("SGLANG_GIT_COMMIT"):
         return environ["SGLANG_GIT_COMMIT"]
-    match = re.search(r"\+g([0-9a-f]{7,40})", version or "")
-    return match[1] if match else None
+    return version_commit(version)
 
 
 def _catalog_commit(root: Path, environ: Mapping[str, str]) -> str | None:

@@ -251,7 +251,11 @@ def report_cmd(
         run = manifest["run"] if manifest else run_info(store, {})
         latest = Latest(name=name, title=title(run, name), url=run.get("url"), verdicts=judged)
         pages: list[int] = []
-        replace_dir(site, REPORT, lambda new: pages.append(report(store, latest, new)))
+
+        def warn(problem: str) -> None:
+            _warn_problems([problem])
+
+        replace_dir(site, REPORT, lambda new: pages.append(report(store, latest, new, warn)))
         click.echo(f"report: {pages[0]} pages in {site}")
         return 0
 

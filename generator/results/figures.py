@@ -72,15 +72,23 @@ def _marks(marks: Sequence[Mark]) -> list[dict[str, Any]]:
     return out
 
 
-def curve_figure(
-    title: str, latest: CurveRun, before: CurveRun | None, marks: Sequence[Mark]
+# How a run's curve is drawn: the latest (or first bad) solid, an earlier one dotted.
+LATEST = {"color": "#1f77b4"}
+EARLIER = {"color": "#7f7f7f", "dash": "dot"}
+BAD = {"color": "#d62728"}
+
+
+def curves_figure(
+    title: str,
+    runs: Sequence[tuple[CurveRun, dict[str, Any]]],
+    marks: Sequence[Mark],
+    height: int = 380,
 ) -> Figure:
+    """Output throughput per GPU against interactivity of each run (with its line
+    style), each point labelled with its concurrency; `marks` on top."""
     data: list[dict[str, Any]] = []
-    for run, style in (
-        (before, {"color": "#7f7f7f", "dash": "dot"}),
-        (latest, {"color": "#1f77b4"}),
-    ):
-        if run is None or not run.points:
+    for run, style in runs:
+        if not run.points:
             continue
         ordered = sorted(run.points)
         data.append(
@@ -98,10 +106,16 @@ def curve_figure(
             }
         )
     data += _marks(marks)
-    return {
-        "data": data,
-        "layout": _layout(title, "interactivity (tok/s/user)", "output tok/s/GPU"),
-    }
+    layout = _layout(title, "interactivity (tok/s/user)", "output tok/s/GPU")
+    return {"data": data, "layout": {**layout, "height": height}}
+
+
+def curve_figure(
+    title: str, latest: CurveRun, before: CurveRun | None, marks: Sequence[Mark]
+) -> Figure:
+    """The latest run's curve beside an earlier run's (dotted)."""
+    runs = [(before, EARLIER), (latest, LATEST)]
+    return curves_figure(title, [(r, style) for r, style in runs if r is not None], marks)
 
 
 def trend_figure(

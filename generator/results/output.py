@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from generator.results.record import ResultsError
 
@@ -35,7 +36,12 @@ class OutputRefused(ResultsError):
     """A command would write where it may not (exit 2)."""
 
 
-def _ours(path: Path, kind: str) -> bool:
+def ours_by_schema(data: Any) -> bool:
+    """JSON sglang-ci wrote: an object whose `schema` starts with `sglang-ci/`."""
+    return isinstance(data, dict) and str(data.get("schema", "")).startswith("sglang-ci/")
+
+
+def _ours(path: Path, kind: str, ours: Callable[[Any], bool]) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -46,25 +52,28 @@ def _ours(path: Path, kind: str) -> bool:
         data = json.loads(text)
     except ValueError:
         return False
-    return isinstance(data, dict) and str(data.get("schema", "")).startswith("sglang-ci/")
+    return ours(data)
 
 
-def check_file(path: Path, kind: str) -> None:
-    """Refuse `path` as an output of `kind` (JSON or MARKDOWN) unless it may be written."""
+def check_file(path: Path, kind: str, ours: Callable[[Any], bool] = ours_by_schema) -> None:
+    """Refuse `path` as an output of `kind` (JSON or MARKDOWN) unless it may be written
+    (`ours`: whether existing JSON is what this output writes)."""
     suffix = _SUFFIX[kind]
     if path.suffix != suffix:
         what = "JSON" if kind == JSON else "Markdown"
         raise OutputRefused(f"{path}: a {what} output is written to a {suffix} file")
     if path.is_dir():
         raise OutputRefused(f"{path}: is a directory, not a file")
-    if path.exists() and not _ours(path, kind):
+    if path.exists() and not _ours(path, kind, ours):
         raise OutputRefused(f"{path}: exists and was not written by sglang-ci; not replaced")
 
 
-def write_file(path: Path, text: str, kind: str) -> None:
+def write_file(
+    path: Path, text: str, kind: str, ours: Callable[[Any], bool] = ours_by_schema
+) -> None:
     """Write `text` to `path` (checked by check_file), atomically: a reader sees the old
     file or the new one, never half of one."""
-    check_file(path, kind)
+    check_file(path, kind, ours)
     if kind == MARKDOWN:
         text = f"{MARKDOWN_MARK}\n{text}"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,9 @@ once, as `plotly.min.js`, and every page loads it from there (no CDN).
   curve of the latest run beside the last run before the most recent image change, and
   throughput, TTFT and TPOT per point over runs (acceptance for MTP), every point and
   curve a run's verdicts call regression or suspected marked on each chart it is on;
-- `regressions.html`: one section per event, linking to the runs that reported it;
+- `regressions.html` (regressions.py): one section per event, linking to the runs that
+  reported it, with its curve before and after, the first-bad diff, the A/B on the runner
+  and its tracking issue;
 - `accuracy.html`: each case's score over runs with its threshold.
 
 Marks come from the verdicts kept in each run's manifest (verdicts_json reads them), and
@@ -17,18 +19,16 @@ for the latest run from its manifest, `--verdicts`, or compare run here.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import plotly.io as pio  # type: ignore[import-untyped]
 import plotly.offline  # type: ignore[import-untyped]
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from generator.results import confirmations, regressions
 from generator.results.figures import (
     CurveRun,
     Figure,
@@ -37,11 +37,11 @@ from generator.results.figures import (
     curve_figure,
     trend_figure,
 )
+from generator.results.site import PLOTLY_JS, SHORT, env, html, page, pct, slug
 from generator.results.store import Store
 from generator.results.timeline import (
     ConfigRuns,
     Judged,
-    RunView,
     Series,
     config_runs,
     config_series,
@@ -53,15 +53,8 @@ from generator.results.timeline import (
 )
 from generator.results.verdicts_json import MARKED, read
 
-PLOTLY_JS = "plotly.min.js"
 REPORT = "results report"
 RUNS_SHOWN = 60
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
 # Per pair, the trends next to the curve: (field, title, axis, log scale).
 TRENDS = (
     ("y", "output throughput per GPU", "tok/s/GPU", False),
@@ -76,58 +69,10 @@ WHERE kind = 'case' AND score IS NOT NULL
 ORDER BY case_id, r.run_time
 """
 
-# One event; the regressions page is a list of these (add an event's fields here).
-
-
-def _env() -> Environment:
-    return Environment(
-        loader=PackageLoader("generator.results", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-    )
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
-
-
-def _html(figures: list[Figure], prefix: str) -> str:
-    """The figures as divs, two to a row; the page loads plotly.js once."""
-    divs = [
-        pio.to_html(
-            figure,
-            include_plotlyjs=False,
-            full_html=False,
-            validate=False,
-            div_id=f"{prefix}{i}",
-            default_height="380px",
-            config={"displaylogo": False, "responsive": True},
-        )
-        for i, figure in enumerate(figures)
-    ]
-    return '<div class="grid">' + "\n".join(divs) + "</div>"
-
-
-def _page(out: Path, rel: str, title: str, body: str) -> None:
-    up = "../" * rel.count("/")
-    text = (
-        _env()
-        .get_template("page.html.j2")
-        .render(title=title, js=up + PLOTLY_JS, home=up + "index.html", body=Markup(body))
-    )
-    path = out / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def _pct(value: float | None) -> str:
-    return "" if value is None else f"{value * 100:+.1f}%"
-
 
 def _changes(p: Any) -> str:
     shown = [m for m in p.metrics if m.verdict in MARKED] or list(p.metrics)
-    return ", ".join(f"{SHORT.get(m.metric, m.metric)} {_pct(m.change)}" for m in shown)
+    return ", ".join(f"{SHORT.get(m.metric, m.metric)} {pct(m.change)}" for m in shown)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,7 +119,7 @@ def _marks_for(
             ]
             if found:
                 top = max(float(y or 0) for _, y in found)
-                text = f"curve {c.verdict} ({titles.get(run, run)}): {_pct(c.change)}"
+                text = f"curve {c.verdict} ({titles.get(run, run)}): {pct(c.change)}"
                 out.append(Mark(x=found[0][0], y=top * 1.04, verdict=c.verdict, text=text))
     return out
 
@@ -228,8 +173,8 @@ def _config_page(
                 )
             )
     rel = f"config/{slug(config)}.html"
-    body = f"<p><code>{Markup.escape(config)}</code></p>" + _html(figures, "fig")
-    _page(out, rel, display, body)
+    body = f"<p><code>{Markup.escape(config)}</code></p>" + html(figures, "fig")
+    page(out, rel, display, body)
     return rel
 
 
@@ -273,7 +218,7 @@ def _curve(
                 text = f"{p.verdict} at c={p.concurrency}: {_changes(p)}"
                 marks.append(Mark(x=x, y=y, verdict=p.verdict, text=text))
         bent = [c for c in mine.curves if c.config == config and c.pair == pair]
-        verdict = f" (curve {bent[0].verdict} {_pct(bent[0].change)})" if bent else ""
+        verdict = f" (curve {bent[0].verdict} {pct(bent[0].change)})" if bent else ""
     return curve_figure(
         f"{pair}: throughput per GPU vs interactivity{verdict}",
         latest or CurveRun(label="latest", points=()),
@@ -290,56 +235,18 @@ def _accuracy_page(store: Store, out: Path) -> None:
         s.append(row["score"])
         th.append(row["threshold"])
     figures = [accuracy_figure(case, *values) for case, values in sorted(cases.items())]
-    body = _html(figures, "acc") if figures else "<p>No accuracy case in these runs.</p>"
-    _page(out, "accuracy.html", "Accuracy trends", body)
+    body = html(figures, "acc") if figures else "<p>No accuracy case in these runs.</p>"
+    page(out, "accuracy.html", "Accuracy trends", body)
 
 
-def _link(run: str | None, views: Mapping[str, RunView], titles: Mapping[str, str]) -> str:
-    if not run:
-        return "-"
-    view = views.get(run)
-    name = Markup.escape(titles.get(run, run))
-    return f'<a href="{view.url}">{name}</a>' if view and view.url else str(name)
-
-
-def _regressions_page(
-    out: Path,
-    marks: Mapping[str, Judged],
-    views: Mapping[str, RunView],
-    titles: Mapping[str, str],
-    pages: Mapping[str, str],
-    displays: Mapping[str, str],
+def report(
+    store: Store, latest: Latest, out: Path, warn: Callable[[str], None] = lambda _: None
 ) -> int:
-    """One section per event, newest first; an event reported by several runs once."""
-    seen: dict[str, dict[str, Any]] = {}
-    for run in sorted(marks, key=lambda r: views[r].t if r in views else "", reverse=True):
-        for e in marks[run].events:
-            if e.id in seen:
-                seen[e.id]["runs"].append(_link(run, views, titles))
-                continue
-            seen[e.id] = {
-                "id": e.id,
-                "anchor": slug(e.id),
-                "verdict": e.verdict,
-                "display": displays.get(e.config, e.config),
-                "page": pages.get(e.config, "index.html"),
-                "first_bad": _link(e.first_bad_run, views, titles),
-                "last_good": _link(e.last_good_run, views, titles),
-                "points": e.points,
-                "metrics": [SHORT.get(m, m) for m in e.metrics],
-                "changes": e.changes,
-                "runs": [_link(run, views, titles)],
-            }
-    template = _env().get_template("event.html.j2")
-    body = "".join(template.render(e=e) for e in seen.values()) or "<p>No event.</p>"
-    _page(out, "regressions.html", "Regressions", body)
-    return len(seen)
-
-
-def report(store: Store, latest: Latest, out: Path) -> int:
-    """Write the site into the new directory `out`; the number of pages."""
+    """Write the site into the new directory `out`; the number of pages. What cannot be
+    shown (an A/B whose matrix entry is not one) goes to `warn`."""
     (out / PLOTLY_JS).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
-    info, marks = manifests(store, store.manifests)
+    marked = manifests(store, store.manifests)
+    info, marks = marked.info, marked.marks
     if latest.verdicts is not None:
         marks[latest.name] = judged(latest.name, latest.verdicts)
     load_points(store)
@@ -351,7 +258,14 @@ def report(store: Store, latest: Latest, out: Path) -> int:
         pages[config] = _config_page(store, out, config, display, marks, titles)
     _accuracy_page(store, out)
     displays = dict(found)
-    _regressions_page(out, marks, views, titles, pages, displays)
+    by_time = sorted(marked.confirmed, key=lambda r: views[r].t if r in views else r)
+    confirmed = confirmations.read(marked.confirmed[run] for run in by_time)
+    for problem in confirmed.problems:
+        warn(problem)
+    context = regressions.Context(
+        marks=marks, views=views, titles=titles, pages=pages, displays=displays
+    )
+    regressions.page(store, out, context, confirmed)
     v = read(latest.verdicts) if latest.verdicts is not None else None
     rows = []
     for p in v.points if v else ():
@@ -366,7 +280,7 @@ def report(store: Store, latest: Latest, out: Path) -> int:
                     "pair": p.pair,
                     "concurrency": p.concurrency,
                     "metric": SHORT.get(m.metric, m.metric) if m else "",
-                    "change": _pct(m.change) if m else "",
+                    "change": pct(m.change) if m else "",
                     "note": p.reason or "",
                 }
             )
@@ -379,12 +293,12 @@ def report(store: Store, latest: Latest, out: Path) -> int:
                     "pair": c.pair,
                     "concurrency": "curve",
                     "metric": "tok/s/GPU at fixed interactivity",
-                    "change": _pct(c.change),
+                    "change": pct(c.change),
                     "note": "",
                 }
             )
     body = (
-        _env()
+        env()
         .get_template("index.html.j2")
         .render(
             latest=latest,
@@ -396,5 +310,5 @@ def report(store: Store, latest: Latest, out: Path) -> int:
             runs=list(views.values()),
         )
     )
-    _page(out, "index.html", "sglang-ci benchmark dashboard", body)
+    page(out, "index.html", "sglang-ci benchmark dashboard", body)
     return len(found) + 3

@@ -35,7 +35,9 @@ _CONFIG_RUNS = f"""
 CREATE OR REPLACE TEMP TABLE dash_config_runs AS
 SELECT run, role, {_T} AS t, run_time, config, min(display) AS display,
   min(image) AS image, min(image_digest) AS image_digest,
-  {", ".join(f"min({v}) AS {v}" for v in VERSIONS)}, min(catalog_commit) AS catalog_commit
+  {", ".join(f"min({v}) AS {v}" for v in VERSIONS)}, min(catalog_commit) AS catalog_commit,
+  min(sglang_commit) AS sglang_commit,
+  string_agg(DISTINCT runner_name, ', ' ORDER BY runner_name) AS runner_name
 FROM records JOIN runs USING (role, run)
 WHERE kind = 'point'
 GROUP BY ALL
@@ -93,7 +95,7 @@ def judged(run: str, data: Mapping[str, Any]) -> Judged:
 # judge every point of its run; five years of them are most of a gigabyte of JSON): the run,
 # the outcome, and only the points and curves its verdicts marked.
 _MANIFESTS = f"""
-SELECT filename, run, outcome, exit_code, has_events, events, current,
+SELECT filename, run, outcome, exit_code, has_events, events, current, confirmation,
   list_filter(points, lambda p: (p ->> 'verdict') IN {tuple(MARKED)}) AS points,
   list_filter(curves, lambda c: (c ->> 'verdict') IN {tuple(MARKED)}) AS curves
 FROM (
@@ -104,6 +106,7 @@ FROM (
     json_exists(content, '$.verdicts.events') AS has_events,
     json_extract(content, '$.verdicts.events') AS events,
     json_extract_string(content, '$.verdicts.current') AS current,
+    coalesce(json_array_length(content, '$.confirmation'), 0) AS confirmation,
     CAST(json_extract(content, '$.verdicts.points') AS JSON[]) AS points,
     CAST(json_extract(content, '$.verdicts.curves') AS JSON[]) AS curves,
     json_extract_string(content, '$.schema') AS schema,
@@ -114,22 +117,42 @@ WHERE schema = '{MANIFEST_SCHEMA}'
 """
 
 
-def manifests(
-    store: Store, paths: Mapping[str, str]
-) -> tuple[dict[str, dict[str, Any]], dict[str, Judged]]:
-    """Each run's `run` block, and what its verdicts marked, from the manifests at
-    `paths` (run name -> path)."""
+@dataclass(frozen=True, kw_only=True)
+class Manifests:
+    """What the dashboard reads of the admitted runs' manifests."""
+
+    info: dict[str, dict[str, Any]]  # run -> its `run` block
+    marks: dict[str, Judged]  # run -> what its verdicts marked
+    confirmed: dict[str, Path]  # run -> its directory, for runs admitted with an A/B
+
+
+def manifests(store: Store, paths: Mapping[str, str]) -> Manifests:
+    """Each run's `run` block, what its verdicts marked and whether it holds an A/B
+    confirmation, from the manifests at `paths` (run name -> path)."""
+    found = Manifests(info={}, marks={}, confirmed={})
     if not paths:
-        return {}, {}
+        return found
     runs = {str(Path(path)): run for run, path in paths.items()}
-    info: dict[str, dict[str, Any]] = {}
-    marks: dict[str, Judged] = {}
+    info, marks = found.info, found.marks
     rows = store.con.execute(_MANIFESTS, [list(runs)]).fetchall()
-    for filename, run_block, outcome, exit_code, has_events, events, current, pts, crv in rows:
+    for (
+        filename,
+        run_block,
+        outcome,
+        exit_code,
+        has_events,
+        events,
+        current,
+        conf,
+        pts,
+        crv,
+    ) in rows:
         run = runs.get(str(Path(filename)))
         if run is None:
             continue
         info[run] = json.loads(run_block) if run_block else {}
+        if conf:
+            found.confirmed[run] = Path(filename).parent
         if outcome is None and exit_code is None:
             continue
         data: dict[str, Any] = {
@@ -142,7 +165,7 @@ def manifests(
         if has_events:
             data["events"] = json.loads(events) if events else []
         marks[run] = judged(run, data)
-    return info, marks
+    return found
 
 
 def load_points(store: Store) -> None:

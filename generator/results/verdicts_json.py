@@ -75,6 +75,8 @@ class Event:
     points: tuple[str, ...]
     metrics: tuple[str, ...]
     changes: tuple[tuple[str, str], ...]
+    # (isl, osl, concurrency) of its points, concurrency None for a curve
+    at: tuple[tuple[int, int, int | None], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,6 +195,11 @@ def _event(e: Mapping[str, Any]) -> Event:
         ),
         metrics=tuple(str(m) for m in e.get("metrics") or ()),
         changes=tuple(pairs),
+        at=tuple(
+            (*_pair(p), int(p["concurrency"]) if isinstance(p.get("concurrency"), int) else None)
+            for p in points
+            if isinstance(p, Mapping)
+        ),
     )
 
 
@@ -223,6 +230,8 @@ def _made_up_events(
                     sorted({m.metric for p in mine for m in p.metrics if m.verdict in MARKED})
                 ),
                 changes=(),
+                at=tuple((p.isl, p.osl, p.concurrency) for p in mine)
+                + tuple((c.isl, c.osl, None) for c in bent),
             )
         )
     return tuple(out)

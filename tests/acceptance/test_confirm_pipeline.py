@@ -6,6 +6,7 @@ and `confirm issues` against the stand-in gh. The events are given as `results c
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +121,21 @@ def test_a_suspected_event_gets_one_ab_job_that_confirms_and_opens_one_issue(
     monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
     monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "gh.jsonl"))
     monkeypatch.setenv("GH_TOKEN", "t")
+    # The events job's confirmation folder: the A/B jobs' artifacts, the matrix, the
+    # outcomes, compare's files and what `confirm issues` did.
+    folder = tmp_path / "run-confirmation"
+    shutil.copytree(runner.results / "confirmation", folder / f"confirmation-{entry['id']}")
+    shutil.copy(tmp_path / "confirm.json", folder / "matrix.json")
+    shutil.copy(tmp_path / "outcomes.json", folder / "outcomes.json")
+    shutil.copy(tmp_path / "c.json", folder / "results.json")
+    shutil.copy(tmp_path / "final.json", folder / "verdicts.json")
+    issues_file = folder / "issues.json"
     args = ["confirm", "issues", "--verdicts", str(tmp_path / "final.json"), "--outcomes",
-            str(tmp_path / "outcomes.json"), "--repo", "o/r"]  # fmt: skip
+            str(tmp_path / "outcomes.json"), "--repo", "o/r",
+            "--out", str(issues_file)]  # fmt: skip
     result = cli(*args)  # the fixture catalog keeps no tracking issue
     assert result.stdout == "tracking issues are off (regression.confirm.issues)\n"
+    assert json.loads(issues_file.read_text())["enabled"] is False
     for _ in range(2):  # a re-attempt of the same run opens nothing more
         result = cli(*args, "--policy", str(tmp_path / "policy.yaml"))
         assert result.exit_code == 0, result.stderr
@@ -132,3 +144,50 @@ def test_a_suspected_event_gets_one_ab_job_that_confirms_and_opens_one_issue(
     [issue] = json.loads((tmp_path / "repo.json").read_text())["issues"]
     assert "A `sglang-latest` (`" in issue["body"]
     assert "first bad image: `sglang-latest`" in issue["body"]
+    url = "https://github.com/o/r/issues/1"
+    # the re-attempt found the issue the first attempt opened, and did nothing more
+    assert json.loads(issues_file.read_text()) == {
+        "schema": "sglang-ci/issues/1", "run": current.name, "repository": "o/r",
+        "enabled": True, "error": None,
+        "issues": [{"event": EVENT, "number": 1, "url": url, "open": True, "action": None}],
+    }  # fmt: skip
+
+    # The history job admits the run with its confirmation folder; the dashboard shows the
+    # A/B judged again from the runner's documents and links the issue.
+    result = cli("results", "admit", str(current), "--history", str(history), "--name",
+                 current.name, "--verdicts", str(tmp_path / "final.json"),
+                 "--confirmation", str(folder))  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    admitted = history / current.name
+    manifest = json.loads((admitted / "manifest.json").read_text())
+    assert "confirmation/issues.json" in manifest["confirmation"]
+    assert json.loads((admitted / "confirmation/issues.json").read_text()) == json.loads(
+        issues_file.read_text()
+    )
+    site = tmp_path / "site"
+    result = cli("results", "report", "--history", str(history), "--out", str(site))
+    assert result.exit_code == 0, result.stderr
+    page = (site / "regressions.html").read_text()
+    assert f'<section class="event regression" id="{EVENT}">' in page
+    assert f'<a href="{url}">#1</a> (open; seen in ' in page
+    assert 'Result: <b class="confirmed">confirmed</b>, 3 repeats of each image, parallel.' in page
+    assert '<tr class="confirmed"><td>1024x1024 c=4</td><td>tok/s/GPU</td><td>0.920</td>' in page
+
+
+def test_confirm_outcomes_replaces_only_a_confirmation_file_it_wrote(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    (tmp_path / "none.json").write_text('{"include": []}\n')
+    out = tmp_path / "results.json"
+    args = ["confirm", "outcomes", "--matrix", str(tmp_path / "none.json"),
+            "--confirmation", str(out)]  # fmt: skip
+    out.write_text('[{"event": "ev-0d1c2b3a4f5e", "result": "confirmed"}]\n')
+    assert cli(*args).exit_code == 0
+    assert out.read_text() == "[]\n"
+    for name, text in (("notes.json", '{"mine": true}\n'), ("notes.md", "[]\n")):
+        mine = tmp_path / name
+        mine.write_text(text)
+        result = cli(*args[:-1], str(mine))
+        assert result.exit_code == 2
+        assert result.stderr.startswith(f"error: {mine}: ")
+        assert mine.read_text() == text

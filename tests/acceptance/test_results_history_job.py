@@ -136,8 +136,24 @@ def remote_files(remote: Path) -> dict[str, bytes]:
     }
 
 
-def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
-    """The GPU jobs' artifacts, then the summary job, then the history job."""
+def events_job(folder: Path, verdicts: Path) -> None:
+    """The artifact the events job uploads (run/confirmation/): the A/B jobs' documents
+    (one cut short), its matrix, outcomes, final verdicts and what `confirm issues` did."""
+    step = folder / "confirmation-ab-1" / "ab-1" / "step-0"
+    step.mkdir(parents=True)
+    (step / "a-p1-r0.json").write_text('{"schema": "sglang-ci/confirmation/1", "step": 0}\n')
+    (step / "b-p1-r0.json").write_text('{"schema": "sglang-ci/confirmation/1", "st')
+    (folder / "matrix.json").write_text('{"include": []}\n')
+    (folder / "outcomes.json").write_text("[]\n")
+    (folder / "results.json").write_text("[]\n")
+    (folder / "issues.json").write_text('{"schema": "sglang-ci/issues/1", "issues": []}\n')
+    (folder / "summary.md").write_text("### A/B confirmation\n")
+    shutil.copy(verdicts, folder / "verdicts.json")
+
+
+def one_run(tmp_path: Path, remote: Path, day: int, confirmation: bool = False) -> Runner:
+    """The GPU jobs' artifacts, then the summary job, (with `confirmation`, what the
+    events job uploads,) then the history job."""
     workspace = tmp_path / f"w{day}"
     (workspace / "home").mkdir(parents=True)
     copy_catalogs(workspace)  # the default branch's checkout: admit reads its images
@@ -155,6 +171,8 @@ def one_run(tmp_path: Path, remote: Path, day: int) -> Runner:
     new = workspace / "new-run"
     shutil.copytree(workspace / "run", new / "run")
     shutil.copytree(workspace / "judged", new / "judged")
+    if confirmation:
+        events_job(new / "confirmation", workspace / "judged" / "verdicts.json")
     shutil.rmtree(workspace / "history", ignore_errors=True)
     runner.job("history")
     return runner
@@ -199,7 +217,7 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
         "expected: every job of it was lost or never ran; 1 missing job(s) (3 points)\n"
     )
     assert "- missing job `ds-fp8-tp8-1024x1024` (3 points): not reported\n" in text
-    second = one_run(tmp_path, remote, day=1)
+    second = one_run(tmp_path, remote, day=1, confirmation=True)
     # The deploy key lived for the push only.
     assert not (second.workspace / "home" / "history-deploy-key").exists()
     assert (second.workspace / "home" / "history-known-hosts").read_text() == (
@@ -209,16 +227,38 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
     files = remote_files(remote)
     runs = sorted({name.split("/")[1] for name in files}, key=lambda n: "7001" in n)
     assert [r.rsplit("-", 2)[1:] for r in runs] == [["7009", "1"], ["7001", "1"]]
+    kept = [
+        "confirmation/confirmation-ab-1/ab-1/step-0/a-p1-r0.json",
+        "confirmation/issues.json",
+        "confirmation/matrix.json",
+        "confirmation/outcomes.json",
+        "confirmation/results.json",
+        "confirmation/verdicts.json",
+    ]
     for name, data in files.items():
         assert name.startswith("runs/"), name
         if name.endswith(".json"):
             parsed = json.loads(data)
-            assert parsed["schema"].startswith(("sglang-ci/record/1", "sglang-ci/manifest/1"))
+            if name.split("/", 2)[2] not in kept:
+                schema = parsed["schema"]
+                assert schema.startswith(("sglang-ci/record/1", "sglang-ci/manifest/1"))
         else:
             assert name.endswith("/" + COMPACT_FILE), name
     first, last = (
-        sorted(name.split("/", 2)[2] for name in files if name.startswith(f"runs/{run}/"))
+        sorted(
+            name.split("/", 2)[2]
+            for name in files
+            if name.startswith(f"runs/{run}/") and not name.startswith(f"runs/{run}/confirmation/")
+        )
         for run in runs
+    )
+    assert (
+        sorted(
+            name.split("/", 2)[2]
+            for name in files
+            if name.startswith(f"runs/{runs[1]}/confirmation/")
+        )
+        == kept
     )
     assert first == sorted([COMPACT_FILE, "manifest.json"])
     assert last == sorted(
@@ -236,5 +276,10 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
     manifest = json.loads(files[f"runs/{runs[1]}/manifest.json"])
     assert manifest["verdicts"]["schema"] == "sglang-ci/verdicts/1"
     assert manifest["matrix"] == [matrix()]
-    assert manifest["left_out"] == [f"{JOB}/summary.md"]
+    assert manifest["left_out"] == [
+        f"{JOB}/summary.md",
+        "confirmation/confirmation-ab-1/ab-1/step-0/b-p1-r0.json",
+        "confirmation/summary.md",
+    ]
+    assert manifest["confirmation"] == kept
     assert manifest["run"]["number"] == 12

@@ -13,14 +13,21 @@ from click.testing import CliRunner, Result
 from selenium.webdriver.common.by import By
 
 from generator.cli import main
+from generator.confirm import tracked
+from generator.confirm.tracked import Tracked
+from generator.results import regressions
 from generator.results.output import MARKER
+from tests import confirm_gen as cg
 from tests.browser.chromium import charts, chromium, errors, skipped
 from tests.helpers import FIXTURE
+from tests.launchers.support import fixture_job
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
 POINTS = sweep(concurrencies=(4, 16, 64, 128)) + MTP
 DROP = POINTS[1]  # ds-fp8-tp8, 1024x1024, concurrency 16
+EVENT = "ev-5d5d5d5d5d5d"
+ISSUE = "https://github.com/example/sglang-ci/issues/12"
 GITHUB = {
     "GITHUB_WORKFLOW": "Benchmark",
     "GITHUB_REPOSITORY": "example/sglang-ci",
@@ -36,8 +43,26 @@ def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Result
     )
 
 
+def digest(day: int) -> str:
+    return "sha256:" + ("aa" if day < 3 else "bb" if day < 5 else "cc") * 32
+
+
+def made_by(record: dict[str, Any], day: int) -> dict[str, Any]:
+    """`record` as the image of `day` made it: a new digest and SGLang 0.5.7 from day 3
+    on, another with SGLang 0.5.8 and a new ATOM commit from day 5 on."""
+    prov = record["provenance"]
+    prov["image"]["digest"] = digest(day)
+    prov["image"]["pinned"] = f"rocm/sgl-dev@{digest(day)}"
+    prov["sglang_version"] = "0.5.6" if day < 3 else "0.5.7" if day < 5 else "0.5.8"
+    prov["sglang_commit"] = "0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4" if day >= 5 else None
+    prov["atom_version"] = "0.1.3.dev7+g5e6f7a8b" if day >= 5 else "0.1.2.dev3+g1a2b3c4d"
+    prov["aiter_version"] = "0.1.5"
+    prov["github"]["workflow"] = "Benchmark"
+    return record
+
+
 def records(day: int, drop: bool = False) -> list[dict[str, Any]]:
-    """A run's records; from day 3 on a new image digest with SGLang 0.5.7."""
+    """A run's records (see made_by for their images)."""
     rng = random.Random(day)
     run = Run(day=day, image="rocm/sgl-dev:nightly")
     out = [
@@ -48,21 +73,93 @@ def records(day: int, drop: bool = False) -> list[dict[str, Any]]:
         case_record(run, score=0.95 + day / 200),
         case_record(run, "gsm8k-mtp", spec="mtp", draft_tokens=3, accept_length=2.5),
     ]
-    for record in out:
-        record["provenance"]["image"]["digest"] = "sha256:" + ("aa" if day < 3 else "bb") * 32
-        record["provenance"]["sglang_version"] = "0.5.6" if day < 3 else "0.5.7"
-        record["provenance"]["github"]["workflow"] = "Benchmark"
-    return out
+    return [made_by(record, day) for record in out]
+
+
+def side(day: int) -> dict[str, Any]:
+    """The image of `day` as an A/B names it."""
+    return {
+        "image": f"rocm/sgl-dev@{digest(day)}",
+        "image_requested": "rocm/sgl-dev:nightly",
+        "image_tag": "nightly",
+        "image_digest": digest(day),
+        "run": Run(day=day).name,
+    }
+
+
+def confirmation(parent: Path) -> Path:
+    """What the events job leaves in the confirmation folder of day 5 (40% lower at DROP,
+    3% at the point after it): the A/B of day 4's image against day 5's, three repeats,
+    the matrix it ran from, and the issue `confirm issues` opened."""
+    job = fixture_job("--preset", "all-qwen")
+    point = job["points"][0]
+    job.update(
+        id="ds-fp8-tp8-1024x1024",
+        config="ds-fp8-tp8",
+        points=[
+            {**point, "id": p.point_id, "isl": 1024, "osl": 1024, "concurrency": p.concurrency}
+            for p in (DROP, POINTS[2])
+        ],
+    )
+    entry = cg.ab_entry(job, EVENT, side(4), side(5))
+
+    def measured(turn: str, p: dict[str, Any], repeat: int) -> dict[str, Any]:
+        day = 4 if turn == "A" else 5
+        lower = 1.0 if turn == "A" else 0.6 if p["concurrency"] == DROP.concurrency else 0.97
+        at = next(x for x in POINTS if x.concurrency == p["concurrency"])
+        record = point_record(Run(day=day), at, Shape(throughput=lower))
+        return made_by(record, day)
+
+    folder = parent / "confirmation"
+    for rel, doc in {**cg.ab_documents(entry, measured)}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(json.dumps(doc))
+    (folder / "matrix.json").write_text(json.dumps({"include": [entry]}))
+    opened = Tracked(event=EVENT, number=12, url=ISSUE, open=True, action="opened")
+    doc = tracked.document(run="run", repository="example/sglang-ci", enabled=True, issues=[opened])
+    (folder / tracked.FILE).write_text(json.dumps(doc))
+    return folder
+
+
+def with_event(verdicts: Path, day: int) -> None:
+    """compare's verdicts of `day` with the event the A/B confirmed, as the events job's
+    final compare documents it (docs/results.md)."""
+    data = json.loads(verdicts.read_text())
+    data["events"] = [
+        {
+            "id": EVENT,
+            "state": "confirmed",
+            "confirmed_by": "A/B",
+            "config": "ds-fp8-tp8",
+            "server": {
+                "fingerprint": "fp-ds-fp8-tp8",
+                "runner_label": "mi355-8gpu",
+                "image_family": "rocm/sgl-dev",
+            },
+            "first_bad_run": Run(day=day).name,
+            "last_good_run": Run(day=day - 1).name,
+            "runs": 1,
+            "points": [{"isl": 1024, "osl": 1024, "concurrency": DROP.concurrency}],
+            "metrics": ["output_throughput_per_gpu"],
+            "changes": {"output_throughput_per_gpu": {"change": -0.4, "low": -0.42, "high": -0.38}},
+            "differences": {"image_digest": [digest(day - 1), digest(day)]},
+        }
+    ]
+    verdicts.write_text(json.dumps(data))
 
 
 def admitted(tmp_path: Path, day: int, drop: bool = False) -> None:
     """Run `day` judged against the history and admitted into it, as the summary and
-    history jobs do."""
+    history jobs do; a drop with its A/B confirmation and tracking issue."""
     history = tmp_path / "history"
     new = write_run(tmp_path / f"new{day}", Run(day=day), records(day, drop), name="run")
     verdicts = tmp_path / f"new{day}" / "verdicts.json"
     where = ["--history", str(history), "--current", str(new)]
     cli(tmp_path, "compare", *where, "--json", "--out", str(verdicts))
+    confirmed = []
+    if drop:
+        with_event(verdicts, day)
+        confirmed = ["--confirmation", str(confirmation(tmp_path / f"new{day}"))]
     env = {**GITHUB, "GITHUB_RUN_ID": str(7000 + day), "GITHUB_RUN_NUMBER": str(day)}
     name = Run(day=day).name
     done = cli(
@@ -75,6 +172,7 @@ def admitted(tmp_path: Path, day: int, drop: bool = False) -> None:
         name,
         "--verdicts",
         str(verdicts),
+        *confirmed,
         env=env,
     )
     assert done.exit_code == 0, done.output
@@ -99,7 +197,10 @@ def build(tmp_path: Path, *, with_current: bool = True) -> Path:
     return tmp_path / "site"
 
 
-def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
+def test_the_site_loads_plotly_once_from_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(regressions, "EVENTS_SHOWN", 1)  # the older event: a table row
     site = build(tmp_path)
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
     assert pages == [
@@ -120,6 +221,17 @@ def test_the_site_loads_plotly_once_from_itself(tmp_path: Path) -> None:
         '<a href="https://github.com/example/sglang-ci/actions/runs/7006">Benchmark #6</a>' in index
     )
     assert "<title>DS-FP8-TP8</title>" in (site / "config/ds-fp8-tp8.html").read_text()
+    events = (site / "regressions.html").read_text()
+    assert events.count("<section ") == 1
+    assert '<section class="event regression" id="ds-fp8-tp8-run">' in events
+    assert '<div id="ev-ds-fp8-tp8-run-0" class="plotly-graph-div"' in events
+    assert (
+        '<tr class="regression"><td>regression</td><td><a href="config/ds-fp8-tp8.html">'
+        f"DS-FP8-TP8</a></td><td><code>{EVENT}</code></td>\n"
+        '<td><a href="https://github.com/example/sglang-ci/actions/runs/7005">Benchmark #5</a>'
+        '</td><td><a href="https://github.com/example/sglang-ci/actions/runs/7004">'
+        "Benchmark run 7004</a></td><td>1024x1024 c=16</td></tr>"
+    ) in events
 
 
 def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Path) -> None:
@@ -141,9 +253,9 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         browser.get((site / "index.html").as_uri())
         digests = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "td.digest")]
         # 8 runs (days 0-7), each one image: its short digest on the page
-        assert digests == ["sha256:bbbbbbbbbbbb"] * 5 + ["sha256:aaaaaaaaaaaa"] * 3
+        assert digests == [f"sha256:{x * 12}" for x in ("c" * 3 + "b" * 2 + "a" * 3)]
         rows = browser.find_element(By.CSS_SELECTOR, "table.runs").text
-        assert rows.count("0.5.7") == 5 and rows.count("0.5.6") == 3
+        assert [rows.count(f"0.5.{v}") for v in (8, 7, 6)] == [3, 2, 3]
         assert errors(browser) == []
         browser.get((site / "config/ds-fp8-tp8.html").as_uri())
         drawn = charts(browser)
@@ -180,11 +292,13 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         ]
         change = next(t for t in trend["traces"] if t["name"] == "image or version changed")
         assert change["text"] == [
-            "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7"
+            "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7",
+            "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.7 -> 0.5.8; "
+            "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b",
         ]
         curve = drawn[0]
         assert [t["name"] for t in curve["traces"]][:2] == [
-            "before the last image change (Benchmark run 7002)",
+            "before the last image change (Benchmark run 7004)",
             "latest (Benchmark run 7007)",
         ]
         assert curve["traces"][1]["text"] == ["c=128", "c=64", "c=16", "c=4"]
@@ -198,9 +312,58 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         assert browser.save_screenshot(str(shot))
         browser.get((site / "regressions.html").as_uri())
         events = browser.find_elements(By.CSS_SELECTOR, "section.event")
-        assert [e.get_attribute("id") for e in events] == [
-            "ds-fp8-tp8-run",
-            "ds-fp8-tp8-2026-11-06T02-00-00Z-7005",
+        # the current run's drop (compare run by report) and day 5's confirmed event
+        assert [e.get_attribute("id") for e in events] == ["ds-fp8-tp8-run", EVENT]
+        event = events[1]
+        issue = event.find_element(By.CSS_SELECTOR, "li.issue a")
+        assert (issue.text, issue.get_attribute("href")) == ("#12", ISSUE)
+        assert event.find_element(By.CSS_SELECTOR, "li.issue").text == (
+            "Tracking issue: #12 (open; opened in Benchmark #5)"
+        )
+        diff = [
+            [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")]
+            + [row.get_attribute("class") or ""]
+            for row in event.find_elements(By.CSS_SELECTOR, "table.diff tr")[1:]
+        ]
+        assert diff == [
+            ["image digest", "sha256:bbbbbbbbbbbb", "sha256:cccccccccccc", "changed"],
+            ["SGLang", "0.5.7", "0.5.8", "changed"],
+            ["SGLang commit", "-", "0f1e2d3c4b5a", "changed"],
+            ["ATOM", "0.1.2.dev3+g1a2b3c4d", "0.1.3.dev7+g5e6f7a8b", "changed"],
+            ["ATOM commit", "1a2b3c4d", "5e6f7a8b", "changed"],
+            ["AITER", "0.1.5", "0.1.5", ""],
+            ["AITER commit", "-", "-", ""],
+            ["ROCm", "7.0.2", "7.0.2", ""],
+            ["catalog commit", "000000000000", "000000000000", ""],
+            ["runner", "runner-01", "runner-01", ""],
+        ]
+        ab = event.find_element(By.CSS_SELECTOR, "div.ab").text.splitlines()
+        assert ab[0] == "Result: confirmed, 3 repeats of each image, parallel."
+        assert ab[1].startswith("A/B: A nightly (sha256:bbbbbbbbbbbb), SGLang 0.5.7, ATOM ")
+        assert ab[1].endswith(
+            "against B nightly (sha256:cccccccccccc), SGLang 0.5.8, ATOM 0.1.3.dev7+g5e6f7a8b, "
+            "AITER 0.1.5, ROCm 7.0.2; 12 of 12 turns measured: confirmed "
+            "(output_throughput_per_gpu B/A 0.763 [0.763, 0.763] at 95%: confirmed)"
+        )
+        per_point = [
+            [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+            for row in event.find_elements(By.CSS_SELECTOR, "table.ab-points tr")[1:]
+        ]
+        assert per_point == [
+            ["1024x1024 c=16", "tok/s/GPU", "0.600", "[0.600, 0.600]", "confirmed"],
+            ["1024x1024 c=64", "tok/s/GPU", "0.970", "[0.970, 0.970]", "cleared"],
+        ]
+        assert ab[-1] == (
+            "First bad image: nightly (sha256:cccccccccccc), SGLang 0.5.8, "
+            "ATOM 0.1.3.dev7+g5e6f7a8b, AITER 0.1.5, ROCm 7.0.2"
+        )
+        [curve] = [c for c in charts(browser) if c["id"] == f"ev-{EVENT}-0"]
+        assert curve["title"] == "1024x1024: throughput per GPU vs interactivity"
+        assert [(t["name"], t["text"]) for t in curve["traces"]] == [
+            ("last good (Benchmark run 7004)", ["c=128", "c=64", "c=16", "c=4"]),
+            ("first bad (Benchmark #5)", ["c=128", "c=64", "c=16", "c=4"]),
+            ("latest (Benchmark run 7007)", ["c=128", "c=64", "c=16", "c=4"]),
+            ("regression", ["regression at c=16"]),
         ]
         assert errors(browser) == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import Result
 
 from generator.confirm import issues
 from generator.confirm.events import Verdicts, parse
+from generator.confirm.tracked import Tracked
+from tests.conftest import Invoke
 from tests.helpers import ROOT
 
 GH = str(ROOT / "tests" / "standin" / "bin" / "gh")
@@ -104,8 +107,10 @@ def test_one_issue_per_event_commented_while_open_and_closed_on_recovery(
     assert issue["comments"][1].startswith("Recovered: run [run-10](")
 
 
-def test_a_suspected_event_opens_no_issue(gh: issues.Gh, tmp_path: Path) -> None:
-    assert keep(gh, verdicts("run-07", [event("suspected")])) == []
+@pytest.mark.parametrize("state", ["suspected", "cleared"])
+def test_an_event_not_confirmed_opens_no_issue(gh: issues.Gh, tmp_path: Path, state: str) -> None:
+    # cleared: the A/B found no difference (noise alone)
+    assert keep(gh, verdicts("run-07", [event(state, confirmed_by=None)])) == []
     assert writes(tmp_path) == []
 
 
@@ -135,3 +140,86 @@ def test_a_failing_gh_is_one_line(gh: issues.Gh, monkeypatch: pytest.MonkeyPatch
     assert str(caught.value) == (
         "gh issue list failed (4): To get started with GitHub CLI, please run:  gh auth login"
     )
+
+
+def kept(gh: issues.Gh, v: Verdicts) -> list[Tracked]:
+    """What `confirm issues --out` records for run `v`."""
+    listed = issues.issues(gh, "perf", {e.id for e in v.events})
+    done: list[Tracked] = []
+    issues.apply(gh, issues.plan(v, {}, listed, issues.RunInfo(name=v.current, url=None)),
+                 "perf", done)  # fmt: skip
+    return issues.tracked(v, listed, done)
+
+
+def test_each_issue_is_recorded_with_its_number_url_and_the_action_taken(
+    gh: issues.Gh,
+) -> None:
+    url = "https://github.com/owner/repo/issues/1"
+
+    def one(action: str | None, is_open: bool = True) -> list[Tracked]:
+        return [Tracked(event="ev-3f2a9c41d07b", number=1, url=url, open=is_open, action=action)]
+
+    assert kept(gh, verdicts("run-07", [event()])) == one("opened")
+    assert kept(gh, verdicts("run-07", [event()])) == one(None)  # a re-attempt
+    assert kept(gh, verdicts("run-08", [event(runs=2)])) == one("commented")
+    assert kept(gh, verdicts("run-09", [], measured=False)) == []  # another cron group
+    assert kept(gh, verdicts("run-10", [])) == one("closed", is_open=False)
+    assert kept(gh, verdicts("run-11", [event(runs=3)])) == one("reopened")
+    assert kept(gh, verdicts("run-12", [event("suspected")])) == one(None)
+
+
+POLICY = "confirm: {enabled: true, issues: true, issue_label: perf}\n"
+
+
+def standin_gh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The stand-in gh first on PATH, without a token."""
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests/standin/bin'}:/usr/bin:/bin")
+    monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
+    monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "calls.jsonl"))
+    for name in ("GH_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def issues_cli(cli: Invoke, tmp_path: Path, out: Path) -> Result:
+    found = {"schema": "sglang-ci/verdicts/2", "current": "run-07", "events": [event()]}
+    (tmp_path / "v.json").write_text(json.dumps(found))
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    policy = ["--policy", str(tmp_path / "policy.yaml")]
+    where = ["--verdicts", str(tmp_path / "v.json"), "--repo", "owner/repo", "--out", str(out)]
+    return cli("confirm", "issues", *where, *policy)
+
+
+def test_confirm_issues_out_records_what_gh_did_before_it_failed(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    standin_gh(monkeypatch, tmp_path)
+    out = tmp_path / "confirmation" / "issues.json"
+    result = issues_cli(cli, tmp_path, out)  # no token: gh fails on the listing
+    assert result.exit_code == 1
+    assert json.loads(out.read_text()) == {
+        "schema": "sglang-ci/issues/1", "run": "run-07", "repository": "owner/repo",
+        "enabled": True, "issues": [],
+        "error": "gh issue list failed (4): To get started with GitHub CLI, please run:  "
+                 "gh auth login",
+    }  # fmt: skip
+    monkeypatch.setenv("GH_TOKEN", "token")
+    result = issues_cli(cli, tmp_path, out)  # replaces the file it wrote
+    assert result.exit_code == 0, result.stderr
+    assert [(i["number"], i["action"]) for i in json.loads(out.read_text())["issues"]] == [
+        (1, "opened")
+    ]
+
+
+def test_confirm_issues_out_never_replaces_a_file_it_did_not_write(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    standin_gh(monkeypatch, tmp_path)
+    monkeypatch.setenv("GH_TOKEN", "token")
+    mine = tmp_path / "notes.json"
+    mine.write_text('{"mine": true}\n')
+    result = issues_cli(cli, tmp_path, mine)
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: {mine}: exists and was not written by sglang-ci; not replaced\n"
+    )  # fmt: skip
+    assert mine.read_text() == '{"mine": true}\n'
+    assert not (tmp_path / "calls.jsonl").exists()
