@@ -104,9 +104,9 @@ def stages() -> list[str]:
         t1 = time.perf_counter()
         expanded = expand(catalog)
         t2 = time.perf_counter()
-        outputs = render(expanded)
+        outputs = render(expanded, ROOT)
         t3 = time.perf_counter()
-        integrity.check(catalog, outputs)
+        integrity.check(catalog, integrity.read_back(outputs))
         t4 = time.perf_counter()
         for name, seconds in zip(samples, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             samples[name].append(seconds)

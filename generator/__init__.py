@@ -1,5 +1,4 @@
-"""sglang-ci: catalogs of SGLang benchmark and accuracy runs, rendered into GitHub Actions."""
+"""sglang-ci: catalogs of SGLang benchmark and accuracy runs, rendered into GitHub Actions.
 
-from __future__ import annotations
-
-__version__ = "0.1.0"
+The version is pyproject.toml's, read from the installed metadata (`sglang-ci --version`).
+"""

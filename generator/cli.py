@@ -1,14 +1,13 @@
 """The `sglang-ci` command: click options only; the stages do the work.
 
 load -> expand -> lint | render | plan | explain. Exit codes: 0 success, 1 a failed check
-(drift, lint), 2 bad input, 3 a bug (`--debug` shows the traceback).
+(drift, lint), 2 bad input, 3 a bug (`--debug` shows the traceback): generator/context.py.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -16,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from generator.catalog import load
 from generator.catalog.model import LEVELS
 from generator.confirm.cli import confirm_group
-from generator.errors import CheckFailed, SelectionError, SglangCIError, did_you_mean
-from generator.expand import expand
+from generator.context import Context, run
+from generator.errors import CheckFailed, SelectionError, did_you_mean
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
@@ -41,43 +39,6 @@ from generator.verify_cli import verify_group
 
 if TYPE_CHECKING:
     from generator.dispatch import Selected
-
-UNEXPECTED_EXIT = 3
-
-
-class Context:
-    def __init__(self, root: Path, debug: bool) -> None:
-        self.root = root
-        self.debug = debug
-
-    def expanded(self) -> Expanded:
-        return expand(load(self.root))
-
-
-def run(ctx: click.Context, work: Callable[[Context], int | None]) -> None:
-    """Run one subcommand: expected errors are one line; anything else is a bug (exit 3)."""
-    obj: Context = ctx.obj
-    try:
-        code = work(obj) or 0
-    except BrokenPipeError:
-        # The reader went away (`| head`): nothing more to say, as other tools do.
-        sys.stderr.close()
-        code = 0
-    except SglangCIError as e:
-        if obj.debug:
-            traceback.print_exc()
-        click.echo(f"error: {one_line(str(e))}", err=True)
-        code = e.return_code
-    except Exception as e:
-        if obj.debug:
-            traceback.print_exc()
-        click.echo(
-            f"An unexpected error has occurred: {type(e).__name__}: {one_line(str(e))} "
-            "(run with --debug for the traceback)",
-            err=True,
-        )
-        code = UNEXPECTED_EXIT
-    ctx.exit(code)
 
 
 def emit(data: Any) -> None:
@@ -125,9 +86,10 @@ def _one_selection(group: str | None, cron: str | None, preset: str | None) -> N
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="Repository root holding catalogs/.",
+    help="The checkout to read: its catalogs/ and templates/.",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
+@click.version_option(package_name="sglang-ci", prog_name="sglang-ci")
 @click.pass_context
 def main(ctx: click.Context, root: Path, debug: bool) -> None:
     """Benchmark and accuracy CI for SGLang, rendered from catalogs."""
@@ -166,7 +128,7 @@ main.command(name="jobs", help='GPU jobs (one server each) of a selection, as {"
 
 
 @main.command()
-@click.option("--level", type=click.Choice(["pr", "nightly"]))
+@click.option("--level", type=click.Choice(LEVELS))
 @click.option("--suite", help="Accuracy suite (atom, sglang).")
 @click.pass_context
 def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
@@ -281,7 +243,7 @@ def render_cmd(ctx: click.Context) -> None:
     """Write every generated file (workflows, matrices, docs) from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render(_checked(c.expanded()))
+        outputs = render(_checked(c.expanded()), c.root)
         changed = write_all(c.root, outputs)
         click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
         for rel in changed:
@@ -296,7 +258,7 @@ def check_cmd(ctx: click.Context) -> None:
     """Fail (exit 1) when committed generated files differ from the catalogs."""
 
     def work(c: Context) -> None:
-        outputs = render(_checked(c.expanded()))
+        outputs = render(_checked(c.expanded()), c.root)
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))

@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.catalog.model import LEVELS
+from generator.catalog.model import LEVELS, PR
 from generator.errors import SglangCIError
 from generator.expand.model import Expanded
 from generator.render.matrices import MATRICES, level_entries, run_matrix
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")
-PR_LEVEL = "pr"
 CASE_KEYS = (
     "model_path",
     "server_args",
@@ -81,7 +80,7 @@ def _job_key(entry: dict[str, Any]) -> str:
 def _add_cases(out: Entries, level: str, entries: list[dict[str, Any]]) -> None:
     """A case's entry from the PR level when it has one (its shorter timeout)."""
     for entry in entries:
-        if level == PR_LEVEL or entry["id"] not in out:
+        if level == PR or entry["id"] not in out:
             out[entry["id"]] = entry
 
 
@@ -92,7 +91,7 @@ def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
         return None
     cases: Entries = {}
     jobs: Entries = {}
-    for rel in sorted(listed, key=lambda p: p.endswith(f"/{PR_LEVEL}.json")):
+    for rel in sorted(listed, key=lambda p: p.endswith(f"/{PR}.json")):
         if not rel.endswith(".json"):
             continue
         try:
@@ -109,7 +108,7 @@ def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
 def _head(expanded: Expanded) -> tuple[Entries, Entries]:
     """The cases and jobs the working tree renders (what `make workflows` commits)."""
     cases: Entries = {}
-    for level in sorted(LEVELS, key=lambda name: name == PR_LEVEL):
+    for level in sorted(LEVELS, key=lambda name: name == PR):
         _add_cases(cases, level, level_entries(expanded, level))
     runs = [s.default_run for s in expanded.schedules]
     runs += [run for p in expanded.presets for run in p.runs.values()]
@@ -160,7 +159,7 @@ def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) 
     if launcher:
         more = f" and {len(launcher) - 1} more" if len(launcher) > 1 else ""
         for run in head.case_runs:
-            if PR_LEVEL in run.case.levels:
+            if PR in run.case.levels:
                 cases.setdefault(run.id, f"PR-level case; {launcher[0]}{more} changed")
     # A job whose server mode needs an image of its own runs from a dispatch that names one.
     runnable = [key for key in sorted(jobs) if new_jobs[key]["image"]]

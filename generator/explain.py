@@ -16,7 +16,8 @@ from generator.expand.entries import case_entry, job_entry, point_entry
 from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
 from generator.expand.select import check_mode, default_mode, image_for
 from generator.launch import commands
-from generator.launch.contract import CaseEntry, JobEntry
+from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
+from generator.launch.knobs import DEFAULTS, LOGS
 
 # Catalog values never hold NUL (the loader refuses it), so these marks stand for the
 # variables and nothing else.
@@ -29,13 +30,19 @@ WHERE = commands.Where(
     root="\0SGLANG_CI_ROOT\0",
 )
 PREAMBLE = (
-    "PYTHON=${PYTHON:-python3}",
-    "SGLANG_PORT=${SGLANG_PORT:-30000}",
+    f"PYTHON=${{PYTHON:-{DEFAULTS['PYTHON']}}}",
+    f"SGLANG_PORT=${{SGLANG_PORT:-{DEFAULTS['SGLANG_PORT']}}}",
     'SGLANG_CI_ROOT=$(realpath "${SGLANG_CI_ROOT:-.}")',
-    "MODEL_CACHE=${MODEL_CACHE:-/models}",
-    'RESULTS_DIR=$(realpath -m "${RESULTS_DIR:-results}")',
-    'LOG_DIR=$(realpath -m "${LOG_DIR:-$RESULTS_DIR/logs}")',
+    f"MODEL_CACHE=${{MODEL_CACHE:-{commands.CONTAINER_CACHE}}}",
+    f'RESULTS_DIR=$(realpath -m "${{RESULTS_DIR:-{DEFAULTS["RESULTS_DIR"]}}}")',
+    f'LOG_DIR=$(realpath -m "${{LOG_DIR:-$RESULTS_DIR/{LOGS}}}")',
     'mkdir -p "${LOG_DIR}"',
+)
+# The readiness wait, with the launcher's knobs and their defaults.
+READY_POLL = f"${{READY_POLL_S:-{DEFAULTS['READY_POLL_S']}}}"
+READY_WAIT = (
+    f"# ready when each of these answers 200 (every READY_POLL_S={DEFAULTS['READY_POLL_S']} s, "
+    f"at most READY_TIMEOUT_S={DEFAULTS['READY_TIMEOUT_S']} s)"
 )
 
 
@@ -60,7 +67,8 @@ def line(tokens: Iterable[str]) -> str:
 def _models(entry: JobEntry | CaseEntry) -> list[str]:
     lines = [
         "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
-        "/models); a model that is not complete there is first downloaded, under a lock:"
+        f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
+        "under a lock:"
     ]
     for model, path in commands.models(entry, WHERE).items():
         lines.append("#   " + line(commands.download_argv(model, path)))
@@ -77,11 +85,10 @@ def _server(entry: JobEntry | CaseEntry) -> list[str]:
         *(f"  export {k}={shlex.quote(v)}" for k, v in entry["env"].items()),
         "  exec " + line(commands.server_argv(entry, WHERE)),
         ") >> " + quote(commands.server_log(entry, WHERE)) + " 2>&1 &",
-        "# ready when each of these answers 200 (every READY_POLL_S=5 s, at most "
-        "READY_TIMEOUT_S=3600 s)",
+        READY_WAIT,
     ]
     lines += [
-        f"until curl -fs -o /dev/null {quote(url + path)}; do sleep 5; done"
+        f'until curl -fs -o /dev/null {quote(url + path)}; do sleep "{READY_POLL}"; done'
         for path in commands.READY_PATHS
     ]
     return lines
@@ -129,7 +136,7 @@ def case_text(case: CaseEntry, level: str = "") -> str:
     work = quote(commands.eval_dir(case, WHERE))
     gate = (
         f'results["{ev["task"]}"]["{ev["metric"]}"]'
-        if ev["kind"] == "lm-eval"
+        if ev["kind"] == LM_EVAL
         else 'the unrounded "accuracy" run_eval returned, in '
         + quote(commands.metrics_file(case, WHERE))
     )

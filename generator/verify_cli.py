@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from generator.context import run
 from generator.errors import SglangCIError
 from generator.launch.logtext import one_line
 
@@ -24,7 +25,6 @@ class EntryError(SglangCIError):
 
 
 def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
-    from generator.cli import run  # the parent command, loaded by the time this runs
 
     def done(c: Any) -> None:
         click.echo(f"verified: {one_line(work(c.root))}")
@@ -67,7 +67,8 @@ def caller_cmd(
 
 
 def _entry(path: Path) -> dict[str, Any]:
-    from generator.launch.contract import InputError, load_object
+    from generator.launch.contract import load_object
+    from generator.launch.errors import InputError
 
     try:
         return load_object(path)
@@ -88,7 +89,8 @@ def _entry_command(kind: str) -> Callable[..., None]:
         from generator import verify
         from generator.catalog.at_ref import load_at
         from generator.expand import expand
-        from generator.launch.contract import InputError, check_case, check_job
+        from generator.launch.contract import check_case, check_job
+        from generator.launch.errors import InputError
 
         def work(root: Path) -> str:
             data = _entry(entry_file)

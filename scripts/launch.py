@@ -15,4 +15,4 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from generator.launch.main import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(__file__).resolve().parent.parent))  # the checkout

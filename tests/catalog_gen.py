@@ -6,12 +6,16 @@ A `CatalogSpec` holds the raw documents plus what a reader of the catalog expect
 
 from __future__ import annotations
 
+import io
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from tests.helpers import TEMPLATES
 
 RUNNER = "gpu-runner-8"
 MODELS: dict[str, tuple[str, str, str]] = {
@@ -29,15 +33,18 @@ ENV_FRAGMENTS = ("common", "aiter")
 SELECT_FIELDS = ("suite", "family", "precision", "spec")
 
 
-class _NoAliases(yaml.SafeDumper):
-    """The loader refuses anchors and aliases, so never write one."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 def dump(doc: dict[str, Any]) -> str:
-    return yaml.dump(doc, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000)
+    """`doc` as YAML text in the keys' order, never with an anchor or alias (the loader
+    refuses them)."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 1000
+    yaml.allow_unicode = True
+    yaml.representer.sort_base_mapping_type_on_output = False
+    yaml.representer.ignore_aliases = lambda data: True
+    out = io.StringIO()
+    yaml.dump(doc, out)
+    return out.getvalue()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,6 +58,9 @@ class CatalogSpec:
         return sum(self.cells_per_config.values())
 
     def write(self, root: Path) -> Path:
+        """The catalogs under `root`, with the checkout's templates when it has none."""
+        if not (root / "templates").exists():
+            shutil.copytree(TEMPLATES, root / "templates")
         (root / "catalogs").mkdir(parents=True, exist_ok=True)
         (root / "catalogs/benchmark.yaml").write_text(dump(self.benchmark), encoding="utf-8")
         (root / "catalogs/accuracy.yaml").write_text(dump(self.accuracy), encoding="utf-8")

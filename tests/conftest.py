@@ -7,7 +7,9 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
-from generator.cli import Context, main
+from generator.catalog import ACCURACY, BENCHMARK
+from generator.cli import main
+from generator.context import Context
 from generator.expand.model import Expanded
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 
@@ -45,13 +47,30 @@ def cli(fixture: Expanded, monkeypatch: pytest.MonkeyPatch) -> Invoke:
     """Run `sglang-ci ARGS` in-process against a root (the fixture by default).
 
     The fixture catalogs never change, so a command run against them takes the session's
-    expansion of them instead of loading them again; a command run against any other root
-    (an edited copy, a rendered copy) loads and expands it as the command always does.
-    Loading itself is tested on those copies and by the properties of a second load."""
+    expansion of them instead of loading them again. A command run against any other root
+    (an edited copy, a rendered copy) loads and expands it as the command always does, the
+    first time the test runs one there with these catalog bytes (and this working
+    directory, which the error paths depend on); a later command of the same test on the
+    same bytes takes that expansion. Loading itself is tested on those copies and by the
+    properties of a second load (test_properties)."""
     expand_root = Context.expanded
+    loaded: dict[tuple[str, str, bytes, bytes], Expanded] = {}
 
     def expanded(self: Context) -> Expanded:
-        return fixture if self.root == FIXTURE else expand_root(self)
+        if self.root == FIXTURE:
+            return fixture
+        try:
+            key = (
+                str(self.root.resolve()),
+                str(Path.cwd()),
+                (self.root / BENCHMARK).read_bytes(),
+                (self.root / ACCURACY).read_bytes(),
+            )
+        except OSError:
+            return expand_root(self)  # the command reports the missing catalog
+        if key not in loaded:
+            loaded[key] = expand_root(self)
+        return loaded[key]
 
     monkeypatch.setattr(Context, "expanded", expanded)
 

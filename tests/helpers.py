@@ -14,12 +14,15 @@ ROOT = Path(__file__).resolve().parents[1]
 # that editing catalogs/ never breaks a test that pins a number.
 FIXTURE = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
+TEMPLATES = ROOT / "templates"
 GENERATED = (".github", "docs")
 
 
 def copy_catalogs(dest: Path, source: Path = FIXTURE) -> Path:
-    """The catalogs of `source` (the fixture by default) copied under `dest`."""
+    """The catalogs of `source` (the fixture by default) copied under `dest`, with the
+    checkout's templates they render through: a checkout of their own."""
     shutil.copytree(source / "catalogs", dest / "catalogs")
+    shutil.copytree(TEMPLATES, dest / "templates")
     return dest
 
 

@@ -7,13 +7,22 @@ from typing import Any
 from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
-from generator.catalog.model import AccuracySuite, Case, Config, Evaluator, Model
+from generator.catalog.model import (
+    LEVELS,
+    AccuracySuite,
+    Case,
+    Config,
+    Evaluator,
+    Model,
+    one_of,
+)
 from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
 from generator.catalog.upstream import model_arg_problem
 from generator.errors import did_you_mean
 from generator.images.allowed import check_allowed
 from generator.images.reference import ImageError
+from generator.launch.contract import EVALUATOR_KINDS
 
 
 def _scalar(value: Any) -> str | int | float | bool:
@@ -40,7 +49,9 @@ def build_suites(r: Reader) -> dict[str, AccuracySuite]:
             name=str(name),
             timeout_minutes=tuple((str(k), int(v)) for k, v in raw["timeout_minutes"].items()),
             eval_timeout_minutes=int(raw["eval_timeout_minutes"]),
-            evaluator=Evaluator(kind=str(ev["kind"]), settings=settings, model_args=model_args),
+            evaluator=Evaluator(
+                kind=one_of(ev["kind"], EVALUATOR_KINDS), settings=settings, model_args=model_args
+            ),
         )
     return out
 
@@ -95,7 +106,7 @@ class AccuracyBuilder:
         r = self.r
         path: list[str | int] = ["cases", i]
         suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
-        levels = tuple(str(level) for level in raw["levels"])
+        levels = tuple(one_of(level, LEVELS) for level in raw["levels"])
         runner, level_runners = self._runners(raw["runner"], levels, [*path, "runner"])
         used: list[str] = []
         extra_flags = r.items(

@@ -8,6 +8,7 @@ from typing import Any
 from generator.catalog.flags import merge_env, merge_flags
 from generator.catalog.model import (
     CLIENT_VARIABLES,
+    PACKINGS,
     PER_SERVER,
     Client,
     Config,
@@ -20,6 +21,7 @@ from generator.catalog.model import (
     ServerMode,
     Suite,
     Variable,
+    one_of,
 )
 from generator.catalog.reader import Reader
 from generator.catalog.sections import (
@@ -269,7 +271,7 @@ class BenchmarkBuilder:
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
             startup_minutes=number(raw.get("startup_minutes")),
-            packing=str(raw.get("packing", PER_SERVER)),
+            packing=one_of(raw.get("packing", PER_SERVER), PACKINGS),
             loc=r.loc(path),
         )
 

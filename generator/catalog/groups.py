@@ -6,6 +6,7 @@ from __future__ import annotations
 from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.model import (
+    PACKINGS,
     PER_SERVER,
     SELECTOR_FIELDS,
     Config,
@@ -13,6 +14,7 @@ from generator.catalog.model import (
     Schedule,
     Selector,
     field_value,
+    one_of,
 )
 
 
@@ -50,7 +52,7 @@ def build_schedules(b: BenchmarkBuilder, known: dict[str, set[str]]) -> tuple[Sc
                 cron=cron,
                 server_mode=None if mode is None else str(mode),
                 select=b.r.selectors(raw["select"], [*path, "select"], known),
-                packing=str(raw.get("packing", PER_SERVER)),
+                packing=one_of(raw.get("packing", PER_SERVER), PACKINGS),
                 loc=b.r.loc(path),
                 select_loc=b.r.loc([*path, "select"]),
             )
@@ -101,7 +103,7 @@ def build_presets(
                     aliases=aliases,
                     per_config=False,
                     select=b.r.selectors(raw["select"], [*path, "select"], known),
-                    packing=str(raw.get("packing", PER_SERVER)),
+                    packing=one_of(raw.get("packing", PER_SERVER), PACKINGS),
                     loc=b.r.loc(path),
                     select_loc=b.r.loc([*path, "select"]),
                 )

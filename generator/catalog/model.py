@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, TypeVar
 
 from generator.catalog.regression import Policy
 from generator.errors import Loc
+from generator.launch.contract import EvaluatorKind
 
 SPEC_NONE = "none"
 # Accuracy levels: the nightly workflow runs one, the PR check the other.
-LEVELS = ("nightly", "pr")
+Level = Literal["nightly", "pr"]
+NIGHTLY: Level = "nightly"
+PR: Level = "pr"
+LEVELS: tuple[Level, ...] = (NIGHTLY, PR)
+# How a config, cron group or preset turns cells into jobs: one server per job (packed), or
+# one job per cell (the reference system's shape).
+Packing = Literal["per-server", "per-cell"]
+PER_SERVER: Packing = "per-server"
+PER_CELL: Packing = "per-cell"
+PACKINGS: tuple[Packing, ...] = (PER_SERVER, PER_CELL)
+
+T = TypeVar("T", bound=str)
+
+
+def one_of(value: object, choices: tuple[T, ...]) -> T:
+    """`value` as the one of `choices` it equals (the schema allowed no other)."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ValueError(f"{value!r} is none of {choices}: the schema should have refused it")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,10 +103,6 @@ class Estimates:
     startup: tuple[StartupRule, ...]
     point: PointModel
     loc: Loc
-
-
-PER_SERVER = "per-server"
-PER_CELL = "per-cell"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,7 +223,7 @@ class Config:
     fragments: tuple[str, ...]
     waivers: tuple[tuple[str, str], ...]
     startup_minutes: float | None = None
-    packing: str = PER_SERVER
+    packing: Packing = PER_SERVER
     loc: Loc
 
     def extras_for(self, pair: Pair) -> PairExtras | None:
@@ -259,7 +276,7 @@ class Schedule:
     cron: str
     server_mode: str | None
     select: tuple[Selector, ...]
-    packing: str = PER_SERVER
+    packing: Packing = PER_SERVER
     loc: Loc
     select_loc: Loc
 
@@ -271,14 +288,14 @@ class Preset:
     aliases: tuple[str, ...]
     select: tuple[Selector, ...]
     per_config: bool
-    packing: str = PER_SERVER
+    packing: Packing = PER_SERVER
     loc: Loc
     select_loc: Loc
 
 
 @dataclass(frozen=True, kw_only=True)
 class Evaluator:
-    kind: str  # "lm-eval" or "sglang-few-shot-gsm8k"
+    kind: EvaluatorKind
     settings: tuple[tuple[str, str | int], ...]
     # lm-eval's --model_args besides base_url and model, in order (values as written).
     model_args: tuple[tuple[str, str | int | float | bool], ...] = ()
@@ -306,7 +323,7 @@ class Case:
     env: tuple[EnvVar, ...]
     unset_env: tuple[str, ...]
     runner: str  # the runner label of its first level
-    levels: tuple[str, ...]
+    levels: tuple[Level, ...]
     threshold: float
     images: tuple[tuple[str, str], ...]
     fragments: tuple[str, ...]

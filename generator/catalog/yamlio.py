@@ -1,4 +1,7 @@
-"""The one YAML set-up: ruamel.yaml round-trip loading, with line numbers and limits."""
+"""The one YAML set-up: ruamel.yaml, the project's only YAML library. Catalogs are loaded
+round trip, with line numbers and limits; documents that need no line numbers (a rendered
+workflow read back, the action pins) as plain data. Both read YAML 1.2, where `on:` is the
+key GitHub reads, not the `true` of YAML 1.1."""
 
 from __future__ import annotations
 
@@ -36,6 +39,11 @@ def _yaml() -> YAML:
     # work per token grows with the flow depth) goes on.
     yaml.max_depth = MAX_NESTING
     return yaml
+
+
+def load_data(text: str) -> Any:
+    """A YAML document as plain dicts, lists and scalars (YAML 1.2, no line numbers)."""
+    return YAML(typ="safe", pure=True).load(text)
 
 
 def _decode(data: bytes, shown: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from generator.context import run_at_root
 from generator.jsonio import dumps
 
 _file = click.Path(dir_okay=False, path_type=Path)
@@ -26,12 +27,6 @@ policy_option = click.option(
     type=_file,
     help="A YAML/JSON file with the regression section (default: the catalog under --root).",
 )
-
-
-def _run(ctx: click.Context, work: Any) -> None:
-    from generator.cli import run
-
-    run(ctx, lambda c: work(c.root))
 
 
 def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
@@ -88,7 +83,7 @@ def matrix_cmd(
         sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
         return 0
 
-    _run(ctx, work)
+    run_at_root(ctx, work)
 
 
 @confirm_group.command(name="outcomes")
@@ -108,7 +103,7 @@ def outcomes_cmd(
     """The outcome of each A/B job, judged from its documents."""
     from generator.confirm import outcomes
     from generator.launch.abjob import check_confirmation
-    from generator.launch.contract import InputError
+    from generator.launch.errors import InputError
     from generator.results.output import JSON, check_file, write_file
     from generator.results.record import ResultsError
 
@@ -129,7 +124,7 @@ def outcomes_cmd(
             sys.stdout.write("\n".join(outcomes.markdown(found)) + "\n")
         return 0
 
-    _run(ctx, work)
+    run_at_root(ctx, work)
 
 
 @confirm_group.command(name="issues")
@@ -186,4 +181,4 @@ def issues_cmd(
                 )
                 write_file(out, dumps(doc), JSON)
 
-    _run(ctx, work)
+    run_at_root(ctx, work)

@@ -13,6 +13,7 @@ from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
 from generator.expand.model import CaseRun, Cell, Job, Server
 from generator.launch.contract import (
+    LM_EVAL,
     CaseEntry,
     ClientEntry,
     ContainerEntry,
@@ -143,7 +144,7 @@ def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
     case = run.case
     suite = catalog.accuracy_suite(case.suite)
     evaluator: dict[str, Any] = {"kind": suite.evaluator.kind, **dict(suite.evaluator.settings)}
-    if suite.evaluator.kind == "lm-eval":
+    if suite.evaluator.kind == LM_EVAL:
         evaluator["model_args"] = dict(suite.evaluator.model_args)
     entry = {
         "id": run.id,

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, TypedDict, cast
 
-from generator.launch.contract import InputError, JobEntry, check_job
+from generator.launch.contract import JobEntry, check_job
+from generator.launch.errors import InputError
 
 PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 EVENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")

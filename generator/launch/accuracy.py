@@ -18,15 +18,16 @@ from typing import Any
 
 from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
-from generator.launch.contract import CaseEntry
+from generator.launch.contract import LM_EVAL, CaseEntry
+from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, NotReady
 from generator.launch.knobs import Knobs
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
-from generator.launch.server import NotReady, Server
+from generator.launch.server import Server
 from generator.launch.sink import Sink
 
 EVAL_TAIL_LINES = 80
-EXIT_CODES = {"passed": 0, "failed": 1, "error": 2, "timeout": 2}
+EXIT_CODES = {"passed": OK, "failed": FAILED, "error": INFRASTRUCTURE, "timeout": INFRASTRUCTURE}
 
 
 @dataclass
@@ -56,8 +57,9 @@ class _Case:
 
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
-    """0 when the gates pass, 1 when one does not, 2 when there is no score or the record
-    could not be written to RESULTS_DIR."""
+    """OK when the gates pass, FAILED when one does not, INFRASTRUCTURE when there is no
+    score or the record could not be written to RESULTS_DIR (launch/errors.py). A bug
+    records the case as an error of the launcher, then propagates."""
     state = _Case(case, knobs, supervisor, Sink(knobs, supervisor))
     try:
         return _run(state)
@@ -68,6 +70,12 @@ def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
             data = _write(state)
         if not state.sink.published:
             state.sink.publish(summary.accuracy(data))
+        raise
+    except Exception as exc:
+        if state.data is None:
+            state.result.status = "error"
+            state.result.error = f"the launcher failed: {type(exc).__name__}: {exc}"
+            state.sink.publish(summary.accuracy(_write(state)))
         raise
 
 
@@ -85,7 +93,7 @@ def _run(state: _Case) -> int:
         return _finish(state)
     state.common, state.download_s = ready.common, ready.download_s
     kind = case["evaluator"]["kind"]
-    state.evaluator_version = ready.versions["lm_eval" if kind == "lm-eval" else "sglang"]
+    state.evaluator_version = ready.versions["lm_eval" if kind == LM_EVAL else "sglang"]
     server = Server(case, knobs, state.supervisor)
     server.print_command()
     try:
@@ -146,7 +154,7 @@ def _evaluate(state: _Case, server: Server) -> None:
 def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Result) -> None:
     """The score and the verdict of the gates, into `result`."""
     ev = case["evaluator"]
-    if ev["kind"] == "lm-eval":
+    if ev["kind"] == LM_EVAL:
         result.score, result.error = lm_eval_score(work_dir, ev["task"], ev["metric"])
         result.extra = {}
     else:
@@ -172,13 +180,13 @@ def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Resu
 
 
 def _finish(state: _Case) -> int:
-    """Write the record and the summary; the exit code for the case's status (2 whenever
-    the record could not go to RESULTS_DIR)."""
+    """Write the record and the summary; the exit code for the case's status
+    (INFRASTRUCTURE whenever the record could not go to RESULTS_DIR)."""
     data = _write(state)
     state.sink.publish(summary.accuracy(data))
     if state.sink.problem is not None:
-        return 2
-    return EXIT_CODES.get(state.result.status, 2)
+        return INFRASTRUCTURE
+    return EXIT_CODES.get(state.result.status, INFRASTRUCTURE)
 
 
 def _write(state: _Case) -> dict[str, Any]:

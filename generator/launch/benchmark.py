@@ -18,10 +18,11 @@ from typing import Any
 from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import JobEntry, PointEntry
+from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, NotReady
 from generator.launch.knobs import Knobs
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
-from generator.launch.server import NotReady, Server
+from generator.launch.server import Server
 from generator.launch.sink import Sink
 from generator.launch.turns import Gate
 
@@ -66,8 +67,9 @@ def point_timeout(job: JobEntry, point: PointEntry, knobs: Knobs) -> tuple[float
 
 
 def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
-    """0 when every point is ok, 1 when one is not, 2 when the job could not run or its
-    results could not be written to RESULTS_DIR."""
+    """OK when every point is ok, FAILED when one is not, INFRASTRUCTURE when the job could
+    not run or its results could not be written to RESULTS_DIR (launch/errors.py). A bug
+    records the points not done yet as failed by the launcher, then propagates."""
     ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
     ctx.gate = Gate(job.get("turns"), knobs.ready_poll_s)
     try:
@@ -78,6 +80,12 @@ def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
                 _missed(ctx, point, "cancelled", f"cancelled by {exc}")
         if not ctx.sink.published:
             _publish(ctx)
+        raise
+    except Exception as exc:
+        for point in job["points"]:
+            if point["id"] not in ctx.records:
+                _missed(ctx, point, "failed", f"the launcher failed: {type(exc).__name__}: {exc}")
+        _publish(ctx)
         raise
 
 
@@ -95,7 +103,7 @@ def _run(ctx: _Job) -> int:
         for point in points:
             _missed(ctx, point, "failed", f"infrastructure: {problem}", infra=problem)
         _publish(ctx)
-        return 2
+        return INFRASTRUCTURE
     module = job["client"]["module"]
     ctx.common, ctx.download_s = ready.common, ready.download_s
     ctx.client_version = ready.versions["sglang"] if module.startswith("sglang.") else None
@@ -108,7 +116,7 @@ def _run(ctx: _Job) -> int:
         for point in points:
             _missed(ctx, point, "failed", f"server did not become ready: {exc}", infra=infra)
         _publish(ctx)
-        return 2
+        return exc.return_code
     ctx.gate.ready()
     _sweep(ctx, server)
     _publish(ctx)
@@ -120,8 +128,8 @@ def _run(ctx: _Job) -> int:
         f"server starts: {server.starts}"
     )
     if ctx.sink.problem is not None:
-        return 2
-    return 1 if failures else 0
+        return INFRASTRUCTURE
+    return FAILED if failures else OK
 
 
 def _publish(ctx: _Job) -> None:

@@ -12,7 +12,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry, PointEntry, ServerEntry
 
 HOST = "127.0.0.1"
 # Polled in this order until each answers 200: the server is up, then its model is loaded.
@@ -182,7 +182,7 @@ def metrics_file(case: CaseEntry, where: Where) -> str:
 def eval_argv(case: CaseEntry, where: Where) -> list[str]:
     """The case's evaluator, run in `eval_dir`, against the case's server."""
     ev = case["evaluator"]
-    if ev["kind"] == "lm-eval":
+    if ev["kind"] == LM_EVAL:
         model_args = ",".join(
             (
                 f"base_url={base_url(where)}{COMPLETIONS_PATH}",

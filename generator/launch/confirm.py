@@ -41,6 +41,8 @@ from generator.launch import ab, commands, record, turns
 from generator.launch.abjob import ConfirmationEntry, SideImage
 from generator.launch.console import say
 from generator.launch.contract import JobEntry
+from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, LaunchError, error
+from generator.launch.knobs import DEFAULTS
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"
@@ -136,7 +138,8 @@ class Run:
         path = folder / "job.json"
         path.write_text(json.dumps(job), encoding="utf-8")
         self.name = f"{ctx.container}-{side.lower()}"
-        port = int(ctx.environ.get("SGLANG_PORT") or "30000") + (1 if side == ab.B else 0)
+        port = int(ctx.environ.get("SGLANG_PORT") or DEFAULTS["SGLANG_PORT"])
+        port += 1 if side == ab.B else 0
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
         argv = commands.container_argv(
@@ -373,7 +376,7 @@ def run_confirmation(
     results = Path(environ.get("RESULTS_DIR") or Path(workspace, "results"))
     if not results.is_absolute():
         results = Path(workspace, results)
-    poll = float(environ.get("READY_POLL_S") or "5")
+    poll = float(environ.get("READY_POLL_S") or DEFAULTS["READY_POLL_S"])
     ctx = Context(
         entry=entry,
         environ=environ,
@@ -405,8 +408,8 @@ def run_confirmation(
             signal.signal(signum, handler)
     record.write(results / FOLDER / entry["id"] / "ab.json", summary)
     if ctx.broken:
-        return 2
-    return 1 if ctx.failed_turns else 0
+        return INFRASTRUCTURE
+    return FAILED if ctx.failed_turns else OK
 
 
 def _stop(ctx: Context) -> None:
@@ -428,7 +431,8 @@ def main_confirm(
     """`run_in_container.py confirm FILE [CHECKOUT]`: check the job, then run it."""
     from generator.launch.abjob import check_confirmation
     from generator.launch.container import PASSED, checkout_dir, container_name, devices
-    from generator.launch.contract import InputError, load_object
+    from generator.launch.contract import load_object
+    from generator.launch.errors import InputError
 
     env = dict(os.environ if environ is None else environ)
     try:
@@ -438,9 +442,8 @@ def main_confirm(
         if cache is not None and not Path(cache).is_dir():
             raise InputError(f"the runner label's model cache {cache} is not a directory here")
         found = devices(entry)
-    except InputError as exc:
-        say(f"run_in_container.py: error: {exc}", stderr=True)
-        return 2
+    except LaunchError as exc:
+        return error("run_in_container.py", exc)
     return run_confirmation(
         entry,
         environ=env,

@@ -19,9 +19,11 @@ from pathlib import Path
 
 from generator.launch import commands
 from generator.launch.console import say
-from generator.launch.contract import InputError, ServerEntry, check_case, check_job, load_object
+from generator.launch.contract import ServerEntry, check_case, check_job, load_object
+from generator.launch.errors import InputError, LaunchError, bug, error
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
+PROGRAM = "run_in_container.py"
 # A render device as an allocation file names it.
 _DEVICE = re.compile(r"^/dev/dri/(renderD|card)[0-9]+$")
 # Environment the launcher in the container reads, passed by name (never by value).
@@ -105,39 +107,42 @@ def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status: as the launcher's (launch/errors.py); on success it never returns (the
+    process becomes the container's `docker run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) not in (2, 3) or args[0] not in (*PROGRAMS, "confirm"):
         print(USAGE, file=sys.stderr)
-        return 2
-    kind, path = args[:2]
-    given = args[2] if len(args) == 3 else None
+        return InputError.return_code
+    try:
+        return _main(args[0], args[1], args[2] if len(args) == 3 else None)
+    except LaunchError as exc:
+        return error(PROGRAM, exc)
+    except Exception as exc:
+        return bug(PROGRAM, exc, None)
+
+
+def _main(kind: str, path: str, given: str | None) -> int:
     if kind == "confirm":
         from generator.launch.confirm import main_confirm
 
         return main_confirm(path, checkout=given)
     environ = os.environ
-    try:
-        data = load_object(Path(path))
-        entry: ServerEntry = (
-            check_job(data, path) if kind == "benchmark" else check_case(data, path)
-        )
-        cache = entry["container"]["model_cache"]
-        if cache is not None and not Path(cache).is_dir():
-            raise InputError(f"the runner label's model cache {cache} is not a directory here")
-        workspace = checkout_dir(given, environ)
-        argv_docker = commands.container_argv(
-            entry,
-            name=container_name(entry, environ),
-            devices=devices(entry),
-            workspace=workspace,
-            scratch=str(Path(path).resolve().parent),
-            passed=[name for name in PASSED if name in environ],
-            program=f"scripts/{PROGRAMS[kind]}",
-            entry_file=str(Path(path).resolve()),
-        )
-    except InputError as exc:
-        say(f"run_in_container.py: error: {exc}", stderr=True)
-        return 2
+    data = load_object(Path(path))
+    entry: ServerEntry = check_job(data, path) if kind == "benchmark" else check_case(data, path)
+    cache = entry["container"]["model_cache"]
+    if cache is not None and not Path(cache).is_dir():
+        raise InputError(f"the runner label's model cache {cache} is not a directory here")
+    workspace = checkout_dir(given, environ)
+    argv_docker = commands.container_argv(
+        entry,
+        name=container_name(entry, environ),
+        devices=devices(entry),
+        workspace=workspace,
+        scratch=str(Path(path).resolve().parent),
+        passed=[name for name in PASSED if name in environ],
+        program=f"scripts/{PROGRAMS[kind]}",
+        entry_file=str(Path(path).resolve()),
+    )
     name = container_name(entry, environ)
     subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)
     say(f"[run_in_container] {shlex.join(argv_docker)}")

@@ -9,13 +9,19 @@ import re
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
+from generator.launch.errors import InputError
+
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 # The flags the launcher gives every server (commands.server_argv). SGLang's parser takes a
 # unique prefix of a flag for the flag (`--hos` is `--host`), so a job may carry none of
 # them, written out or abbreviated: each would rebind the server or swap its model.
 LAUNCHER_FLAGS = ("--host", "--port", "--model-path", "--model")
 ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-EVALUATOR_KINDS = ("lm-eval", "sglang-few-shot-gsm8k")
+# The evaluators a case can name (the catalog's schema lists the same two).
+EvaluatorKind = Literal["lm-eval", "sglang-few-shot-gsm8k"]
+LM_EVAL: EvaluatorKind = "lm-eval"
+FEW_SHOT_GSM8K: EvaluatorKind = "sglang-few-shot-gsm8k"
+EVALUATOR_KINDS: tuple[EvaluatorKind, ...] = (LM_EVAL, FEW_SHOT_GSM8K)
 
 
 class PointEntry(TypedDict):
@@ -100,7 +106,7 @@ class JobEntry(ServerFields, TurnFields):
 class EvaluatorEntry(TypedDict, total=False):
     """How a case is scored; `kind` says which of the other keys are set."""
 
-    kind: Literal["lm-eval", "sglang-few-shot-gsm8k"]
+    kind: EvaluatorKind
     # lm-eval
     task: str
     model: str
@@ -129,10 +135,6 @@ class CaseEntry(ServerFields):
 
 
 ServerEntry = JobEntry | CaseEntry
-
-
-class InputError(Exception):
-    """A job or case file that does not follow the contract (the launcher exits 2)."""
 
 
 # A job or case is one matrix entry, and a GitHub job output holds at most 1 MiB.
@@ -307,7 +309,7 @@ def check_case(data: dict[str, Any], where: str) -> CaseEntry:
         0 <= _number(data, "min_acceptance_rate", where, integer=False) <= 1
     ):
         raise InputError(f"{where}: 'min_acceptance_rate' must be in [0, 1]")
-    if kind == "lm-eval":
+    if kind == LM_EVAL:
         for key in ("task", "metric", "model"):
             if any(c in _str(evaluator, key, at) for c in "\n\r\0"):
                 raise InputError(f"{at}: '{key}' must be one line")

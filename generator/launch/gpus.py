@@ -15,12 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.launch.console import log
+from generator.launch.errors import Infrastructure
 
 TOOL_TIMEOUT_S = 60.0
-
-
-class GpuError(Exception):
-    """The job cannot run on these GPUs (the launcher exits 2); the message names them."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,11 +150,13 @@ def check(gpus: Gpus, needed: int) -> None:
     if gpus.tool is None:
         return
     if gpus.count is None:
-        raise GpuError(f"{gpus.tool} did not list the GPUs; cannot check the {needed} needed")
+        raise Infrastructure(f"{gpus.tool} did not list the GPUs; cannot check the {needed} needed")
     if gpus.count < needed:
         shown = ", ".join(gpus.devices) or "none"
-        raise GpuError(f"the job needs {needed} GPUs but {gpus.tool} lists {gpus.count} ({shown})")
+        raise Infrastructure(
+            f"the job needs {needed} GPUs but {gpus.tool} lists {gpus.count} ({shown})"
+        )
     if gpus.processes:
         held = "; ".join(f"GPU {p.gpu}: pid {p.pid} ({p.name})" for p in gpus.processes)
-        raise GpuError(f"GPUs already in use before the server starts: {held}")
+        raise Infrastructure(f"GPUs already in use before the server starts: {held}")
     log(f"GPUs: {gpus.count} x {gpus.model or 'unknown model'} ({gpus.tool}), none in use")

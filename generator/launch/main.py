@@ -1,9 +1,10 @@
 """Entry point of both launchers (scripts/launch.py): `benchmark JOB_JSON_FILE` or
 `accuracy CASE_JSON_FILE`.
 
-Exit status: 0 success; 1 a failed point or a score below threshold; 2 bad input (checked
-before anything starts), an infrastructure failure or results that could not be written
-to RESULTS_DIR; 128 + signal when cancelled.
+Exit status (launch/errors.py): 0 success; 1 a failed point or a score below threshold;
+2 bad input (checked before anything starts), an infrastructure failure or results that
+could not be written to RESULTS_DIR; 3 a bug in the launcher (one line; the traceback in
+LOG_DIR); 128 + signal when cancelled.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ import functools
 import io
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from generator.launch.accuracy import run_accuracy
 from generator.launch.benchmark import run_benchmark
-from generator.launch.console import say
-from generator.launch.contract import InputError, check_case, check_job, load_object
+from generator.launch.contract import check_case, check_job, load_object
+from generator.launch.errors import InputError, LaunchError, bug, error
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Cancelled, Supervisor
 
@@ -27,32 +27,34 @@ PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 USAGE = "usage: run_benchmark.sh JOB_JSON_FILE | run_accuracy.sh CASE_JSON_FILE"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(root: Path, argv: Sequence[str] | None = None) -> int:
+    """The launcher run from the checkout `root` (scripts/launch.py passes its own)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
     if len(args) != 2 or args[0] not in PROGRAMS:
         print(USAGE, file=sys.stderr)
-        return 2
+        return InputError.return_code
     mode, path = args
     program = PROGRAMS[mode]
     run: Callable[[Supervisor], int]
     try:
-        knobs = read_knobs(os.environ, Path.cwd())
+        knobs = read_knobs(os.environ, Path.cwd(), root)
         data = load_object(Path(path))
         if mode == "benchmark":
             run = functools.partial(run_benchmark, check_job(data, path), knobs)
         else:
             run = functools.partial(run_accuracy, check_case(data, path), knobs)
-    except InputError as exc:
-        say(f"{program}: error: {exc}", stderr=True)
-        return 2
+    except LaunchError as exc:
+        return error(program, exc)
+    except Exception as exc:
+        return bug(program, exc, None)
     try:
         with Supervisor(knobs.stop_grace_s) as supervisor:
             return run(supervisor)
     except Cancelled as exc:
         return 128 + exc.signum
+    except LaunchError as exc:
+        return error(program, exc)
     except Exception as exc:
-        traceback.print_exc()
-        say(f"{program}: unexpected error: {exc!r}", stderr=True)
-        return 2
+        return bug(program, exc, knobs.log_dir)

@@ -23,6 +23,7 @@ from pathlib import Path
 from generator.launch import commands
 from generator.launch.console import framed, log, tail
 from generator.launch.contract import ServerEntry
+from generator.launch.errors import Infrastructure
 from generator.launch.knobs import Knobs
 from generator.launch.process import Supervisor, describe_exit
 
@@ -31,10 +32,6 @@ SINGLE_FILES = ("model.safetensors", "pytorch_model.bin")
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 MARKER = ".sglang-ci-incomplete"
 DOWNLOAD_TAIL_LINES = 20
-
-
-class ModelError(Exception):
-    """A model could not be made available (the launcher exits 2)."""
 
 
 def missing(snapshot: Path, *, tokenizer_only: bool = False) -> str | None:
@@ -107,7 +104,7 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
                 else:
                     _download(model, snapshot, reason, only, knobs, supervisor)
         except OSError as exc:  # a cache that cannot be written
-            raise ModelError(f"cannot fill the model cache for {model}: {exc}") from exc
+            raise Infrastructure(f"cannot fill the model cache for {model}: {exc}") from exc
         spent += time.monotonic() - started
     return round(spent, 3)
 
@@ -123,7 +120,7 @@ def _download(
     try:
         returncode = supervisor.run(f"hf download {model}", argv, output=output)
     except (OSError, ValueError) as exc:
-        raise ModelError(f"cannot run hf download for {model}: {exc}") from exc
+        raise Infrastructure(f"cannot run hf download for {model}: {exc}") from exc
     if returncode != 0:
         detail = tail(output, DOWNLOAD_TAIL_LINES)
         if detail:
@@ -131,10 +128,10 @@ def _download(
         status = (
             "ran out of time" if returncode is None else f"exited with {describe_exit(returncode)}"
         )
-        raise ModelError(f"hf download {model} {status}" + (f":\n{detail}" if detail else ""))
+        raise Infrastructure(f"hf download {model} {status}" + (f":\n{detail}" if detail else ""))
     (snapshot / MARKER).unlink()
     still = missing(snapshot, tokenizer_only=only)
     if still is not None:
         (snapshot / MARKER).write_text("hf download ended but the snapshot is not complete\n")
-        raise ModelError(f"hf download {model} ended, but {snapshot} is not complete: {still}")
+        raise Infrastructure(f"hf download {model} ended, but {snapshot} is not complete: {still}")
     log(f"model {model}: downloaded into {snapshot}")

@@ -8,13 +8,10 @@ from dataclasses import dataclass
 from generator.launch import commands, gpus, models, provenance
 from generator.launch.console import log
 from generator.launch.contract import ServerEntry
+from generator.launch.errors import Infrastructure
 from generator.launch.knobs import Knobs
 from generator.launch.process import Supervisor
 from generator.launch.record import Common
-
-
-class Infrastructure(Exception):
-    """The job cannot run here (the launcher exits 2); the message says why."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +36,7 @@ def prepare(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> Ready:
     try:
         gpus.check(found_gpus, entry["gpus"])
         download_s = models.ensure(entry, knobs, supervisor)
-    except (gpus.GpuError, models.ModelError) as exc:
+    except Infrastructure as exc:
         raise Unready(common, str(exc)) from exc
     return Ready(common=common, download_s=download_s, versions=found)
 

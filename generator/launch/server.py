@@ -16,6 +16,7 @@ from pathlib import Path
 from generator.launch import commands, process, sockets
 from generator.launch.console import echo_tail, log, say
 from generator.launch.contract import ServerEntry
+from generator.launch.errors import NotReady
 from generator.launch.knobs import Knobs
 from generator.launch.process import Child, Supervisor, describe_exit
 from generator.launch.record import finite
@@ -38,15 +39,6 @@ def http_json(url: str, *, timeout_s: float) -> object | None:
             return data
     except (OSError, http.client.HTTPException, ValueError, RecursionError):
         return None
-
-
-class NotReady(Exception):
-    """The server did not become ready; the message says why. `infrastructure`: the
-    machine is at fault (the port is taken), not the server."""
-
-    def __init__(self, reason: str, *, infrastructure: bool = False) -> None:
-        super().__init__(reason)
-        self.infrastructure = infrastructure
 
 
 def http_status(url: str, *, method: str, timeout_s: float) -> int | None:

@@ -1,29 +1,33 @@
 """Stage 4, render: the expanded catalogs to every generated file, in memory.
 
-`render(expanded)` returns {path relative to the repository root: text}: the workflows,
+`render(expanded, root)` returns {path relative to the repository root: text}: the workflows,
 one matrix per cron group, preset and server mode, and accuracy level, actionlint's
-runner labels, and the docs. GitHub's limits are checked here, on that output.
+runner labels, and the docs, through the templates of the checkout `root` (whose
+hand-written docs/launchers.md gets its generated knob table). GitHub's limits are
+checked here, on that output.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from generator.catalog.model import LEVELS
 from generator.errors import Loc
 from generator.expand.model import Expanded
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits
-from generator.render.docs import coverage, recipes, runners
+from generator.render.docs import coverage, launcher_knobs, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
-from generator.render.templates import Templates
+from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
 
 __all__ = ["render"]
 
 
-def render(expanded: Expanded) -> dict[str, str]:
-    """Every generated file, path relative to the repository root -> content."""
+def render(expanded: Expanded, root: Path) -> dict[str, str]:
+    """Every generated file, path relative to the checkout `root` -> content."""
     catalog = expanded.catalog
-    t = Templates()
+    t = Templates(templates_dir(root))
     out: dict[str, str] = {}
     for s in expanded.schedules:
         matrix = run_matrix(expanded, s.default_run)
@@ -42,14 +46,16 @@ def render(expanded: Expanded) -> dict[str, str]:
         limits.check_matrix(f"accuracy level '{level}'", where, matrix)
         out[accuracy_path(level)] = dumps(matrix)
     flows = workflows(expanded, t)
+    docs = integrity.read_back(flows)
     bench = f"{WORKFLOWS}/benchmark.yml"
-    limits.check_dispatch_inputs(bench, flows[bench], catalog.suites[-1].loc)
+    limits.check_dispatch_inputs(bench, docs[bench], catalog.suites[-1].loc)
     for path, text in flows.items():
         limits.check_expressions(path, text)
-    integrity.check(catalog, flows)
+    integrity.check(catalog, docs)
     boundary.check(flows)
     out.update(flows)
     out.update(coverage(expanded, t))
     out.update(runners(expanded, t))
     out.update(recipes(expanded, t))
+    out.update(launcher_knobs(root, t))
     return dict(sorted(out.items()))

@@ -12,12 +12,12 @@ caller cannot reach a self-hosted job any other way.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import yaml
-
+from generator.catalog.yamlio import load_data
 from generator.errors import CheckFailed
 
 GPU_ENVIRONMENT = "gpu"
@@ -78,7 +78,7 @@ def upstream(jobs: Mapping[str, Any], name: str) -> set[str]:
 
 
 def _workflow(text: str) -> dict[Any, Any]:
-    doc = yaml.safe_load(text) or {}
+    doc = load_data(text) or {}
     return doc if isinstance(doc, dict) else {}
 
 
@@ -92,7 +92,7 @@ def _each(docs: Mapping[str, dict[Any, Any]], texts: Mapping[str, str]) -> Itera
     for path, doc in docs.items():
         if re.search(r"secrets:\s*inherit", texts[path]):
             yield f"{path}: secrets: inherit passes every secret on"
-        on = doc.get("on", doc.get(True)) or {}
+        on = doc.get("on") or {}
         call = on.get("workflow_call") if isinstance(on, dict) else None
         if isinstance(call, dict) and call.get("secrets"):
             yield f"{path}: workflow_call declares secrets {sorted(call['secrets'])}"
@@ -117,7 +117,7 @@ def _job(where: str, jobs: Mapping[str, Any], name: str, job: Mapping[str, Any])
             yield f"{where} runs on a self-hosted runner outside the {GPU_ENVIRONMENT} environment"
         if not any(is_check(jobs[n]) for n in upstream(jobs, name) if n in jobs):
             yield f"{where} runs on a self-hosted runner with no caller check upstream of it"
-    for secret in sorted(set(_SECRET.findall(yaml.safe_dump(dict(job))))):
+    for secret in sorted(set(_SECRET.findall(json.dumps(job, default=str)))):
         if SECRETS.get(secret) is None or SECRETS[secret] != env:
             owner = SECRETS.get(secret)
             yield (

@@ -1,15 +1,19 @@
-"""The generated docs: the coverage tables and the recipe pages (launch commands per model
-family, as `sglang-ci explain` prints them)."""
+"""The generated docs: the coverage tables, the runners page, the recipe pages (launch
+commands per model family, as `sglang-ci explain` prints them), and the knob table of the
+hand-written docs/launchers.md."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import PER_SERVER, matches
+from generator.errors import Loc, SglangCIError
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.model import Expanded
 from generator.expand.select import default_mode
 from generator.explain import case_text, job_text
+from generator.launch.knobs import KNOBS
 from generator.render.templates import Templates
 from generator.summary import markdown, summary
 
@@ -86,3 +90,28 @@ def recipes(expanded: Expanded, t: Templates) -> dict[str, str]:
                 )
         out[f"docs/recipes/{title}.md"] = t("recipe.md.j2", title=title, entries=entries)
     return out
+
+
+LAUNCHERS = "docs/launchers.md"
+KNOBS_BEGIN = "<!-- @generated from generator/launch/knobs.py by `make workflows` -->\n"
+KNOBS_END = "<!-- end of the generated table -->\n"
+
+
+def launcher_knobs(root: Path, t: Templates) -> dict[str, str]:
+    """docs/launchers.md as the checkout has it, with the table between its two marker
+    lines rendered from the launcher's own table of knobs (none when the page is not
+    there: the page is hand-written, only its table is generated)."""
+    path = root / LAUNCHERS
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    head, begin, rest = text.partition(KNOBS_BEGIN)
+    _, end, tail = rest.partition(KNOBS_END)
+    if not begin or not end or KNOBS_BEGIN in rest or KNOBS_END in tail:
+        raise SglangCIError(
+            f"the page must hold the line {KNOBS_BEGIN.strip()!r} and, after it, the line "
+            f"{KNOBS_END.strip()!r}, once each: the knob table goes between them",
+            Loc(LAUNCHERS, head.count("\n") + 1 if begin else 1),
+        )
+    table = t("knobs.md.j2", knobs=KNOBS)
+    return {LAUNCHERS: head + KNOBS_BEGIN + table + KNOBS_END + tail}

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from generator.catalog.model import Catalog
+from generator.catalog.yamlio import load_data
 from generator.errors import LimitError, Loc
 
+WORKFLOWS = ".github/workflows/"
 SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]
 # A scheduled benchmark run confirms new suspected events and keeps the tracking issues.
 BENCHMARK_JOBS = ["select", "run", "summary", "confirm", "events", "history", "pages"]
@@ -75,10 +75,14 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
     }
 
 
-def declared(text: str) -> dict[str, Any]:
-    """What a workflow's text declares, read back with a YAML parser."""
-    doc = yaml.safe_load(text)
-    on = doc.get("on", doc.get(True)) or {}  # YAML 1.1 reads the key `on` as true
+def read_back(outputs: Mapping[str, str]) -> dict[str, Any]:
+    """Each workflow of `outputs` parsed once, for this check and the limits."""
+    return {path: load_data(text) for path, text in outputs.items() if path.startswith(WORKFLOWS)}
+
+
+def declared(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What a workflow declares, from its text read back (`read_back`)."""
+    on = doc.get("on") or {}
     dispatch = on.get("workflow_dispatch") or {}
     return {
         "on": list(on),
@@ -88,10 +92,11 @@ def declared(text: str) -> dict[str, Any]:
     }
 
 
-def check(catalog: Catalog, outputs: Mapping[str, str]) -> None:
-    """LimitError (exit 2) naming the workflow and what differs."""
+def check(catalog: Catalog, docs: Mapping[str, Any]) -> None:
+    """LimitError (exit 2) naming the workflow and what differs; `docs` are the
+    workflows read back."""
     for path, wanted in expected(catalog).items():
-        found = declared(outputs[path])
+        found = declared(docs[path])
         for key in ("on", "crons", "jobs", "inputs"):
             if found[key] != wanted[key]:
                 raise LimitError(

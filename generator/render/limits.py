@@ -12,8 +12,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from generator.errors import LimitError, Loc
 from generator.jsonio import compact_size
 
@@ -40,10 +38,9 @@ def check_matrix(what: str, loc: Loc, matrix: Mapping[str, Any]) -> None:
         )
 
 
-def check_dispatch_inputs(path: str, text: str, loc: Loc) -> None:
-    """The workflow at `path` declares at most 25 dispatch inputs."""
-    doc = yaml.safe_load(text)
-    on = doc.get("on", doc.get(True)) or {}  # YAML 1.1 reads the key `on` as true
+def check_dispatch_inputs(path: str, doc: Mapping[str, Any], loc: Loc) -> None:
+    """The workflow at `path` (`doc`, read back) declares at most 25 dispatch inputs."""
+    on = doc.get("on") or {}
     dispatch = on.get("workflow_dispatch") or {}
     count = len(dispatch.get("inputs") or {})
     if count > MAX_DISPATCH_INPUTS:

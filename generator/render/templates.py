@@ -1,4 +1,7 @@
-"""The one Jinja2 environment: delimiters that cannot clash with ${{ }}, strict undefined."""
+"""The one Jinja2 environment: delimiters that cannot clash with ${{ }}, strict undefined.
+
+The templates are the checkout's own `templates/` (beside the catalogs it renders), so a
+checkout renders with the templates it commits, whichever install of sglang-ci runs."""
 
 from __future__ import annotations
 
@@ -8,18 +11,27 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
+from generator.catalog.yamlio import load_data
+from generator.errors import SglangCIError
 from generator.render import boundary
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-CONTAINER_OPTIONS = (
-    "--device=/dev/kfd --device=/dev/dri --group-add video --ipc=host --shm-size=64g "
-    "--security-opt seccomp=unconfined --cap-add=SYS_PTRACE"
-)
+TEMPLATES = "templates"  # under the repository root
+PINS = "actions.yaml"  # the pinned actions, under the templates
 
 
-def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
+def templates_dir(root: Path) -> Path:
+    """`root`'s templates/, or an error (exit 2) when `root` is not a checkout."""
+    path = root / TEMPLATES
+    if not (path / PINS).is_file():
+        raise SglangCIError(
+            f"{path / PINS}: not found: --root must name an sglang-ci checkout "
+            "(catalogs/ and templates/)"
+        )
+    return path
+
+
+def environment(templates: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
         block_start_string="<%",
@@ -36,11 +48,10 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     )
     env.filters["q"] = lambda v: json.dumps(str(v), ensure_ascii=False)
     env.filters["sh"] = lambda v: shlex.quote(str(v))
-    pins = yaml.safe_load((templates / "actions.yaml").read_text())
+    pins = load_data((templates / PINS).read_text(encoding="utf-8"))
     env.globals["pin"] = lambda name: (
         f"{pins[name]['repo']}@{pins[name]['sha']} # {pins[name]['version']}"
     )
-    env.globals["container_options"] = CONTAINER_OPTIONS
     env.globals.update(
         gpu_environment=boundary.GPU_ENVIRONMENT,
         history_environment=boundary.HISTORY_ENVIRONMENT,
@@ -54,7 +65,7 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
 class Templates:
     """Renders templates by name; one environment per render."""
 
-    def __init__(self, templates: Path = TEMPLATES) -> None:
+    def __init__(self, templates: Path) -> None:
         self.env = environment(templates)
 
     def __call__(self, name: str, **context: Any) -> str:

@@ -7,12 +7,12 @@ that fails); 2 bad input (no such directory, a broken policy or matrix file).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from generator.context import run_at_root
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
@@ -21,13 +21,6 @@ from generator.results.record import ResultsError
 
 _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
-
-
-def _run(ctx: click.Context, work: Callable[[Path], int | None]) -> None:
-    """The main command's error handling (one line, exit code) around `work(root)`."""
-    from generator.cli import run  # the parent command, loaded by the time this runs
-
-    run(ctx, lambda c: work(c.root))
 
 
 def _check_out(out: Path | None, as_json: bool) -> None:
@@ -150,7 +143,7 @@ def summarize_cmd(
         _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
         return 0
 
-    _run(ctx, work)
+    run_at_root(ctx, work)
 
 
 @results_group.command(name="compare")
@@ -208,7 +201,7 @@ def compare_cmd(
         _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
         return result.exit_code
 
-    _run(ctx, work)
+    run_at_root(ctx, work)
 
 
 @results_group.command(name="report")
@@ -277,7 +270,7 @@ def report_cmd(
         click.echo(f"report: {pages[0]} pages in {site}")
         return 0
 
-    _run(ctx, work)
+    run_at_root(ctx, work)
 
 
 @results_group.command(name="thresholds")
@@ -301,7 +294,7 @@ def thresholds_cmd(
         _emit(data, markdown(data), as_json=as_json, out=None, max_bytes=DEFAULT_MAX_BYTES)
         return 0
 
-    _run(ctx, work)
+    run_at_root(ctx, work)
 
 
 @results_group.command(name="admit")
@@ -362,4 +355,4 @@ def admit_cmd(
         click.echo(f"admitted {done.records} records as {done.path}{left}")
         return 0
 
-    _run(ctx, work)
+    run_at_root(ctx, work)

@@ -19,7 +19,7 @@ from generator.confirm import outcomes, tracked
 from generator.confirm.outcomes import Outcome
 from generator.confirm.tracked import Tracked
 from generator.launch.abjob import ConfirmationEntry, check_confirmation
-from generator.launch.contract import InputError
+from generator.launch.errors import InputError
 
 FOLDER = "confirmation"
 MATRIX = "matrix.json"

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from generator.catalog.yamlio import load_data
 from tests.conftest import Invoke
 from tests.helpers import ROOT, edit, snapshot
 
@@ -62,7 +62,7 @@ def assert_refused(cli: Invoke, root: Path, file: str, line: int | None, expect:
 def test_invalid_catalog_is_refused_with_one_line_and_nothing_written(
     cli: Invoke, root: Path, case_file: Path
 ) -> None:
-    case = yaml.safe_load(case_file.read_text())
+    case = load_data(case_file.read_text())
     line = apply(root, case)
     assert_refused(cli, root, case["file"], line, case["expect"])
 

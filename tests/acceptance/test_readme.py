@@ -4,11 +4,10 @@ catalogs: the live ones may already hold the README's example)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 from tests.conftest import Invoke
-from tests.helpers import FIXTURE, ROOT
+from tests.helpers import ROOT, copy_catalogs
 
 # A fenced YAML block whose first line names the file and the section it goes under.
 BLOCK = re.compile(r"```yaml\n *# (catalogs/\w+\.yaml), under (\w+):\n(.*?) *```", re.DOTALL)
@@ -34,8 +33,7 @@ def test_the_readme_shows_a_model_a_config_and_a_case() -> None:
 def test_following_the_readme_keeps_render_lint_and_check_green(
     cli: Invoke, tmp_path: Path
 ) -> None:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE / "catalogs", root / "catalogs")
+    root = copy_catalogs(tmp_path / "repo")
     assert cli("render", root=root).exit_code == 0
     for file, section, text in readme_blocks():
         path = root / file

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from generator.catalog.yamlio import load_data
 from generator.render.boundary import GITHUB_HOST_KEY
 from generator.results.store import COMPACT_FILE
 from tests.helpers import ROOT, copy_catalogs
@@ -30,7 +30,7 @@ _EXPRESSION = re.compile(r"\$\{\{\s*([\w.]+)\s*\}\}")
 
 
 def jobs() -> dict[str, Any]:
-    data = yaml.safe_load((ROOT / ".github/workflows/benchmark.yml").read_text())
+    data = load_data((ROOT / ".github/workflows/benchmark.yml").read_text())
     found: dict[str, Any] = data["jobs"]
     return found
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from generator import dispatch
+from generator.catalog.yamlio import load_data
 from generator.expand.model import Expanded
 from tests.helpers import ROOT
 
@@ -31,7 +31,7 @@ def tool(name: str) -> str:
 
 
 def load(path: Path) -> dict[Any, Any]:
-    data: dict[Any, Any] = yaml.safe_load(path.read_text())
+    data: dict[Any, Any] = load_data(path.read_text())
     return data
 
 
@@ -223,7 +223,7 @@ def test_each_cron_maps_to_the_matrix_with_its_cells(
     assert code == 0, log
     assert sum(len(job["points"]) for job in matrix["include"]) == cells
     workflow = load(rendered_fixture / ".github/workflows/benchmark.yml")
-    crons = [s["cron"] for s in workflow[True]["schedule"]]
+    crons = [s["cron"] for s in workflow["on"]["schedule"]]
     assert cron in crons
 
 
@@ -235,7 +235,7 @@ def test_an_unknown_cron_fails_loudly(rendered_fixture: Path, tmp_path: Path) ->
 
 
 def dispatch_options(root: Path) -> list[tuple[str, str, str]]:
-    inputs = load(root / ".github/workflows/benchmark.yml")[True]["workflow_dispatch"]["inputs"]
+    inputs = load(root / ".github/workflows/benchmark.yml")["on"]["workflow_dispatch"]["inputs"]
     out = []
     for suite, key in (("SGLang-OOB", "oob_preset"), ("SGLang-Mesh", "mesh_preset")):
         modes = ["sglang-atom"] if suite == "SGLang-OOB" else inputs["server_mode"]["options"]
@@ -289,7 +289,7 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
 def test_the_default_choice_runs_nothing_and_says_so(
     rendered_fixture: Path, tmp_path: Path
 ) -> None:
-    inputs = load(rendered_fixture / ".github/workflows/benchmark.yml")[True]["workflow_dispatch"]
+    inputs = load(rendered_fixture / ".github/workflows/benchmark.yml")["on"]["workflow_dispatch"]
     assert {inputs["inputs"][k]["default"] for k in ("oob_preset", "mesh_preset")} == {
         "none (run nothing)"
     }
@@ -470,7 +470,7 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
     """The PR's own workflow file can reach no GPU runner: its jobs run on ubuntu-latest
     and call no reusable workflow, so a fork or draft evaluates no matrix at all."""
     data = load(ROOT / ".github/workflows/pr.yml")
-    assert data[True] == {
+    assert data["on"] == {
         "pull_request": {"types": ["opened", "synchronize", "reopened", "ready_for_review"]}
     }
     assert list(data["jobs"]) == ["tests", "plan"]
@@ -488,8 +488,8 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
 
 def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> None:
     data = load(ROOT / ".github/workflows/pr-gpu.yml")
-    assert list(data[True]) == ["workflow_dispatch"]
-    assert list(data[True]["workflow_dispatch"]["inputs"]) == ["pr", "benchmark"]
+    assert list(data["on"]) == ["workflow_dispatch"]
+    assert list(data["on"]["workflow_dispatch"]["inputs"]) == ["pr", "benchmark"]
     jobs = data["jobs"]
     assert jobs["select"]["if"] == (
         "${{ github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}"
@@ -544,7 +544,7 @@ def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_he
     )
     assert select["env"]["HEAD_SHA"] == "${{ steps.pr.outputs.sha }}"
     # Nothing else names the PR head: no step checks it out, installs or runs it.
-    text = yaml.safe_dump(steps)
+    text = json.dumps(steps)
     assert text.count("steps.pr.outputs.sha") == 1
 
 
@@ -579,7 +579,7 @@ def test_gpu_jobs_run_the_default_branch_on_the_host_and_the_checked_commit_in_t
     assert launch["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
     text = (ROOT / ".github/workflows" / workflow).read_text()
     assert text.count("secrets.") == 1
-    assert "secrets" not in data[True]["workflow_call"]
+    assert "secrets" not in data["on"]["workflow_call"]
     check = data["jobs"]["check"]
     assert check["runs-on"] == "ubuntu-latest"
     assert check["outputs"] == {
@@ -648,7 +648,7 @@ def test_callers_pass_no_secret(workflow: str) -> None:
 
 def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:
     data = load(rendered_fixture / ".github/workflows/accuracy-nightly.yml")
-    assert data[True]["schedule"] == [{"cron": "0 18 * * *"}]
+    assert data["on"]["schedule"] == [{"cron": "0 18 * * *"}]
 
 
 @pytest.mark.parametrize(

@@ -6,12 +6,13 @@ import copy
 import functools
 import json
 import os
+import random
 import shlex
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,15 +30,32 @@ STANDIN = REPO / "tests" / "standin"
 AMD_SMI_DIR = STANDIN / "gpu" / "amd"
 ROCM_SMI_DIR = STANDIN / "gpu" / "rocm"
 RECORD_SCHEMA = REPO / "generator" / "results" / "schemas" / "record-1.schema.json"
-RUN_TIMEOUT_S = 60
+RUN_TIMEOUT_S = 300  # a bound on one launcher run, however busy the machine
 SHARDS = ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")
 
 
-def free_port() -> int:
+EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _bindable(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    """A port, and the one after it (an A/B's second server), free on 127.0.0.1 and below
+    the kernel's ephemeral range: no outgoing connection of another test takes either
+    between this check and the server's bind, as one could take a port the kernel picked."""
+    low = int(EPHEMERAL.read_text().split()[0]) if EPHEMERAL.is_file() else 32768
+    for _ in range(1000):
+        port = random.randrange(10000, low - 1)
+        if _bindable(port) and _bindable(port + 1):
+            return port
+    raise AssertionError(f"no two free ports in 10000-{low - 1}")
 
 
 def process_state(pid: int) -> str | None:
@@ -188,7 +206,7 @@ class Harness:
             "PYTHON": sys.executable,
             "SGLANG_PORT": str(self.port),
             "READY_POLL_S": "0.05",
-            "READY_TIMEOUT_S": "10",
+            "READY_TIMEOUT_S": "120",
             "SERVER_STOP_GRACE_S": "2",
             "RESULTS_DIR": str(self.results),
             "GITHUB_STEP_SUMMARY": str(self.summary_file),
@@ -254,14 +272,20 @@ class Harness:
             return []
         return [int(line) for line in self.pids_file.read_text(encoding="utf-8").split()]
 
-    def wait_for_pids(self, count: int, timeout_s: float = 20.0) -> list[int]:
+    def wait_for_pids(self, count: int, timeout_s: float = 120.0) -> list[int]:
+        """Once `count` stand-in processes have written their pids (each writes its own
+        when it starts), those pids."""
+        self.wait_until(lambda: len(self.pids()) >= count, f"{count} stand-in pids")
+        return self.pids()
+
+    @staticmethod
+    def wait_until(done: Callable[[], bool], what: str, timeout_s: float = 120.0) -> None:
+        """Poll `done` until it holds: a state the stand-ins signal; `timeout_s` a bound."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            pids = self.pids()
-            if len(pids) >= count:
-                return pids
+        while not done():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {what} after {timeout_s:g}s")
             time.sleep(0.02)
-        raise AssertionError(f"expected {count} stand-in pids, got {self.pids()}")
 
     def result(self, name: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads((self.results / f"{name}.json").read_text("utf-8"))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.contract import InputError, check_case, check_job
+from generator.launch.contract import check_case, check_job
+from generator.launch.errors import InputError
 from tests.helpers import ROOT
 
 

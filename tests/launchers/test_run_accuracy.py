@@ -152,7 +152,7 @@ def test_an_evaluation_that_outruns_its_timeout_is_stopped_with_exit_2(harness: 
     elapsed = time.monotonic() - started
 
     assert run.returncode == 2, run.stdout + run.stderr
-    assert elapsed < 10
+    assert elapsed < 30  # a bound: the evaluator would sleep 30 s
     record = harness.result(case["id"])
     assert_valid_record(record)
     assert (record["status"], record["error"], record["validity"]) == (

@@ -245,7 +245,7 @@ def test_a_server_that_never_becomes_ready_times_out_with_exit_2(harness: Harnes
     elapsed = time.monotonic() - started
 
     assert run.returncode == 2
-    assert 0.5 <= elapsed < 5
+    assert 0.5 <= elapsed < 30  # READY_TIMEOUT_S waited for; 30 s a bound
     result = harness.result(f"{job['id']}-c1")
     assert (result["status"], result["error"]) == (
         "failed",

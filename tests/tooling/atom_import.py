@@ -18,6 +18,8 @@ from typing import Any
 
 from generator.catalog.flags import canonical, override_env, override_flags
 from generator.catalog.model import (
+    LEVELS,
+    NIGHTLY,
     Case,
     Catalog,
     Config,
@@ -30,6 +32,7 @@ from generator.catalog.model import (
     Runner,
     Selector,
     ServerMode,
+    one_of,
 )
 from generator.errors import Loc
 from generator.lint.rules.base import flag_map, int_flag
@@ -198,7 +201,7 @@ class _Builder:
             env=self.env(raw.get("env_vars", ""), loc, []),
             unset_env=(),
             runner=raw["runner"],
-            levels=(str(raw.get("test_level", "nightly")),),
+            levels=(one_of(raw.get("test_level", NIGHTLY), LEVELS),),
             threshold=float(raw["accuracy_threshold"]),
             images=(),
             fragments=(),

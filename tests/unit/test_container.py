@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from generator.launch.container import allocated_devices
-from generator.launch.contract import InputError
+from generator.launch.errors import InputError
 from tests.helpers import FIXTURE, ROOT
 
 SCRIPT = ROOT / "scripts/run_in_container.py"

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from generator.catalog.model import PER_SERVER
-from generator.expand.entries import job_entry
+from generator.expand.entries import case_entry, job_entry
 from generator.expand.model import Expanded
+from generator.expand.select import default_mode, image_for
 from generator.explain import explain
 from generator.launch import commands
 from tests.conftest import Invoke
@@ -44,12 +45,48 @@ def commands_of(text: str) -> list[list[str]]:
     return out
 
 
-def test_every_config_prefix_and_case_id_of_the_shipped_catalogs_explains(
+def test_every_config_and_case_of_the_shipped_catalogs_explains_as_the_launcher_runs_it(
     shipped: Expanded,
 ) -> None:
-    ids = [c.prefix for c in shipped.catalog.configs] + [c.id for c in shipped.catalog.cases]
-    for wanted in ids:
-        assert explain(shipped, wanted).startswith("# "), wanted
+    catalog = shipped.catalog
+    for config in catalog.configs:
+        mode = default_mode(catalog, config)
+        jobs = shipped.jobs[(config.prefix, mode, PER_SERVER)]
+        text = explain(shipped, config.prefix, kind="config")
+        titles = [line for line in text.splitlines() if line.startswith("# benchmark job ")]
+        assert titles == [
+            f"# benchmark job {job.id}: {config.display} (of config {config.prefix})"
+            for job in jobs
+        ]
+        expected = []
+        for job in jobs:
+            entry = job_entry(catalog, job, image_for(catalog, mode, None))
+            expected.append(commands.server_argv(entry, WHERE))
+            expected += [commands.bench_argv(entry, p, WHERE) for p in entry["points"]]
+        assert commands_of(text) == expected, config.prefix
+    for case in catalog.cases:
+        runs = [r for r in shipped.case_runs if r.case is case]
+        text = explain(shipped, case.id, kind="case")
+        titles = [line for line in text.splitlines() if line.startswith("# accuracy case ")]
+        # One text per run and runner label; the level is named when the labels differ.
+        shown: dict[tuple[str, str], tuple[str, str]] = {}
+        for r in runs:
+            for level in case.levels:
+                named = f" (level {level})" if len(case.labels) > 1 else ""
+                shown.setdefault((r.id, case.runner_for(level)), (level, named))
+        assert titles == [
+            f"# accuracy case {run_id}: {next(r.name for r in runs if r.id == run_id)}{named}"
+            for (run_id, _), (_, named) in shown.items()
+        ]
+        entries = [
+            case_entry(catalog, next(r for r in runs if r.id == run_id), level)
+            for (run_id, _), (level, _) in shown.items()
+        ]
+        assert commands_of(text) == [
+            argv
+            for entry in entries
+            for argv in (commands.server_argv(entry, WHERE), commands.eval_argv(entry, WHERE))
+        ], case.id
 
 
 def test_every_id_the_index_holds_explains_in_each_of_its_kinds(fixture: Expanded) -> None:
@@ -117,7 +154,11 @@ def test_an_id_naming_several_things_shows_each_and_kind_chooses(cli: Invoke) ->
     assert both.stdout.count("# accuracy case ") == 1
     case = cli("explain", "deepseek-r1-fp8-tp4", "--kind", "case")
     assert case.stdout.count("# benchmark job ") == 0
-    assert case.stdout.startswith("# accuracy case deepseek-r1-fp8-tp4: DeepSeek-R1-FP8 TP4\n")
+    assert case.stdout.splitlines()[:2] == [
+        "# accuracy case deepseek-r1-fp8-tp4: DeepSeek-R1-FP8 TP4",
+        "# runner: linux-atom-mi35x-4   image: rocm/atom-dev:sglang-latest",
+    ]
+    assert case.stdout.count("# accuracy case ") == 1
 
 
 def test_an_unknown_id_suggests_the_nearest_of_the_kind_asked_for(cli: Invoke) -> None:
@@ -131,8 +172,9 @@ def test_an_unknown_id_suggests_the_nearest_of_the_kind_asked_for(cli: Invoke) -
         "error: no preset has id 'ds-fp4-tp8-mpt' (did you mean 'ds-fp4-tp8-mtp'?)\n"
     )
     result = cli("explain", "qwen3-5-35b-a3b-fp8-tp2", "--kind", "config")
-    assert result.stderr.startswith(
-        "error: no config has id 'qwen3-5-35b-a3b-fp8-tp2' (it names a case)"
+    assert result.stderr == (
+        "error: no config has id 'qwen3-5-35b-a3b-fp8-tp2' (it names a case) "
+        "(did you mean 'qwen3-5-397b-a17b-fp8-tp8'?)\n"
     )
 
 

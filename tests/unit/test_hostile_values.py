@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from generator.catalog import load
+from generator.catalog.yamlio import load_data
 from generator.errors import CatalogError
 from generator.expand.model import Expanded
 from generator.render import render
 from tests.catalog_gen import RUNNER, CatalogSpec, base_benchmark, minimal_accuracy
 from tests.conftest import Invoke
-from tests.helpers import expanded_at
+from tests.helpers import ROOT, expanded_at
 
 DISPLAY = "DeepSeek-R1 ☃ «TP8»"
 # A dashboard model names artifacts and files: only letters, digits, '.', '_' and '-'.
@@ -119,7 +119,7 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def outputs(root: Path) -> dict[str, str]:
-    return render(expanded_at(root))
+    return render(expanded_at(root), root)
 
 
 def run_json(cli: Invoke, root: Path, *args: str) -> Any:
@@ -130,7 +130,7 @@ def run_json(cli: Invoke, root: Path, *args: str) -> Any:
 
 def run_scripts(text: str) -> list[str]:
     """Every `run:` script of every step of a workflow."""
-    doc = yaml.safe_load(text)
+    doc = load_data(text)
     return [
         step["run"]
         for job in doc["jobs"].values()
@@ -221,7 +221,7 @@ def test_no_run_script_of_a_rendered_workflow_holds_an_expression(
 
 
 def test_the_live_workflows_hold_no_expression_in_a_run_script(shipped: Expanded) -> None:
-    for rel, text in workflows(render(shipped)).items():
+    for rel, text in workflows(render(shipped, ROOT)).items():
         for script in run_scripts(text):
             assert "${{" not in script, f"{rel}: {script}"
 
@@ -337,7 +337,7 @@ def test_a_display_name_with_a_newline_is_refused(tmp_path: Path) -> None:
     refused(
         tmp_path,
         spec,
-        "display: 'R1",
+        'display: "R1',
         'configs[0].display: "R1\\ntouch /tmp/pwned" '
         "must be one line of printable text (no control character, line or paragraph separator, "
         "or bidirectional control)",

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from generator.launch.contract import InputError, check_case, check_job, load_object
+from generator.launch.contract import check_case, check_job, load_object
+from generator.launch.errors import InputError
 from tests.launchers.support import fixture_case, fixture_job, small_points
 
 

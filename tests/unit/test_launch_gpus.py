@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.gpus import GpuError, Gpus, Process, check, probe
+from generator.launch.errors import Infrastructure
+from generator.launch.gpus import Gpus, Process, check, probe
 
 STANDIN = Path(__file__).resolve().parents[1] / "standin"
 
@@ -58,6 +59,8 @@ def test_rocm_smi_gives_the_same_facts(tool_env: pytest.MonkeyPatch) -> None:
 def test_the_check_needs_enough_idle_gpus_and_is_skipped_without_a_tool() -> None:
     idle = Gpus(tool="amd-smi", count=8, model=None, vram_gb=None, devices=("GPU 0",))
     check(idle, 8)
-    with pytest.raises(GpuError, match=r"^the job needs 9 GPUs but amd-smi lists 8 \(GPU 0\)$"):
+    with pytest.raises(
+        Infrastructure, match=r"^the job needs 9 GPUs but amd-smi lists 8 \(GPU 0\)$"
+    ):
         check(idle, 9)
     check(Gpus(tool=None, count=None, model=None, vram_gb=None), 8)

@@ -6,24 +6,29 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.contract import InputError
-from generator.launch.knobs import read_knobs
+from generator.launch.benchmark import point_timeout
+from generator.launch.contract import check_job
+from generator.launch.errors import InputError
+from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
+from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")
+CHECKOUT = Path("/work/sglang-ci")
 
 
 def test_defaults_apply_when_a_knob_is_unset_or_empty() -> None:
-    knobs = read_knobs({"PYTHON": "", "SGLANG_PORT": ""}, CWD)
+    knobs = read_knobs({"PYTHON": "", "SGLANG_PORT": ""}, CWD, CHECKOUT)
     assert (knobs.python, knobs.port, knobs.max_restarts) == ("python3", 30000, 1)
     assert (knobs.ready_timeout_s, knobs.ready_poll_s, knobs.stop_grace_s) == (3600, 5, 5)
     assert knobs.point_timeout_s is None
     assert (knobs.results_dir, knobs.log_dir) == (CWD / "results", CWD / "results/logs")
     assert knobs.step_summary is None
     assert knobs.where.port == "30000"
+    assert (knobs.root, knobs.where.root) == (CHECKOUT, "/work/sglang-ci")
 
 
 def test_relative_directories_are_resolved_against_the_launch_directory() -> None:
-    knobs = read_knobs({"RESULTS_DIR": "out", "LOG_DIR": "logs", "READY_POLL_S": "0.05"}, CWD)
+    knobs = read_knobs({"RESULTS_DIR": "out", "LOG_DIR": "logs", "READY_POLL_S": "0.05"}, CWD, CWD)
     assert (knobs.results_dir, knobs.log_dir, knobs.ready_poll_s) == (
         CWD / "out",
         CWD / "logs",
@@ -48,11 +53,57 @@ def test_relative_directories_are_resolved_against_the_launch_directory() -> Non
 )
 def test_an_invalid_knob_is_an_input_error_that_names_it(name: str, value: str) -> None:
     with pytest.raises(InputError, match=rf"^{name} must be .*, got '{value}'$"):
-        read_knobs({name: value}, CWD)
+        read_knobs({name: value}, CWD, CWD)
 
 
 def test_the_stop_grace_fits_in_a_github_cancel_and_point_timeout_s_overrides_estimates() -> None:
     # A cancelled job gets SIGINT, then SIGTERM 7.5 s later: stop within the first 7.5 s.
-    assert read_knobs({}, CWD).stop_grace_s < 7.5
-    knobs = read_knobs({"POINT_TIMEOUT_S": "0.5", "RUNNER_TEMP": "tmp"}, CWD)
+    assert read_knobs({}, CWD, CWD).stop_grace_s < 7.5
+    knobs = read_knobs({"POINT_TIMEOUT_S": "0.5", "RUNNER_TEMP": "tmp"}, CWD, CWD)
     assert (knobs.point_timeout_s, knobs.runner_temp) == (0.5, CWD / "tmp")
+
+
+def test_every_default_the_launcher_applies_is_the_one_of_the_table() -> None:
+    knobs = read_knobs({}, CWD, CWD)
+    assert DEFAULTS == {
+        "PYTHON": "python3",
+        "SGLANG_PORT": "30000",
+        "READY_TIMEOUT_S": "3600",
+        "READY_POLL_S": "5",
+        "SERVER_STOP_GRACE_S": "5",
+        "MAX_SERVER_RESTARTS": "1",
+        "RESULTS_DIR": "results",
+        "LOG_DIR": "$RESULTS_DIR/logs",
+    }
+    assert (knobs.python, str(knobs.port), str(knobs.max_restarts)) == (
+        DEFAULTS["PYTHON"],
+        DEFAULTS["SGLANG_PORT"],
+        DEFAULTS["MAX_SERVER_RESTARTS"],
+    )
+    assert (knobs.ready_timeout_s, knobs.ready_poll_s, knobs.stop_grace_s) == (
+        float(DEFAULTS["READY_TIMEOUT_S"]),
+        float(DEFAULTS["READY_POLL_S"]),
+        float(DEFAULTS["SERVER_STOP_GRACE_S"]),
+    )
+    assert knobs.log_dir == CWD / DEFAULTS["RESULTS_DIR"] / LOGS
+    assert [k.name for k in KNOBS if k.default is None] == [
+        "MODEL_CACHE",
+        "POINT_TIMEOUT_S",
+        "RUNNER_TEMP",
+        "GITHUB_STEP_SUMMARY",
+        "HF_TOKEN",
+    ]
+
+
+def test_point_timeout_s_replaces_every_points_estimate_times_the_factor() -> None:
+    job = check_job(fixture_job("--preset", "all-qwen"), "job.json")
+    job["point_timeout_factor"] = 0.5
+    point = job["points"][0]
+    point["estimate_minutes"] = 4
+    from_estimate = read_knobs({}, CWD, CWD)
+    assert point_timeout(job, point, from_estimate) == (
+        120.0,
+        "estimate 4 min x point_timeout_factor 0.5",
+    )
+    overridden = read_knobs({"POINT_TIMEOUT_S": "7.5"}, CWD, CWD)
+    assert point_timeout(job, point, overridden) == (7.5, "POINT_TIMEOUT_S")

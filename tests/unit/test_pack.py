@@ -1,4 +1,4 @@
-"""Packing cells into jobs: invariants on every selection, splitting, and the estimates."""
+"""generator.expand.pack: cells into jobs, invariants on every selection, and splitting."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.catalog.model import Catalog, Config
+from generator.catalog.model import PER_CELL, Catalog
 from generator.errors import CatalogError
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
-from generator.expand.estimate import point_minutes, startup_minutes
 from generator.expand.ids import MAX_ID_CHARS, bounded
 from generator.expand.model import Expanded, Job, Run
-from generator.expand.pack import _greedy, pack, split
+from generator.expand.pack import pack, split
 from generator.expand.select import query
 from tests.helpers import FIXTURE, expanded_at
 
@@ -29,10 +28,6 @@ def runs(expanded: Expanded) -> list[tuple[str, Run]]:
         for s in (*expanded.schedules, *expanded.presets)
         for mode, run in s.runs.items()
     ]
-
-
-def config(catalog: Catalog, prefix: str) -> Config:
-    return next(c for c in catalog.configs if c.prefix == prefix)
 
 
 def check_invariants(catalog: Catalog, jobs: tuple[Job, ...], cells: list[str]) -> None:
@@ -67,19 +62,54 @@ def test_job_ids_are_the_same_in_a_second_load(fixture: Expanded) -> None:
     assert len(first) == 29  # 12 OOB + 17 Mesh jobs (per-pair extras make two of some)
 
 
+def prefix_sums(points: list[float]) -> list[float]:
+    sums = [0.0]
+    for p in points:
+        sums.append(sums[-1] + p)
+    return sums
+
+
+def fewest_parts(points: list[float], room: float) -> int:
+    """The fewest parts of consecutive points, each summing to at most `room`: a dynamic
+    program over every cut, independent of the packer's own search."""
+    sums = prefix_sums(points)
+    best = [0] + [len(points) + 1] * len(points)  # best[i]: parts for the first i points
+    for end in range(1, len(points) + 1):
+        for start in range(end):
+            if sums[end] - sums[start] <= room + 1e-9:
+                best[end] = min(best[end], best[start] + 1)
+    return best[-1]
+
+
+def least_longest_part(points: list[float], parts: int) -> float:
+    """The smallest possible longest part when `points` are cut into `parts` consecutive
+    parts (a dynamic program over every cut)."""
+    sums = prefix_sums(points)
+    n = len(points)
+    # longest[i]: the least longest part of the first i points in the parts so far
+    longest = [0.0] + [float("inf")] * n
+    for _ in range(parts):
+        longest = [float("inf")] + [
+            min(max(longest[start], sums[end] - sums[start]) for start in range(end))
+            for end in range(1, n + 1)
+        ]
+    return longest[n]
+
+
 def tighter(catalog: Catalog, bound: float) -> Catalog:
     return dataclasses.replace(
         catalog, estimates=dataclasses.replace(catalog.estimates, max_job_minutes=bound)
     )
 
 
-@pytest.mark.parametrize("bound", [65, 75, 90, 99])  # the longest job is 99.9 min
+# Jobs longer than the bound, over every selection of the fixture (the longest: 99.9 min).
+@pytest.mark.parametrize(("bound", "split_jobs"), [(65, 213), (75, 158), (90, 60), (99, 24)])
 def test_a_tighter_bound_splits_jobs_into_even_parts_within_it(
-    fixture: Expanded, bound: float
+    fixture: Expanded, bound: float, split_jobs: int
 ) -> None:
     small = expand(tighter(fixture.catalog, bound))
     unsplit_runs = dict(runs(fixture))
-    split_jobs = 0
+    split = 0
     for what, run in runs(small):
         check_invariants(small.catalog, run.jobs, [c.id for c in run.cells])
         for base, whole in {j.id: j for j in unsplit_runs[what].jobs}.items():
@@ -89,12 +119,12 @@ def test_a_tighter_bound_splits_jobs_into_even_parts_within_it(
                 assert [j.id for j in parts] == [base]
                 continue
             k = len(parts)
-            split_jobs += 1
+            split += 1
             assert [j.id for j in parts] == [f"{base}-{n}of{k}" for n in range(1, k + 1)]
             assert [c for j in parts for c in j.cells] == list(whole.cells)
             room = bound - whole.startup_minutes
-            assert k == len(_greedy([c.minutes for c in whole.cells], room))
-    assert split_jobs > 0
+            assert k == fewest_parts([c.minutes for c in whole.cells], room)
+    assert split == split_jobs
 
 
 def test_the_fixture_bound_splits_nothing_and_a_tight_one_splits_every_oob_job(
@@ -131,7 +161,7 @@ def test_per_cell_gives_each_cell_its_own_job_named_by_the_cell(fixture: Expande
 
 def test_a_per_cell_config_is_per_cell_in_every_selection(fixture: Expanded) -> None:
     catalog = fixture.catalog
-    first = dataclasses.replace(catalog.configs[0], packing="per-cell")
+    first = dataclasses.replace(catalog.configs[0], packing=PER_CELL)
     changed = expand(dataclasses.replace(catalog, configs=(first, *catalog.configs[1:])))
     selecting = [(w, run) for w, run in runs(changed) if any(c.config is first for c in run.cells)]
     assert [what for what, _ in selecting] == [
@@ -155,7 +185,7 @@ def test_a_per_cell_config_is_per_cell_in_every_selection(fixture: Expanded) -> 
     st.lists(st.floats(min_value=0.5, max_value=50, allow_nan=False), min_size=1, max_size=40),
     st.floats(min_value=50, max_value=400),
 )
-def test_split_is_the_fewest_contiguous_parts_and_no_longer_than_greedy(
+def test_split_is_the_fewest_contiguous_parts_with_the_least_longest_part(
     points: list[float], room: float
 ) -> None:
     sizes = split(points, room)
@@ -163,55 +193,16 @@ def test_split_is_the_fewest_contiguous_parts_and_no_longer_than_greedy(
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     totals = [sum(points[a : a + s]) for a, s in zip(starts, sizes, strict=True)]
     assert all(t <= room + 1e-6 for t in totals)
-    greedy = _greedy(points, room)
-    assert len(sizes) == len(greedy)
-    greedy_starts = [sum(greedy[:i]) for i in range(len(greedy))]
-    greedy_max = max(sum(points[a : a + s]) for a, s in zip(greedy_starts, greedy, strict=True))
-    assert max(totals) <= greedy_max + 1e-6
+    assert len(sizes) == fewest_parts(points, room)
+    # As even as the fewest parts allow, within the second the packer's search stops at.
+    assert max(totals) <= least_longest_part(points, len(sizes)) + 1 / 60 + 1e-6
 
 
-def test_split_evens_out_what_greedy_leaves_lopsided() -> None:
-    assert _greedy([10, 10, 10, 10, 10], 40) == [4, 1]
+def test_split_evens_out_what_filling_each_part_first_leaves_lopsided() -> None:
+    # Filling each part before the next would give 40 + 10.
     assert split([10, 10, 10, 10, 10], 40) == [3, 2]
     assert split([10, 10, 10], 40) == [3]
-
-
-def test_the_point_estimate_follows_the_documented_model(fixture: Expanded) -> None:
-    # deepseek-r1-fp8-tp4 at 1024x1024, concurrency 64: 640 prompts and 128 warm-ups.
-    minutes = point_minutes(
-        fixture.catalog.estimates.point, isl=1024, osl=1024, concurrency=64, requests=768, gpus=4
-    )
-    waves = 12
-    prefill = 1024 * 64 / (5000 * 4)
-    decode = 1024 * (20 + 0.05 * 64) / 1000
-    assert minutes == pytest.approx(1 + waves * (prefill + decode) / 60)
-    assert math.ceil(minutes) == 7
-    [cell] = [
-        c
-        for c in fixture.cells[("deepseek-r1-fp8-tp4", "sglang-atom")]
-        if c.id == "deepseek-r1-fp8-tp4-1024-1024-64-0.8"
-    ]
-    assert (cell.num_prompts, cell.num_warmups) == (640, 128)
-    assert cell.minutes == minutes
-
-
-def test_startup_comes_from_the_config_then_the_model_then_the_size_rule(
-    fixture: Expanded,
-) -> None:
-    catalog = fixture.catalog
-    est = catalog.estimates
-    ds = config(catalog, "deepseek-r1-fp8-tp4")
-    qwen = next(c for c in catalog.configs if c.model.family == "qwen")
-    assert (ds.model.params_b, startup_minutes(est, ds)) == (671, 35)
-    assert (qwen.model.params_b, startup_minutes(est, qwen)) == (397, 25)
-    small = dataclasses.replace(qwen.model, params_b=35.0)
-    assert startup_minutes(est, dataclasses.replace(qwen, model=small)) == 10
-    unknown = dataclasses.replace(qwen.model, params_b=None)
-    assert startup_minutes(est, dataclasses.replace(qwen, model=unknown)) == 35
-    own_model = dataclasses.replace(qwen.model, startup_minutes=12.0)
-    assert startup_minutes(est, dataclasses.replace(qwen, model=own_model)) == 12
-    both = dataclasses.replace(qwen, model=own_model, startup_minutes=50.0)
-    assert startup_minutes(est, both) == 50
+    assert split([5, 30, 5, 30, 5], 40) == [3, 2]
 
 
 @settings(max_examples=100, deadline=None)

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.catalog.model import PER_CELL, PER_SERVER
+from generator.catalog.yamlio import load_data
 from generator.expand.entries import cell_entry, job_entry
 from generator.expand.model import Expanded
 from generator.expand.select import image_for, query
@@ -143,13 +143,13 @@ def test_a_second_load_prints_and_renders_the_same_and_a_render_leaves_no_drift(
         assert dumps(cells_json(again, sel)) == dumps(cells_json(expanded, sel))
         assert dumps(jobs_json(again, sel)) == dumps(jobs_json(expanded, sel))
 
-    outputs = render(expanded)
+    outputs = render(expanded, root)
     assert sorted(write_all(root, outputs)) == sorted(outputs)
     assert drift(root, outputs) == []
     first = snapshot(root)
     assert first == {rel: text.encode() for rel, text in outputs.items()}
 
-    rendered_again = render(again)
+    rendered_again = render(again, root)
     assert rendered_again == outputs
     assert write_all(root, rendered_again) == []
     assert snapshot(root) == first
@@ -159,7 +159,7 @@ def test_a_second_load_prints_and_renders_the_same_and_a_render_leaves_no_drift(
         if rel.endswith(".json"):
             assert isinstance(json.loads(text), dict), rel
         elif rel.endswith((".yml", ".yaml")):
-            assert isinstance(yaml.safe_load(text), dict), rel
+            assert isinstance(load_data(text), dict), rel
 
 
 # Run in a fresh interpreter per hash seed: for each root, every cell and job as
@@ -182,7 +182,8 @@ for root in sys.argv[1:]:
     cells = [cell_entry(c, image) for listed in expanded.cells.values() for c in listed]
     jobs = [job_entry(catalog, j, image) for listed in expanded.jobs.values() for j in listed]
     sys.stdout.write(dumps(cells) + dumps(jobs))
-    sys.stdout.write("".join(f"{path}\\n{text}" for path, text in render(expanded).items()))
+    outputs = render(expanded, Path("."))
+    sys.stdout.write("".join(f"{path}\\n{text}" for path, text in outputs.items()))
     sys.stdout.write(dumps(summary(expanded)) + dumps(plan_week(expanded)))
 """
 
@@ -284,7 +285,9 @@ def test_two_presets_never_share_a_matrix_file(tmp_path: Path) -> None:
         "Suite-AB": [{"name": "x", "select": {}}],
     }
     expanded = expanded_at(spec.write(tmp_path))
-    matrices = [rel for rel in render(expanded) if rel.startswith(".github/matrices/benchmark/")]
+    matrices = [
+        rel for rel in render(expanded, tmp_path) if rel.startswith(".github/matrices/benchmark/")
+    ]
     assert matrices == [
         ".github/matrices/benchmark/preset/a-b/plain/c1.json",
         ".github/matrices/benchmark/preset/a-b/plain/x.json",

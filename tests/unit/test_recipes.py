@@ -16,7 +16,7 @@ def page_ids(root: Path, recipes: str) -> dict[str, list[tuple[str, str]]]:
         "recipes:\n  DeepSeek-R1: {family: deepseek}\n  Qwen3.5: {family: qwen}\n",
         "recipes:\n" + recipes,
     )
-    out = render(expanded_at(root))
+    out = render(expanded_at(root), root)
     pages = {p: t for p, t in out.items() if p.startswith("docs/recipes/")}
     return {
         path.removeprefix("docs/recipes/"): re.findall(

@@ -7,6 +7,7 @@ import pytest
 from generator.errors import LimitError
 from generator.expand.model import Expanded
 from generator.render import integrity, render
+from tests.helpers import ROOT
 
 BENCHMARK = ".github/workflows/benchmark.yml"
 
@@ -14,8 +15,9 @@ BENCHMARK = ".github/workflows/benchmark.yml"
 def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inputs(
     fixture: Expanded,
 ) -> None:
-    outputs = render(fixture)
-    found = integrity.declared(outputs[BENCHMARK])
+    outputs = render(fixture, ROOT)
+    docs = integrity.read_back(outputs)
+    found = integrity.declared(docs[BENCHMARK])
     assert found == {
         "on": ["schedule", "workflow_dispatch"],
         "crons": ["0 14 * * 1,3", "0 14 * * 2,4", "0 14 * * 5", "0 14 * * 6"],
@@ -31,7 +33,21 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
             "resolve_images",
         ],
     }
-    integrity.check(fixture.catalog, outputs)
+    # Every workflow render writes is read back and checked, none left out.
+    workflows = sorted(p for p in outputs if p.startswith(".github/workflows/"))
+    assert (
+        sorted(integrity.expected(fixture.catalog))
+        == workflows
+        == [
+            ".github/workflows/accuracy-case.yml",
+            ".github/workflows/accuracy-nightly.yml",
+            ".github/workflows/benchmark-job.yml",
+            BENCHMARK,
+            ".github/workflows/confirm-job.yml",
+            ".github/workflows/pr-gpu.yml",
+            ".github/workflows/pr.yml",
+        ]
+    )
 
 
 @pytest.mark.parametrize(
@@ -63,11 +79,11 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
 def test_a_workflow_that_says_more_than_the_catalog_is_refused(
     fixture: Expanded, old: str, new: str, message: str
 ) -> None:
-    outputs = dict(render(fixture))
+    outputs = dict(render(fixture, ROOT))
     assert old in outputs[BENCHMARK]
     outputs[BENCHMARK] = outputs[BENCHMARK].replace(old, new, 1)
     with pytest.raises(LimitError) as caught:
-        integrity.check(fixture.catalog, outputs)
+        integrity.check(fixture.catalog, integrity.read_back(outputs))
     assert str(caught.value) == (
         f"{BENCHMARK}:1: {BENCHMARK} {message}: a catalog value broke out of its place"
     )

@@ -8,14 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from generator.catalog.yamlio import load_data
 from generator.errors import LimitError, Loc
 from generator.expand.model import Expanded
 from generator.jsonio import compact_size
 from generator.render import limits, render
 from tests.conftest import Invoke
-from tests.helpers import copy_catalogs, snapshot
+from tests.helpers import ROOT, copy_catalogs, snapshot
 
 Checked = list[tuple[str, Loc, int, int]]
 
@@ -36,14 +36,14 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Checked:
 
 def refusal(expanded: Expanded) -> str:
     with pytest.raises(LimitError) as info:
-        render(expanded)
+        render(expanded, ROOT)
     return str(info.value)
 
 
 def test_every_matrix_is_checked_and_these_hold_more_than_10_jobs(
     fixture: Expanded, checked: Checked
 ) -> None:
-    outputs = render(fixture)
+    outputs = render(fixture, ROOT)
     bench, acc = fixture.catalog.benchmark_file, fixture.catalog.accuracy_file
     # 4 cron groups, 35 presets (the 18 Mesh ones in two modes), 2 accuracy levels.
     assert len(checked) == len([p for p in outputs if p.startswith(".github/matrices/")]) == 59
@@ -63,7 +63,7 @@ def test_a_matrix_over_the_job_limit_is_refused_at_its_selection(
     fixture: Expanded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 17)
-    render(fixture)  # the largest matrices hold 17 jobs
+    render(fixture, ROOT)  # the largest matrices hold 17 jobs
     monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 16)
     assert refusal(fixture) == (
         f"{fixture.catalog.benchmark_file}:574: cron group 'mesh-all' makes 17 jobs; "
@@ -74,13 +74,13 @@ def test_a_matrix_over_the_job_limit_is_refused_at_its_selection(
 def test_a_matrix_over_the_output_limit_is_refused_at_its_selection(
     fixture: Expanded, checked: Checked, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outputs = render(fixture)
+    outputs = render(fixture, ROOT)
     largest = max(size for *_, size in checked)
     first = json.loads(outputs[".github/matrices/benchmark/schedule/oob-deepseek-non-mtp.json"])
     size = len(json.dumps(first, ensure_ascii=False, separators=(",", ":")).encode())
     assert (size, largest) == (21139, 55510)
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", largest)
-    render(fixture)
+    render(fixture, ROOT)
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", size - 1)
     assert refusal(fixture) == (
         f"{fixture.catalog.benchmark_file}:564: cron group 'oob-deepseek-non-mtp' is 21139 "
@@ -91,8 +91,8 @@ def test_a_matrix_over_the_output_limit_is_refused_at_its_selection(
 def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
     fixture: Expanded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workflow = yaml.safe_load(render(fixture)[".github/workflows/benchmark.yml"])
-    assert list(workflow[True]["workflow_dispatch"]["inputs"]) == [
+    workflow = load_data(render(fixture, ROOT)[".github/workflows/benchmark.yml"])
+    assert list(workflow["on"]["workflow_dispatch"]["inputs"]) == [
         "suite",
         "oob_preset",
         "mesh_preset",
@@ -103,7 +103,7 @@ def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
         "resolve_images",
     ]
     monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 8)
-    render(fixture)
+    render(fixture, ROOT)
     monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 7)
     assert refusal(fixture) == (
         f"{fixture.catalog.benchmark_file}:262: .github/workflows/benchmark.yml would have 8 "
@@ -126,10 +126,10 @@ def test_a_long_expression_is_refused_at_its_workflow_line() -> None:
 def test_the_longest_rendered_expression_is_the_one_refused_under_a_lower_limit(
     fixture: Expanded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outputs = render(fixture)
+    outputs = render(fixture, ROOT)
     monkeypatch.setattr(limits, "MAX_EXPRESSION_CHARS", 195)
     with pytest.raises(LimitError) as info:
-        render(fixture)
+        render(fixture, ROOT)
     loc = info.value.loc
     assert loc is not None
     # The history job's condition, the same in both workflows: the first rendered is refused.

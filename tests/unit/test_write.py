@@ -48,7 +48,7 @@ def new_spec() -> CatalogSpec:
 
 
 def render(spec: CatalogSpec, root: Path) -> dict[str, str]:
-    return render_all(expand(load(spec.write(root))))
+    return render_all(expand(load(spec.write(root))), root)
 
 
 @pytest.fixture

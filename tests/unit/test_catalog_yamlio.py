@@ -1,0 +1,77 @@
+"""generator.catalog.yamlio: the one YAML set-up: catalogs with lines and limits, plain data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.catalog.yamlio import (
+    MAX_CATALOG_BYTES,
+    line_of,
+    load_data,
+    load_mapping,
+    parse_mapping,
+)
+from generator.errors import CatalogError
+
+SHOWN = "catalogs/benchmark.yaml"
+
+
+def refusal(text: str) -> str:
+    with pytest.raises(CatalogError) as info:
+        parse_mapping(text, SHOWN)
+    return str(info.value)
+
+
+def test_plain_data_reads_yaml_1_2_so_on_is_a_key_and_yes_a_string() -> None:
+    assert load_data("on:\n  push:\nflag: yes\nn: 010\n") == {
+        "on": {"push": None},
+        "flag": "yes",
+        "n": 10,
+    }
+
+
+def test_line_of_finds_keys_and_list_items() -> None:
+    doc = parse_mapping("a: 1\nb:\n  - x\n  - {c: 2,\n     d: 3}\n", SHOWN)
+    paths: list[list[str | int]] = [["a"], ["b"], ["b", 1], ["b", 1, "d"], ["zz"]]
+    assert [line_of(doc, p) for p in paths] == [
+        1,
+        2,
+        4,
+        5,
+        1,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: 1\na: 2\n", "catalogs/benchmark.yaml:2: YAML error: duplicate key 'a'"),
+        ("a: &x 1\nb: *x\n", "catalogs/benchmark.yaml:2: YAML alias '*x' is not supported; write "
+         "the value out or use a fragment"),
+        ("- 1\n", "catalogs/benchmark.yaml:1: the top level must be a mapping, found "
+         "CommentedSeq"),
+        ("a: 'open\nb: 2\n\nc: 3\n", "catalogs/benchmark.yaml:1: YAML error: found unexpected end "
+         "of stream while scanning a quoted scalar"),
+    ],
+    ids=["duplicate", "alias", "not-a-mapping", "unclosed-quote"],
+)  # fmt: skip
+def test_bad_yaml_is_refused_at_its_line(text: str, message: str) -> None:
+    assert refusal(text) == message
+
+
+def test_a_catalog_file_is_refused_unparsed_when_huge_empty_or_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    for data, message in [
+        (b" " * (MAX_CATALOG_BYTES + 1), f"catalog is {MAX_CATALOG_BYTES + 1} bytes; the limit "
+         f"is {MAX_CATALOG_BYTES} bytes"),
+        (b"\n \n", "catalog is empty"),
+        (b"a: 1\nb: \xff\n", "not valid UTF-8 (byte 0xff)"),
+        (b"a: .nan\n", "a: nan is not a number the catalog takes; write a finite value"),
+    ]:  # fmt: skip
+        path.write_bytes(data)
+        with pytest.raises(CatalogError) as info:
+            load_mapping(path, SHOWN)
+        line = 2 if b"\xff" in data else 1
+        assert str(info.value) == f"{SHOWN}:{line}: {message}"
