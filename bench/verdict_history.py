@@ -209,8 +209,11 @@ def generate(
             runs.append(run)
         runs.append(
             Run(
-                name=f"d{day:04d}-accuracy", day=day, kind="accuracy",
-                image_digest=digest, sglang_version=version,
+                name=f"d{day:04d}-accuracy",
+                day=day,
+                kind="accuracy",
+                image_digest=digest,
+                sglang_version=version,
             )
         )
     return History(
