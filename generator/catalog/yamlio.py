@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.composer import MaxDepthExceededError
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, ScalarEvent
 
@@ -32,8 +32,29 @@ _MAX_INT = 10**MAX_NUMBER_DIGITS
 _NUMBER = re.compile(r"^[-+]?(0[xob])?[0-9_.]+(e[-+]?[0-9]+)?$", re.IGNORECASE)
 
 
+class _AliasMet(Exception):
+    """An alias, at its line: parse_mapping names the file."""
+
+    def __init__(self, anchor: str, line: int) -> None:
+        super().__init__(anchor, line)
+        self.anchor = anchor
+        self.line = line
+
+
+class _NoAliasComposer(Composer):
+    """ruamel.yaml's composer, refusing an alias where it meets one: composing is one linear
+    pass over the parse, so an alias bomb is refused before anything is built from it."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.parser.check_event(AliasEvent):
+            event = self.parser.peek_event()
+            raise _AliasMet(event.anchor, event.start_mark.line + 1 if event.start_mark else 1)
+        return super().compose_node(parent, index)
+
+
 def _yaml() -> YAML:
     yaml = YAML(typ="rt", pure=True)
+    yaml.Composer = _NoAliasComposer
     yaml.allow_duplicate_keys = False
     # Refused where it is met, before the composer recurses deeper or the scanner (whose
     # work per token grows with the flow depth) goes on.
@@ -53,25 +74,6 @@ def _decode(data: bytes, shown: str) -> str:
         line = data.count(b"\n", 0, e.start) + 1
         msg = f"not valid UTF-8 (byte 0x{data[e.start]:02x})"
         raise CatalogError(msg, Loc(shown, line)) from e
-
-
-_MAYBE_ALIAS = re.compile(r"(^|[\s\[{,:-])\*[^\s,\]}]")
-
-
-def _refuse_aliases(text: str, shown: str) -> None:
-    """Aliases are refused before composing, so an alias bomb costs one linear parse.
-
-    The event parse only runs when the text could hold an alias at all."""
-    if not _MAYBE_ALIAS.search(text):
-        return
-    for event in _yaml().parse(text):
-        if isinstance(event, AliasEvent):
-            line = event.start_mark.line + 1 if event.start_mark else 1
-            msg = (
-                f"YAML alias '*{event.anchor}' is not supported; "
-                "write the value out or use a fragment"
-            )
-            raise CatalogError(msg, Loc(shown, line))
 
 
 def _where(path: Sequence[str | int]) -> str:
@@ -134,8 +136,10 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
 def parse_mapping(text: str, shown: str) -> CommentedMap:
     """The document in `text` (named `shown` in errors)."""
     try:
-        _refuse_aliases(text, shown)
         doc = _yaml().load(text)
+    except _AliasMet as e:
+        msg = f"YAML alias '*{e.anchor}' is not supported; write the value out or use a fragment"
+        raise CatalogError(msg, Loc(shown, e.line)) from None
     except MaxDepthExceededError as e:
         line = e.problem_mark.line + 1 if e.problem_mark else 1
         raise CatalogError(f"nested deeper than {MAX_NESTING} levels", Loc(shown, line)) from e
