@@ -63,8 +63,10 @@ def _yaml() -> YAML:
 
 
 def load_data(text: str) -> Any:
-    """A YAML document as plain dicts, lists and scalars (YAML 1.2, no line numbers)."""
-    return YAML(typ="safe", pure=True).load(text)
+    """A YAML document as plain dicts, lists and scalars (YAML 1.2, no line numbers),
+    parsed by libyaml (ruamel.yaml.clib) where it is installed: ruamel.yaml resolves the
+    scalars itself, so both parsers give the same data."""
+    return YAML(typ="safe", pure=False).load(text)
 
 
 def _decode(data: bytes, shown: str) -> str:
