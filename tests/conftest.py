@@ -1,13 +1,16 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import pickle
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
-from generator.catalog import ACCURACY, BENCHMARK
+from generator.catalog import ACCURACY, BENCHMARK, yamlio
 from generator.cli import main
 from generator.context import Context
 from generator.expand.model import Expanded
@@ -19,6 +22,28 @@ Invoke = Callable[..., Result]
 # failure is reproducible and the suite's time is fixed; `--hypothesis-profile` overrides.
 settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
 settings.load_profile("repeatable")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def parse_each_catalog_text_once() -> Iterator[None]:
+    """ruamel.yaml's round-trip parse of a catalog text runs once per test process: a text
+    met again (the fixture catalogs, copied and loaded by hundreds of tests) gets a copy of
+    the document its first parse gave, line numbers and all (pickled: no test sees another's
+    objects). The parse is a function of the text alone (the name only reaches errors, which
+    are never kept); everything after it (the value checks, the schema, the typed model) runs
+    on every load. Tests of the parser itself call it directly, or give it new texts."""
+    parse = yamlio.parse_mapping
+    parsed: dict[bytes, bytes] = {}
+
+    def parse_once(text: str, shown: str) -> Any:
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+        if key not in parsed:
+            parsed[key] = pickle.dumps(parse(text, shown))
+        return pickle.loads(parsed[key])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yamlio, "parse_mapping", parse_once)
+        yield
 
 
 @pytest.fixture(scope="session")

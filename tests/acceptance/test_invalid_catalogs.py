@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -21,8 +22,14 @@ CASES = sorted((ROOT / "tests/example-files/negative").glob("*.yaml"))
 
 @pytest.fixture
 def root(rendered_fixture: Path, tmp_path: Path) -> Path:
-    """A copy of the fixture catalogs and their generated files."""
-    return Path(shutil.copytree(rendered_fixture, tmp_path / "repo"))
+    """A copy of the fixture catalogs and their generated files: the generated files hard
+    links (a command replaces a file by renaming a new one over it, never writes into it,
+    and the snapshot would see either), the catalogs copies to break."""
+    root = Path(shutil.copytree(rendered_fixture, tmp_path / "repo", copy_function=os.link))
+    for catalog in (root / "catalogs").iterdir():
+        catalog.unlink()
+        shutil.copyfile(rendered_fixture / "catalogs" / catalog.name, catalog)
+    return root
 
 
 def apply(root: Path, case: dict[str, Any]) -> int:
