@@ -49,7 +49,8 @@ def once(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) ->
     """The value of an option given at most once (click would keep the last silently)."""
     if len(values) > 1:
         shown = ", ".join(f"'{v}'" for v in values)
-        raise click.BadParameter(f"given {len(values)} times ({shown}); give it once")
+        msg = f"given {len(values)} times ({shown}); give it once"
+        raise click.BadParameter(msg)
     return values[0] if values else None
 
 
@@ -77,14 +78,15 @@ image_option = single("--image", help="Image override.")
 
 def _one_selection(group: str | None, cron: str | None, preset: str | None) -> None:
     if sum(x is not None for x in (group, cron, preset)) > 1:
-        raise click.UsageError("pass at most one of --group, --cron and --preset")
+        msg = "pass at most one of --group, --cron and --preset"
+        raise click.UsageError(msg)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
+    default=Path(),
     show_default=True,
     help="The checkout to read: its catalogs/ and templates/.",
 )
@@ -139,7 +141,8 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
         expanded = c.expanded()
         known = [s.name for s in expanded.catalog.accuracy_suites]
         if suite is not None and suite not in known:
-            raise SelectionError(f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}")
+            msg = f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}"
+            raise SelectionError(msg)
         emit(
             [
                 case_entry(expanded.catalog, r, lv)
@@ -203,7 +206,8 @@ def plan_cmd(
     _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
     chosen = any(v is not None for v in selectors.values())
     if (week or base is not None) and chosen:
-        raise click.UsageError(f"{'--base' if base is not None else '--week'} takes no selection")
+        msg = f"{'--base' if base is not None else '--week'} takes no selection"
+        raise click.UsageError(msg)
 
     def work(c: Context) -> None:
         expanded = c.expanded()
@@ -230,10 +234,11 @@ def _checked(expanded: Expanded) -> Expanded:
     bad = lint_errors(lint(expanded))
     if bad:
         first = bad[0]
-        raise CheckFailed(
+        msg = (
             f"{first.loc}: {first.rule} {first.name}: {first.message} "
             f"({len(bad)} lint error(s); run `sglang-ci lint`)"
         )
+        raise CheckFailed(msg)
     return expanded
 
 
@@ -262,10 +267,11 @@ def check_cmd(ctx: click.Context) -> None:
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))
-            raise CheckFailed(
+            msg = (
                 f"{len(diffs)} generated file(s) differ from the catalogs; "
                 f"run `{FIX}` and commit the result"
             )
+            raise CheckFailed(msg)
         click.echo(f"check: {len(outputs)} generated files match the catalogs")
 
     run(ctx, work)

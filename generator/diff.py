@@ -68,7 +68,8 @@ def _git(root: Path, *args: str) -> str:
         ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
-        raise DiffError(f"git {' '.join(args)}: {done.stderr.strip() or 'failed'}")
+        msg = f"git {' '.join(args)}: {done.stderr.strip() or 'failed'}"
+        raise DiffError(msg)
     return done.stdout
 
 
@@ -97,7 +98,8 @@ def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
         try:
             entries = json.loads(_git(root, "show", f"{ref}:{rel}"))["include"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise DiffError(f"{ref}:{rel}: not a matrix ({exc})") from exc
+            msg = f"{ref}:{rel}: not a matrix ({exc})"
+            raise DiffError(msg) from exc
         if rel.startswith(f"{MATRICES}/accuracy/"):
             _add_cases(cases, Path(rel).stem, entries)
         else:

@@ -51,9 +51,8 @@ def _read(root: Path, rel: str) -> dict[str, Any]:
     try:
         data: dict[str, Any] = json.loads((root / rel).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise SelectionError(
-            f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
-        ) from exc
+        msg = f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
+        raise SelectionError(msg) from exc
     return data
 
 
@@ -70,7 +69,8 @@ def _pin(
     for entry in matrix["include"]:
         mode = entry["server_mode"]
         if not entry["image"]:
-            raise SelectionError(f"server mode '{mode}' needs an image of its own: set the image")
+            msg = f"server mode '{mode}' needs an image of its own: set the image"
+            raise SelectionError(msg)
         # Whatever chose it (a dispatch, the catalog's default, a case's image or nightly
         # pattern), an image outside the mode's repositories never reaches a runner.
         check_image(expanded.catalog, mode, entry["image"])
@@ -106,13 +106,16 @@ def benchmark(
         return _pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
     suites = {s.name: s for s in catalog.suites}
     if suite not in suites:
-        raise SelectionError(f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}")
+        msg = f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}"
+        raise SelectionError(msg)
     name = preset_name(preset or NONE)
     if configs and name != NONE:
-        raise SelectionError("choose a preset or configs, not both")
+        msg = "choose a preset or configs, not both"
+        raise SelectionError(msg)
     if not configs and name == NONE:
         if points:
-            raise SelectionError("points: choose a preset or configs to run them on")
+            msg = "points: choose a preset or configs to run them on"
+            raise SelectionError(msg)
         return Selected(
             what="nothing (no preset chosen)",
             matrix={"include": []},
@@ -130,7 +133,8 @@ def benchmark(
         )
         foreign = [c.prefix for c in picked if c.suite != suite]
         if foreign:
-            raise SelectionError(f"configs: {', '.join(foreign)} not in suite {suite}")
+            msg = f"configs: {', '.join(foreign)} not in suite {suite}"
+            raise SelectionError(msg)
         jobs = (
             custom_jobs(expanded, picked, parse_points(points), chosen_mode)
             if points
@@ -165,7 +169,8 @@ def accuracy(
 ) -> Selected:
     """The accuracy workflow's matrix: a level, or some of its cases."""
     if level not in LEVELS:
-        raise SelectionError(f"level: unknown level '{level}'{did_you_mean(level, LEVELS)}")
+        msg = f"level: unknown level '{level}'{did_you_mean(level, LEVELS)}"
+        raise SelectionError(msg)
     matrix = _read(root, accuracy_path(level))
     what = f"accuracy level {level}"
     if cases:
@@ -174,9 +179,8 @@ def accuracy(
         unknown = [c for c in wanted if c not in known]
         if unknown:
             hint = did_you_mean(unknown[0], known)
-            raise SelectionError(
-                f"cases: no case in level {level} has id {', '.join(unknown)}{hint}"
-            )
+            msg = f"cases: no case in level {level} has id {', '.join(unknown)}{hint}"
+            raise SelectionError(msg)
         matrix = {
             "include": [e for e in matrix["include"] if e["id"] in wanted or e["case"] in wanted]
         }
@@ -219,10 +223,11 @@ def pr(
         ("benchmark jobs", changes.job_entries if benchmark else (), "the benchmark workflow"),
     ):
         if len(entries) > MAX_MATRIX_JOBS:
-            raise SelectionError(
+            msg = (
                 f"this change reaches {len(entries)} {kind}, more than a matrix holds "
                 f"({MAX_MATRIX_JOBS}): run {workflow} on the branch instead"
             )
+            raise SelectionError(msg)
         matrix = {"include": list(entries)}
         check_matrix(f"this change's {kind}", where, matrix)
         picked.append(_pin(expanded, f"{kind} changed against {base}", matrix, today, client))

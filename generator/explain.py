@@ -174,7 +174,8 @@ def _job_units(expanded: Expanded, t: Target, mode: str | None) -> list[tuple[Jo
         chosen = mode if mode is not None else next(iter(runs))
         if chosen not in runs:
             check_mode(expanded.catalog, (c.suite for c in t.selection.configs), chosen, None)
-            raise SelectionError(f"{t.kind} '{t.id}' has no run in server mode '{chosen}'")
+            msg = f"{t.kind} '{t.id}' has no run in server mode '{chosen}'"
+            raise SelectionError(msg)
         return [(j, f"{t.kind} {t.id}") for j in runs[chosen].jobs]
     config = t.config
     assert config is not None
@@ -192,7 +193,8 @@ def _cell(expanded: Expanded, t: Target, mode: str | None) -> tuple[Cell, Job]:
         for cell in job.cells:
             if cell.id == t.id:
                 return cell, job
-    raise SelectionError(f"cell '{t.id}' has no run in server mode '{chosen}'")
+    msg = f"cell '{t.id}' has no run in server mode '{chosen}'"
+    raise SelectionError(msg)
 
 
 def _case_runs(expanded: Expanded, t: Target) -> list[CaseRun]:
@@ -209,7 +211,8 @@ def _targets(expanded: Expanded, wanted: str, kind: str | None) -> list[Target]:
     ids = [i for i, ts in expanded.index.items() if kind is None or any(t.kind == kind for t in ts)]
     what = f"no {kind}" if kind else "nothing"
     others = f" (it names a {' and a '.join(t.kind for t in found)})" if found else ""
-    raise SelectionError(f"{what} has id '{wanted}'{others}{did_you_mean(wanted, ids)}")
+    msg = f"{what} has id '{wanted}'{others}{did_you_mean(wanted, ids)}"
+    raise SelectionError(msg)
 
 
 def explain(
@@ -222,7 +225,8 @@ def explain(
 ) -> str:
     """The commands of everything `wanted` names (`kind` narrows it to one of KINDS)."""
     if kind is not None and kind not in KINDS:
-        raise SelectionError(f"unknown kind '{kind}'{did_you_mean(kind, KINDS)}")
+        msg = f"unknown kind '{kind}'{did_you_mean(kind, KINDS)}"
+        raise SelectionError(msg)
     catalog = expanded.catalog
     parts: dict[tuple[str, str, str], str] = {}
     kinds: list[str] = []

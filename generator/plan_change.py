@@ -30,7 +30,8 @@ def _git(root: Path, *args: str) -> bytes:
     done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise BaseError(f"git {' '.join(args)}: {message[-1] if message else 'failed'}")
+        msg = f"git {' '.join(args)}: {message[-1] if message else 'failed'}"
+        raise BaseError(msg)
     return done.stdout
 
 
@@ -49,7 +50,8 @@ def expanded_at_base(root: Path, ref: str) -> tuple[str, Expanded]:
             if loc is not None:
                 rel = BENCHMARK if loc.file.endswith(BENCHMARK) else ACCURACY
                 loc = Loc(f"{ref}:{rel}", loc.line)
-            raise CatalogError(f"{e.message} (the catalogs at {ref})", loc) from e
+            msg = f"{e.message} (the catalogs at {ref})"
+            raise CatalogError(msg, loc) from e
 
 
 def _per_config(expanded: Expanded) -> dict[str, tuple[float, float]]:
@@ -120,7 +122,7 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
     }
 
 
-def _signed(value: float | int) -> str:
+def _signed(value: float) -> str:
     return f"+{value}" if value > 0 else str(value)
 
 

@@ -64,9 +64,8 @@ class AccuracyBuilder:
         self.models: dict[str, Model] = dict(bench.models)
         for name, model in build_models(r, r.doc.get("models")).items():
             if name in self.models:
-                raise r.fail(
-                    f"model '{name}' is already declared in the benchmark catalog", ["models", name]
-                )
+                msg = f"model '{name}' is already declared in the benchmark catalog"
+                raise r.fail(msg, ["models", name])
             self.models[name] = model
         self.suites = build_suites(r)
         cron = str(r.doc["schedule"]["cron"])
@@ -77,7 +76,8 @@ class AccuracyBuilder:
 
     def _known(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
         if value not in known:
-            raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
+            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
+            raise self.r.fail(msg, path)
         return value
 
     def _runners(
@@ -124,10 +124,8 @@ class AccuracyBuilder:
             present = {v.name for v in config.env}
             for j, name in enumerate(unset):
                 if name not in present:
-                    raise r.fail(
-                        f"unset_env '{name}' is not set by benchmark config '{config.prefix}'",
-                        [*path, "unset_env", j],
-                    )
+                    msg = f"unset_env '{name}' is not set by benchmark config '{config.prefix}'"
+                    raise r.fail(msg, [*path, "unset_env", j])
             model, parallel, spec = config.model, config.parallel, config.spec
             flags = override_flags(config.args, merge_flags(extra_flags))
             env = tuple(
@@ -192,10 +190,8 @@ class AccuracyBuilder:
         for i, raw in enumerate(self.r.doc["cases"]):
             case = self.case(i, raw)
             if case.id in seen:
-                raise self.r.fail(
-                    f"duplicate case id '{case.id}' (first at line {seen[case.id]})",
-                    ["cases", i, "id"],
-                )
+                msg = f"duplicate case id '{case.id}' (first at line {seen[case.id]})"
+                raise self.r.fail(msg, ["cases", i, "id"])
             seen[case.id] = case.loc.line
             out.append(case)
         return tuple(out)

@@ -31,20 +31,21 @@ def git(root: Path, *args: str) -> bytes:
     done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", errors="replace").strip() or "failed"
-        raise SelectionError(f"git {' '.join(args)}: {said}")
+        msg = f"git {' '.join(args)}: {said}"
+        raise SelectionError(msg)
     return done.stdout
 
 
 def commit_of(root: Path, ref: str) -> str:
     """The full commit id `ref` names in the repository at `root`."""
     if not ref or ref.startswith("-"):
-        raise SelectionError(f"'{ref}' is not a commit")
+        msg = f"'{ref}' is not a commit"
+        raise SelectionError(msg)
     try:
         return git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     except SelectionError:
-        raise SelectionError(
-            f"'{ref}' names no commit of the checkout at {root} (fetched with its history?)"
-        ) from None
+        msg = f"'{ref}' names no commit of the checkout at {root} (fetched with its history?)"
+        raise SelectionError(msg) from None
 
 
 def _document(root: Path, sha: str, rel: str, scratch: Path) -> tuple[Any, str]:

@@ -81,7 +81,8 @@ class BenchmarkBuilder:
 
     def _check(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
         if value not in known:
-            raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
+            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
+            raise self.r.fail(msg, path)
         return value
 
     def _runner(self, label: str, raw: Any) -> Runner:
@@ -128,7 +129,7 @@ class BenchmarkBuilder:
         known = [p for p in parsers_known() if p != SERVER]
         if module in known:
             return module
-        if module.split(".")[0] == "sglang":
+        if module.split(".", maxsplit=1)[0] == "sglang":
             msg = (
                 f"client module '{module}' is not one {supported()} runs as a benchmark"
                 f"{did_you_mean(module, known)}"
@@ -162,11 +163,11 @@ class BenchmarkBuilder:
         """A mode's image repositories, each written with its registry."""
         for i, text in enumerate(raw):
             if not names_registry(str(text)):
-                raise self.r.fail(
+                msg = (
                     f"image repository '{text}' names no registry: write it with its "
-                    f"registry, e.g. docker.io/{text}",
-                    [*path, "image_repositories", i],
+                    f"registry, e.g. docker.io/{text}"
                 )
+                raise self.r.fail(msg, [*path, "image_repositories", i])
             try:
                 repository(str(text))
             except ImageError as e:
@@ -227,7 +228,8 @@ class BenchmarkBuilder:
             pair = parse_pair(str(pair_text))
             pp: list[str | int] = [*path, "per_pair", pair_text]
             if pair not in [p for p, _ in grid]:
-                raise r.fail(f"per_pair {pair} is not a pair this config runs", pp)
+                msg = f"per_pair {pair} is not a pair this config runs"
+                raise r.fail(msg, pp)
             per_pair.append(
                 (
                     pair,
@@ -295,10 +297,8 @@ class BenchmarkBuilder:
             pair = parse_pair(str(pair_text))
             if pair not in suite.pairs:
                 shown = ", ".join(str(p) for p in suite.pairs)
-                raise self.r.fail(
-                    f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})",
-                    [*path, pair_text],
-                )
+                msg = f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})"
+                raise self.r.fail(msg, [*path, pair_text])
             out.append((pair, tuple(sorted(int(c) for c in conc))))
         order = {p: n for n, p in enumerate(suite.pairs)}
         return tuple(sorted(out, key=lambda item: order[item[0]]))

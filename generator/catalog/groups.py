@@ -39,9 +39,8 @@ def build_schedules(b: BenchmarkBuilder, known: dict[str, set[str]]) -> tuple[Sc
         for other in out:
             if other.cron == cron or other.name == raw["name"]:
                 what = "cron" if other.cron == cron else "name"
-                raise b.r.fail(
-                    f"schedule {what} repeats the one at line {other.loc.line}", [*path, what]
-                )
+                msg = f"schedule {what} repeats the one at line {other.loc.line}"
+                raise b.r.fail(msg, [*path, what])
         mode = raw.get("server_mode")
         if mode is not None:
             b._check(str(mode), b.modes, "server mode", [*path, "server_mode"])

@@ -30,7 +30,8 @@ def one_of(value: object, choices: tuple[T, ...]) -> T:
     for choice in choices:
         if value == choice:
             return choice
-    raise ValueError(f"{value!r} is none of {choices}: the schema should have refused it")
+    msg = f"{value!r} is none of {choices}: the schema should have refused it"
+    raise ValueError(msg)
 
 
 @dataclass(frozen=True, kw_only=True)

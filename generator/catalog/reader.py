@@ -56,7 +56,8 @@ class Reader:
             if match:
                 low, high = int(match[1]), int(match[2])
                 if low > high or high - low > MAX_RANGE:
-                    raise self.fail(f"range '{item}' must go up and span at most {MAX_RANGE}", path)
+                    msg = f"range '{item}' must go up and span at most {MAX_RANGE}"
+                    raise self.fail(msg, path)
                 out.extend(str(n) for n in range(low, high + 1))
             else:
                 out.append(str(item))
@@ -99,7 +100,8 @@ class Reader:
             if isinstance(item, str):
                 if item not in fragments:
                     hint = did_you_mean(item, fragments)
-                    raise self.fail(f"unknown {kind} fragment '{item}'{hint}", [*path, i])
+                    msg = f"unknown {kind} fragment '{item}'{hint}"
+                    raise self.fail(msg, [*path, i])
                 used.append(item)
                 out.extend(fragments[item])
             elif kind == "args":
@@ -121,7 +123,8 @@ class Reader:
                 for v in values:
                     if v not in known[field]:
                         hint = did_you_mean(v, known[field])
-                        raise self.fail(f"no config has {field} '{v}'{hint}", [*sel_path, field])
+                        msg = f"no config has {field} '{v}'{hint}"
+                        raise self.fail(msg, [*sel_path, field])
                 fields.append((str(field), values))
             out.append(Selector(fields=tuple(fields)))
         return tuple(out)

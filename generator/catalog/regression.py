@@ -118,7 +118,8 @@ def build_policy(raw: Any, shown: str) -> Policy:
             path.append(extra[0])
             message = f"unknown key '{extra[0]}'{did_you_mean(extra[0], allowed)}"
         where = ".".join(str(p) for p in [SECTION, *path])
-        raise CatalogError(f"{where}: {message}", Loc(shown, line_of(raw, path)))
+        msg = f"{where}: {message}"
+        raise CatalogError(msg, Loc(shown, line_of(raw, path)))
     runs = int(raw.get("runs", Policy.runs))
     min_runs = int(raw.get("min_runs", Policy.min_runs))
     if min_runs > runs:

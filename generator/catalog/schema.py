@@ -53,7 +53,8 @@ def validate(name: str, doc: Any, shown: str) -> None:
         if extra:
             path.append(extra[0])
             message = f"unknown key '{extra[0]}'{did_you_mean(str(extra[0]), allowed)}"
-    raise CatalogError(f"{_where(path)}{message}", Loc(shown, line_of(doc, path)))
+    msg = f"{_where(path)}{message}"
+    raise CatalogError(msg, Loc(shown, line_of(doc, path)))
 
 
 def _where(path: Sequence[str | int]) -> str:

@@ -119,13 +119,15 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
     try:
         data = path.read_bytes()
     except OSError as e:
-        raise CatalogError(f"cannot read catalog: {e.strerror}", Loc(shown, 1)) from e
+        msg = f"cannot read catalog: {e.strerror}"
+        raise CatalogError(msg, Loc(shown, 1)) from e
     if len(data) > MAX_CATALOG_BYTES:
         msg = f"catalog is {len(data)} bytes; the limit is {MAX_CATALOG_BYTES} bytes"
         raise CatalogError(msg, Loc(shown, 1))
     text = _decode(data, shown)
     if not text.strip():
-        raise CatalogError("catalog is empty", Loc(shown, 1))
+        msg = "catalog is empty"
+        raise CatalogError(msg, Loc(shown, 1))
     doc = parse_mapping(text, shown)
     check_values(doc, shown)
     return doc
@@ -138,7 +140,8 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
         doc = _yaml().load(text)
     except MaxDepthExceededError as e:
         line = e.problem_mark.line + 1 if e.problem_mark else 1
-        raise CatalogError(f"nested deeper than {MAX_NESTING} levels", Loc(shown, line)) from e
+        msg = f"nested deeper than {MAX_NESTING} levels"
+        raise CatalogError(msg, Loc(shown, line)) from e
     except ValueError as e:
         raise _unreadable(text, shown, e) from e
     except MarkedYAMLError as e:
@@ -153,12 +156,15 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
             problem = f"{problem} {context}"
         if "duplicate key" in problem or "found duplicate key" in str(e):
             problem = f"duplicate key {_dup_key(str(e))}".rstrip()
-        raise CatalogError(f"YAML error: {problem}", Loc(shown, line)) from e
+        msg = f"YAML error: {problem}"
+        raise CatalogError(msg, Loc(shown, line)) from e
     except YAMLError as e:
-        raise CatalogError(f"YAML error: {e}", Loc(shown, 1)) from e
+        msg = f"YAML error: {e}"
+        raise CatalogError(msg, Loc(shown, 1)) from e
     if not isinstance(doc, CommentedMap):
         kind = type(doc).__name__ if doc is not None else "nothing"
-        raise CatalogError(f"the top level must be a mapping, found {kind}", Loc(shown, 1))
+        msg = f"the top level must be a mapping, found {kind}"
+        raise CatalogError(msg, Loc(shown, 1))
     return doc
 
 

@@ -37,9 +37,11 @@ def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ResultsError(f"{path}: cannot read the matrix: {exc}") from exc
+            msg = f"{path}: cannot read the matrix: {exc}"
+            raise ResultsError(msg) from exc
         if not isinstance(data, dict) or not isinstance(data.get("include"), list):
-            raise ResultsError(f"{path}: not a matrix (an object with an 'include' list)")
+            msg = f"{path}: not a matrix (an object with an 'include' list)"
+            raise ResultsError(msg)
         out += [e for e in data["include"] if isinstance(e, dict) and "points" in e]
     return out
 

@@ -129,7 +129,8 @@ def parse(data: Any, where: str) -> Verdicts:
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(
         "sglang-ci/verdicts/"
     ):
-        raise ResultsError(f"{where}: not the JSON of `sglang-ci results compare --json`")
+        msg = f"{where}: not the JSON of `sglang-ci results compare --json`"
+        raise ResultsError(msg)
     events = tuple(_event(e) for e in data.get("events") or () if isinstance(e, dict))
     measured = set()
     changes: dict[tuple[Any, ...], dict[str, float]] = {}
@@ -155,5 +156,6 @@ def load(path: Path) -> Verdicts:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the verdicts: {exc}") from exc
+        msg = f"{path}: cannot read the verdicts: {exc}"
+        raise ResultsError(msg) from exc
     return parse(data, str(path))

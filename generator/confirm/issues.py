@@ -225,10 +225,12 @@ class Gh:
         try:
             done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
         except (OSError, subprocess.SubprocessError) as exc:
-            raise IssueError(f"cannot run {self.program}: {exc}") from exc
+            msg = f"cannot run {self.program}: {exc}"
+            raise IssueError(msg) from exc
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["no message"])[0]
-            raise IssueError(f"gh {' '.join(args[:2])} failed ({done.returncode}): {first}")
+            msg = f"gh {' '.join(args[:2])} failed ({done.returncode}): {first}"
+            raise IssueError(msg)
         return done.stdout
 
     def with_body(self, args: list[str], text: str) -> str:

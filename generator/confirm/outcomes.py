@@ -292,7 +292,9 @@ def load(path: Path) -> dict[str, Outcome]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the outcomes: {exc}") from exc
+        msg = f"{path}: cannot read the outcomes: {exc}"
+        raise ResultsError(msg) from exc
     if not isinstance(data, list):
-        raise ResultsError(f"{path}: not the JSON of `sglang-ci confirm outcomes --json`")
+        msg = f"{path}: not the JSON of `sglang-ci confirm outcomes --json`"
+        raise ResultsError(msg)
     return {o.event: o for o in (from_dict(d) for d in data)}

@@ -108,7 +108,7 @@ def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
         "client": client_entry(catalog.client(catalog.suite(config.suite).client)),
         "points": [point_entry(c) for c in job.cells],
     }
-    return cast(JobEntry, entry)
+    return cast("JobEntry", entry)
 
 
 def cell_entry(cell: Cell, image: str) -> dict[str, Any]:
@@ -159,6 +159,6 @@ def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
         "min_acceptance_rate": case.min_acceptance_rate,
         "timeout_minutes": dict(suite.timeout_minutes)[level],
         "eval_timeout_minutes": suite.eval_timeout_minutes,
-        "evaluator": cast(EvaluatorEntry, evaluator),
+        "evaluator": cast("EvaluatorEntry", evaluator),
     }
-    return cast(CaseEntry, entry)
+    return cast("CaseEntry", entry)

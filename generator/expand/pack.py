@@ -32,11 +32,11 @@ def pack(
     startup = startup_minutes(catalog.estimates, config)
     longest = max(cells, key=lambda c: c.minutes)
     if startup + longest.minutes > bound + _SLACK:
-        raise CatalogError(
+        msg = (
             f"point {longest.id} is estimated at {shown(longest.minutes)} min; with "
-            f"{startup:g} min of start-up it exceeds max_job_minutes {bound:g}",
-            config.loc,
+            f"{startup:g} min of start-up it exceeds max_job_minutes {bound:g}"
         )
+        raise CatalogError(msg, config.loc)
     if per_cell:
         return tuple(
             Job(id=c.id, server=c.server, cells=(c,), startup_minutes=startup) for c in cells

@@ -37,10 +37,11 @@ def is_allowed(image: str, repositories: Iterable[str]) -> bool:
 def check_allowed(image: str, mode: str, repositories: tuple[str, ...]) -> None:
     """NotAllowed naming the repositories of `mode` unless `image` is of one of them."""
     if not is_allowed(image, repositories):
-        raise NotAllowed(
+        msg = (
             f"image '{image}': server mode '{mode}' runs images of "
             f"{', '.join(repositories) or 'no repository'} only"
         )
+        raise NotAllowed(msg)
 
 
 def is_pinned(image: str) -> bool:

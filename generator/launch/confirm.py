@@ -143,7 +143,7 @@ class Run:
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
         argv = commands.container_argv(
-            cast(JobEntry, job),
+            cast("JobEntry", job),
             name=self.name,
             devices=devices,
             workspace=ctx.workspace,
@@ -440,7 +440,8 @@ def main_confirm(
         entry = check_confirmation(load_object(Path(path)), path)
         cache = entry["container"]["model_cache"]
         if cache is not None and not Path(cache).is_dir():
-            raise InputError(f"the runner label's model cache {cache} is not a directory here")
+            msg = f"the runner label's model cache {cache} is not a directory here"
+            raise InputError(msg)
         found = devices(entry)
     except LaunchError as exc:
         return error("run_in_container.py", exc)

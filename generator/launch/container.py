@@ -60,12 +60,15 @@ def allocated_devices(text: str, source: str) -> list[str]:
         elif token.startswith("--device="):
             device, i = token.removeprefix("--device="), i + 1
         else:
-            raise InputError(f"{source}: '{token}' is not a --device flag of a render device")
+            msg = f"{source}: '{token}' is not a --device flag of a render device"
+            raise InputError(msg)
         if not _DEVICE.match(device):
-            raise InputError(f"{source}: '{device}' is not a render device (/dev/dri/renderD<n>)")
+            msg = f"{source}: '{device}' is not a render device (/dev/dri/renderD<n>)"
+            raise InputError(msg)
         out.append(f"--device={device}")
     if not out:
-        raise InputError(f"{source}: lists no GPU")
+        msg = f"{source}: lists no GPU"
+        raise InputError(msg)
     return out
 
 
@@ -77,10 +80,11 @@ def devices(entry: ServerEntry) -> list[str]:
     try:
         text = Path(source).read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(
+        msg = (
             f"the runner label {entry['runner']} allocates GPUs in {source}, which cannot be "
             f"read here: {exc.strerror}"
-        ) from exc
+        )
+        raise InputError(msg) from exc
     return allocated_devices(text, source)
 
 
@@ -102,7 +106,8 @@ def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
         return environ.get("GITHUB_WORKSPACE") or os.getcwd()
     path = Path(given).resolve()
     if not (path / "scripts").is_dir():
-        raise InputError(f"{given}: not a checkout of this repository (no scripts/ in it)")
+        msg = f"{given}: not a checkout of this repository (no scripts/ in it)"
+        raise InputError(msg)
     return str(path)
 
 
@@ -131,7 +136,8 @@ def _main(kind: str, path: str, given: str | None) -> int:
     entry: ServerEntry = check_job(data, path) if kind == "benchmark" else check_case(data, path)
     cache = entry["container"]["model_cache"]
     if cache is not None and not Path(cache).is_dir():
-        raise InputError(f"the runner label's model cache {cache} is not a directory here")
+        msg = f"the runner label's model cache {cache} is not a directory here"
+        raise InputError(msg)
     workspace = checkout_dir(given, environ)
     argv_docker = commands.container_argv(
         entry,

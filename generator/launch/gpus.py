@@ -150,13 +150,14 @@ def check(gpus: Gpus, needed: int) -> None:
     if gpus.tool is None:
         return
     if gpus.count is None:
-        raise Infrastructure(f"{gpus.tool} did not list the GPUs; cannot check the {needed} needed")
+        msg = f"{gpus.tool} did not list the GPUs; cannot check the {needed} needed"
+        raise Infrastructure(msg)
     if gpus.count < needed:
         shown = ", ".join(gpus.devices) or "none"
-        raise Infrastructure(
-            f"the job needs {needed} GPUs but {gpus.tool} lists {gpus.count} ({shown})"
-        )
+        msg = f"the job needs {needed} GPUs but {gpus.tool} lists {gpus.count} ({shown})"
+        raise Infrastructure(msg)
     if gpus.processes:
         held = "; ".join(f"GPU {p.gpu}: pid {p.pid} ({p.name})" for p in gpus.processes)
-        raise Infrastructure(f"GPUs already in use before the server starts: {held}")
+        msg = f"GPUs already in use before the server starts: {held}"
+        raise Infrastructure(msg)
     log(f"GPUs: {gpus.count} x {gpus.model or 'unknown model'} ({gpus.tool}), none in use")

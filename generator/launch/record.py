@@ -57,7 +57,9 @@ _NOISE = re.compile(
     r"^\s*$|\d+%\||it/s\]|s/it\]|^\s*File \"|^\s{2,}\S|^Traceback \(most recent"
     r"|^During handling of|^The above exception|^[\s^~=*#-]+$"
 )
-_ERRORISH = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Fault)\b|error|fatal|denied", re.I)
+_ERRORISH = re.compile(
+    r"^[\w.]*(Error|Exception|Exit|Interrupt|Fault)\b|error|fatal|denied", re.IGNORECASE
+)
 MAX_ERROR_CHARS = 300
 
 

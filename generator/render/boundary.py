@@ -131,4 +131,5 @@ def check(workflows: Mapping[str, str]) -> None:
     found = violations(workflows)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise BoundaryBroken(f"the GPU boundary is broken: {found[0]}{more}; see docs/security.md")
+        msg = f"the GPU boundary is broken: {found[0]}{more}; see docs/security.md"
+        raise BoundaryBroken(msg)

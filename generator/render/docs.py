@@ -108,10 +108,10 @@ def launcher_knobs(root: Path, t: Templates) -> dict[str, str]:
     head, begin, rest = text.partition(KNOBS_BEGIN)
     _, end, tail = rest.partition(KNOBS_END)
     if not begin or not end or KNOBS_BEGIN in rest or KNOBS_END in tail:
-        raise SglangCIError(
+        msg = (
             f"the page must hold the line {KNOBS_BEGIN.strip()!r} and, after it, the line "
-            f"{KNOBS_END.strip()!r}, once each: the knob table goes between them",
-            Loc(LAUNCHERS, head.count("\n") + 1 if begin else 1),
+            f"{KNOBS_END.strip()!r}, once each: the knob table goes between them"
         )
+        raise SglangCIError(msg, Loc(LAUNCHERS, head.count("\n") + 1 if begin else 1))
     table = t("knobs.md.j2", knobs=KNOBS)
     return {LAUNCHERS: head + KNOBS_BEGIN + table + KNOBS_END + tail}

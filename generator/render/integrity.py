@@ -99,8 +99,8 @@ def check(catalog: Catalog, docs: Mapping[str, Any]) -> None:
         found = declared(docs[path])
         for key in ("on", "crons", "jobs", "inputs"):
             if found[key] != wanted[key]:
-                raise LimitError(
+                msg = (
                     f"{path} declares {key} {found[key]} where the catalog and templates "
-                    f"declare {wanted[key]}: a catalog value broke out of its place",
-                    Loc(path, 1),
+                    f"declare {wanted[key]}: a catalog value broke out of its place"
                 )
+                raise LimitError(msg, Loc(path, 1))

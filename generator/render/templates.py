@@ -24,10 +24,11 @@ def templates_dir(root: Path) -> Path:
     """`root`'s templates/, or an error (exit 2) when `root` is not a checkout."""
     path = root / TEMPLATES
     if not (path / PINS).is_file():
-        raise SglangCIError(
+        msg = (
             f"{path / PINS}: not found: --root must name an sglang-ci checkout "
             "(catalogs/ and templates/)"
         )
+        raise SglangCIError(msg)
     return path
 
 

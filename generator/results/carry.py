@@ -130,11 +130,13 @@ def load_confirmation(path: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the A/B outcomes: {exc}") from exc
+        msg = f"{path}: cannot read the A/B outcomes: {exc}"
+        raise ResultsError(msg) from exc
     if not isinstance(data, list) or not all(
         isinstance(d, dict) and isinstance(d.get("event"), str) for d in data
     ):
-        raise ResultsError(f'{path}: not A/B outcomes (a list of {{"event": ..., "result": ...}})')
+        msg = f'{path}: not A/B outcomes (a list of {{"event": ..., "result": ...}})'
+        raise ResultsError(msg)
     return {str(d["event"]): str(d.get("result")) for d in data}
 
 

@@ -251,7 +251,8 @@ def report_cmd(
         _warn_problems(store.problems)
         name = current[0].resolve().name if current else store.promote_latest()
         if name is None:
-            raise ResultsError(f"{history}: no run with a record, nothing to report")
+            msg = f"{history}: no run with a record, nothing to report"
+            raise ResultsError(msg)
         manifest = read_manifest(Path(store.manifests[name])) if name in store.manifests else None
         if judged is None and manifest is not None:
             judged = manifest.get("verdicts")

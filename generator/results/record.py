@@ -85,7 +85,8 @@ def _validators() -> dict[str, Draft202012Validator]:
 
 
 def _no_constant(name: str) -> float:
-    raise ValueError(f"non-finite number {name} (write null)")
+    msg = f"non-finite number {name} (write null)"
+    raise ValueError(msg)
 
 
 def problem_of(data: Any) -> str | None:

@@ -62,7 +62,8 @@ def json_files(root: Path) -> tuple[str, ...]:
 
 def _directory(path: Path, what: str) -> Path:
     if not path.is_dir():
-        raise ResultsError(f"{path}: {what} is not a directory")
+        msg = f"{path}: {what} is not a directory"
+        raise ResultsError(msg)
     return path
 
 

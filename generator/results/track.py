@@ -298,7 +298,7 @@ class Tracker:
         if j >= b and len(fresh) >= rule.min_runs:
             pool = fresh
         else:
-            end = b if j >= b else j
+            end = min(b, j)
             pool = [i for i in self.valid if i < end and i not in self.excluded]
         pool = pool[-rule.window :]
         if len(pool) < rule.min_runs:

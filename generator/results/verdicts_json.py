@@ -245,7 +245,8 @@ def _made_up_events(
 def read(data: Any) -> Verdicts:
     """The verdicts of one `results compare --json` document."""
     if not isinstance(data, Mapping):
-        raise ValueError("verdicts are a JSON object")
+        msg = "verdicts are a JSON object"
+        raise ValueError(msg)
     points = tuple(_point(p) for p in data.get("points") or () if isinstance(p, Mapping))
     curves = tuple(_curve(c) for c in data.get("curves") or () if isinstance(c, Mapping))
     if "events" in data:
@@ -279,9 +280,12 @@ def load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: cannot read the verdicts: {e}") from e
+        msg = f"{path}: cannot read the verdicts: {e}"
+        raise ResultsError(msg) from e
     except ValueError as e:
-        raise ResultsError(f"{path}: not valid JSON ({e}); write it with --json --out") from e
+        msg = f"{path}: not valid JSON ({e}); write it with --json --out"
+        raise ResultsError(msg) from e
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIX):
-        raise ResultsError(f"{path}: not the verdicts of results compare --json")
+        msg = f"{path}: not the verdicts of results compare --json"
+        raise ResultsError(msg)
     return data
