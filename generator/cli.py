@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -37,7 +36,10 @@ from generator.results.cli import results_group
 from generator.summary import markdown, summary
 from generator.verify_cli import verify_group
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from generator.dispatch import Selected
 
 

@@ -21,8 +21,11 @@ from typing import Any
 
 from generator.catalog.model import LEVELS, PR
 from generator.errors import SglangCIError
-from generator.expand.model import Expanded
 from generator.render.matrices import MATRICES, level_entries, run_matrix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")

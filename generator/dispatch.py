@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import LEVELS, PER_SERVER
-from generator.diff import Changes
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
 from generator.images import parse_reference, resolve_matrix, summary_markdown
-from generator.images.registry import Registry
 from generator.jsonio import compact
 from generator.render.limits import check_matrix
 from generator.render.matrices import accuracy_path, benchmark_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import date
+    from pathlib import Path
+
+    from generator.diff import Changes
+    from generator.expand.model import Expanded
+    from generator.images.registry import Registry
 
 NONE = "none"  # the dropdown's default: run nothing
 

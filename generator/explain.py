@@ -8,7 +8,6 @@ what only the machine knows is shown as the variables the launcher reads it from
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
 
 from generator.catalog.model import PER_SERVER, Config
 from generator.errors import SelectionError, did_you_mean
@@ -18,6 +17,10 @@ from generator.expand.select import check_mode, default_mode, image_for
 from generator.launch import commands
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
 from generator.launch.knobs import DEFAULTS, LOGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Catalog values never hold NUL (the loader refuses it), so these marks stand for the
 # variables and nothing else.

@@ -18,8 +18,11 @@ from generator.catalog.cron import runs_per_week
 from generator.errors import CatalogError, Loc, SglangCIError
 from generator.expand import expand
 from generator.expand.cost import shape
-from generator.expand.model import Expanded
 from generator.plan import plan_week, tidy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 
 class BaseError(SglangCIError):

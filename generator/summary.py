@@ -6,9 +6,12 @@ from typing import Any
 
 from generator.catalog.cron import describe
 from generator.catalog.model import LEVELS
-from generator.expand.model import Expanded, Run, Selection
 from generator.expand.select import query
 from generator.plan import hours_text, plan_week, plural
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded, Run, Selection
 
 
 def _count(configs: int, run: Run) -> dict[str, int]:

@@ -17,7 +17,6 @@ estimates). Its id must be the one `expand` gives such a job.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from generator.catalog.model import Catalog, Pair
@@ -31,6 +30,10 @@ from generator.expand.pack import pairs_suffix
 from generator.expand.servers import config_server
 from generator.images.allowed import is_allowed, is_pinned
 from generator.images.reference import ImageError, parse_reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
 
 # The fields an entry's image pin sets (the select step's, docs/images.md).
 IMAGE_KEYS = ("image", "image_requested", "image_tag", "image_digest", "image_resolution")

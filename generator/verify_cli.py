@@ -7,7 +7,6 @@ not allow); 2 bad input (an entry file that is no entry, a commit that is not th
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,10 @@ import click
 from generator.context import run
 from generator.errors import SglangCIError
 from generator.launch.logtext import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _file = click.Path(dir_okay=False, path_type=Path)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
 from generator.catalog.model import (
@@ -16,13 +15,17 @@ from generator.catalog.model import (
     Model,
     one_of,
 )
-from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
 from generator.catalog.upstream import model_arg_problem
 from generator.errors import did_you_mean
 from generator.images.allowed import check_allowed
 from generator.images.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.benchmark import BenchmarkBuilder
+    from generator.catalog.reader import Reader
 
 
 def _scalar(value: Any) -> str | int | float | bool:

@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from generator.catalog import ACCURACY, BENCHMARK, build
-from generator.catalog.model import Catalog
 from generator.catalog.reader import Reader
 from generator.catalog.schema import validate
 from generator.catalog.yamlio import MAX_CATALOG_BYTES, load_mapping
 from generator.errors import Loc, SelectionError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.model import Catalog
 
 
 def git(root: Path, *args: str) -> bytes:

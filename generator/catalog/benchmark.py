@@ -23,7 +23,6 @@ from generator.catalog.model import (
     Variable,
     one_of,
 )
-from generator.catalog.reader import Reader
 from generator.catalog.sections import (
     build_estimates,
     build_models,
@@ -35,6 +34,10 @@ from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supp
 from generator.errors import CatalogError, did_you_mean
 from generator.images.allowed import check_allowed, names_registry, repository
 from generator.images.reference import ImageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.reader import Reader
 
 # A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
 # (GitHub's limit) of at most 256 points each (the launcher's), so more could never run.

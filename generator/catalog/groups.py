@@ -3,7 +3,6 @@ checked here); what each one selects is worked out by the expand stage."""
 
 from __future__ import annotations
 
-from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.model import (
     PACKINGS,
@@ -16,6 +15,10 @@ from generator.catalog.model import (
     field_value,
     one_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.benchmark import BenchmarkBuilder
 
 
 def known_values(b: BenchmarkBuilder, configs: tuple[Config, ...]) -> dict[str, set[str]]:

@@ -6,8 +6,11 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from generator.catalog.regression import Policy
-from generator.errors import Loc
-from generator.launch.contract import EvaluatorKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.errors import Loc
+    from generator.launch.contract import EvaluatorKind
 
 SPEC_NONE = "none"
 # Accuracy levels: the nightly workflow runs one, the PR check the other.

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from generator.catalog.model import EnvVar, Flag, Selector
 from generator.catalog.upstream import SERVER, flag_problem
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 MAX_RANGE = 65536

@@ -13,7 +13,6 @@ import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
@@ -23,6 +22,10 @@ from generator.catalog.confirm import Confirm, build_confirm
 from generator.catalog.verdicts import ChangePoints, Pooled, build_change_points, build_pooled
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SECTION = "regression"
 Action = Literal["fail", "warn"]

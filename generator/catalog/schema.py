@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -15,6 +14,10 @@ from referencing import Registry, Resource
 
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SCHEMAS = ("benchmark", "accuracy")
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog.model import Estimates, Model, Pair, Parallel, PointModel, StartupRule
-from generator.catalog.reader import Reader
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.reader import Reader
 
 # A point's timeout is its estimate times this factor unless the catalog says otherwise.
 POINT_TIMEOUT_FACTOR = 3.0

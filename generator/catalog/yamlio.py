@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -18,6 +16,11 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, ScalarEvent
 
 from generator.errors import CatalogError, Loc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 # Room for catalogs of ten thousand configs and more; larger files are refused unread.
 MAX_CATALOG_BYTES = 16 * 1024 * 1024

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SUSPECTED, CONFIRMED = "suspected", "confirmed"
 # Point verdicts that say the point was measured (its server was judged this run).

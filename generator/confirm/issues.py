@@ -20,7 +20,6 @@ import json
 import re
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,10 @@ from generator.confirm.events import CONFIRMED, Event, Verdicts
 from generator.confirm.outcomes import Outcome, judgement_text, short
 from generator.confirm.tracked import Tracked
 from generator.errors import SglangCIError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 MARKER = "sglang-ci-event"
 RUN_MARKER = "sglang-ci-run"

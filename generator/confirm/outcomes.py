@@ -12,13 +12,17 @@ import dataclasses
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generator.launch import ab
-from generator.launch.abjob import ConfirmationEntry, SideImage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from generator.launch.abjob import ConfirmationEntry, SideImage
 
 DOCUMENT = "sglang-ci/confirmation/1"
 MISSING = "missing"

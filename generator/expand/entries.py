@@ -11,7 +11,6 @@ from typing import Any, cast
 from generator.catalog.model import SPEC_NONE, Catalog, Client
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
-from generator.expand.model import CaseRun, Cell, Job, Server
 from generator.launch.contract import (
     LM_EVAL,
     CaseEntry,
@@ -21,6 +20,10 @@ from generator.launch.contract import (
     JobEntry,
     PointEntry,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import CaseRun, Cell, Job, Server
 
 DRAFT_STEPS = "--speculative-num-steps"
 

@@ -4,7 +4,6 @@ how its cells become jobs. Everything here assembles what `expand` computed."""
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from generator.catalog.model import PER_CELL, Catalog, Config
@@ -12,6 +11,10 @@ from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
 from generator.expand.model import Cell, Expanded, Job, Run, Selection
 from generator.images.allowed import check_allowed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 
 def default_mode(catalog: Catalog, config: Config) -> str:

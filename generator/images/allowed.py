@@ -6,9 +6,11 @@ one repository, and `evil.example/rocm/atom-dev` another."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from generator.images.reference import ImageError, parse_reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class NotAllowed(ImageError):

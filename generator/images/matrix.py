@@ -3,13 +3,17 @@ step-summary block that lists what each one became."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import date
 from typing import Any
 
 from generator.images.reference import ImageError
-from generator.images.registry import Registry
 from generator.images.resolve import RESOLVE_ENV, Resolution, resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from datetime import date
+
+    from generator.images.registry import Registry
 
 
 def resolve_matrix(

@@ -14,11 +14,14 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from email.message import Message
 from typing import Protocol
 from urllib.error import HTTPError, URLError
 
 from generator.images.reference import DIGEST_RE, ImageError, Reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from email.message import Message
 
 # A multi-arch tag is an index (a manifest list); accepting it makes the registry report
 # the index's digest rather than pick one platform's manifest.

@@ -3,7 +3,6 @@ newest nightly in the window and its digest; a digest stays as written."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
@@ -15,6 +14,10 @@ from generator.images.registry import (
     RegistryError,
     RegistryUnreachable,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 RESOLVE_ENV = "SGLANG_CI_RESOLVE_IMAGES"
 

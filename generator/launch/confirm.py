@@ -31,18 +31,22 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import IO, Any, cast
 
 from generator.launch import ab, commands, record, turns
-from generator.launch.abjob import ConfirmationEntry, SideImage
 from generator.launch.console import say
-from generator.launch.contract import JobEntry
 from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, LaunchError, error
 from generator.launch.knobs import DEFAULTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import FrameType
+
+    from generator.launch.abjob import ConfirmationEntry, SideImage
+    from generator.launch.contract import JobEntry
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"

@@ -14,13 +14,16 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.launch import commands
 from generator.launch.console import say
 from generator.launch.contract import ServerEntry, check_case, check_job, load_object
 from generator.launch.errors import InputError, LaunchError, bug, error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 PROGRAM = "run_in_container.py"

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
 from generator.launch.errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 # The flags the launcher gives every server (commands.server_argv). SGLang's parser takes a

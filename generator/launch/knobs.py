@@ -7,12 +7,15 @@ inherit the caller's environment untouched. An empty value counts as unset.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.launch.commands import Where
 from generator.launch.errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 _INTEGER = re.compile(r"[0-9]+")

@@ -16,16 +16,20 @@ from __future__ import annotations
 import fcntl
 import json
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from generator.launch import commands
 from generator.launch.console import framed, log, tail
-from generator.launch.contract import ServerEntry
 from generator.launch.errors import Infrastructure
-from generator.launch.knobs import Knobs
 from generator.launch.process import Supervisor, describe_exit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from generator.launch.contract import ServerEntry
+    from generator.launch.knobs import Knobs
 
 INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 SINGLE_FILES = ("model.safetensors", "pytorch_model.bin")

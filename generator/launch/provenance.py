@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from generator.launch.contract import ServerEntry
-from generator.launch.gpus import Gpus
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.launch.contract import ServerEntry
+    from generator.launch.gpus import Gpus
 
 PROBE_TIMEOUT_S = 120.0
 ROCM_VERSION_FILE = Path("/opt/rocm/.info/version")

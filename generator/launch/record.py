@@ -15,10 +15,13 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
 
 SCHEMA = "sglang-ci/record/1"
 # Any JSON whose `schema` starts with this claims to be a record (of some version).

@@ -15,11 +15,14 @@ from pathlib import Path
 
 from generator.launch import commands, process, sockets
 from generator.launch.console import echo_tail, log, say
-from generator.launch.contract import ServerEntry
 from generator.launch.errors import NotReady
-from generator.launch.knobs import Knobs
 from generator.launch.process import Child, Supervisor, describe_exit
 from generator.launch.record import finite
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.launch.contract import ServerEntry
+    from generator.launch.knobs import Knobs
 
 LOG_TAIL_LINES = 200
 PORT_PROBE_TIMEOUT_S = 2.0

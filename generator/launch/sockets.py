@@ -7,8 +7,11 @@ from __future__ import annotations
 import ipaddress
 import os
 import sys
-from collections.abc import Iterable
 from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 _LISTEN = "0A"

@@ -4,14 +4,18 @@ then one row per point or the case's gates."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from generator.launch.console import log, say
-from generator.launch.contract import JobEntry
 from generator.launch.provenance import markdown as provenance_markdown
 from generator.launch.record import error_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from generator.launch.contract import JobEntry
 
 SUMMARY_FILE = "summary.md"
 _VERDICTS = {

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 from generator.catalog.yamlio import load_data
 from generator.errors import CheckFailed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
 
 GPU_ENVIRONMENT = "gpu"
 HISTORY_ENVIRONMENT = "history"

@@ -4,18 +4,22 @@ hand-written docs/launchers.md."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import PER_SERVER, matches
 from generator.errors import Loc, SglangCIError
 from generator.expand.entries import case_entry, job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import default_mode
 from generator.explain import case_text, job_text
 from generator.launch.knobs import KNOBS
-from generator.render.templates import Templates
 from generator.summary import markdown, summary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from generator.render.templates import Templates
 
 
 def coverage(expanded: Expanded, t: Templates) -> dict[str, str]:

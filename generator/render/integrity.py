@@ -5,12 +5,16 @@ opened a mapping) would show here as a trigger, a cron or a job nobody declared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from generator.catalog.model import Catalog
 from generator.catalog.yamlio import load_data
 from generator.errors import LimitError, Loc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.catalog.model import Catalog
 
 WORKFLOWS = ".github/workflows/"
 SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]

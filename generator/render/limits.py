@@ -9,11 +9,14 @@ expression may be at most 21,000 characters.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from generator.errors import LimitError, Loc
 from generator.jsonio import compact_size
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 MAX_MATRIX_JOBS = 256
 MAX_OUTPUT_BYTES = 1024 * 1024

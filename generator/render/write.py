@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 GENERATED_MARK = "@generated"
 OWNED_DIRS = (".github/matrices",)

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +46,10 @@ from generator.results.record import Problem, ResultsError, read_record
 from generator.results.runs import MANIFEST, RunDir
 from generator.results.store import COMPACT_FILE, CURRENT, Store
 from generator.results.verdicts_json import load as load_verdicts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 MANIFEST_SCHEMA = "sglang-ci/manifest/1"
 ADMIT = "results admit"

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,10 @@ from typing import Any
 from generator.results.events import CONFIRMED, Event
 from generator.results.history import ServerKey
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 CLEARED = "cleared"
 AB = "ab"

@@ -14,14 +14,17 @@ jobs.py). Missing data fails a run, and so does a run without any record.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
 from generator.results.store import IMAGE_FAMILY_SQL, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 
 @dataclass(frozen=True, kw_only=True)

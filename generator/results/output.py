@@ -18,11 +18,14 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MARKER = ".sglang-ci-output.json"
 MARKER_SCHEMA = "sglang-ci/output/1"

@@ -14,7 +14,6 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -31,6 +30,10 @@ from generator.launch.record import (
     needs_acceptance,
     point_validity,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCHEMA_ID = SCHEMA
 SCHEMA_FILE = "schemas/record-1.schema.json"

@@ -19,24 +19,28 @@ The newest EVENTS_SHOWN events get a section; older ones a row of a table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
 from generator.confirm.outcomes import MISSING, Outcome, judgement_text
-from generator.launch import ab
 from generator.launch.provenance import version_commit
-from generator.results.confirmations import Confirmations
 from generator.results.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
 from generator.results.provenance import short_digest
 from generator.results.site import SHORT, env, html, link, slug
 from generator.results.site import page as write_page
-from generator.results.store import Store
-from generator.results.timeline import Judged, RunView
-from generator.results.verdicts_json import Event
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from generator.launch import ab
+    from generator.results.confirmations import Confirmations
+    from generator.results.store import Store
+    from generator.results.timeline import Judged, RunView
+    from generator.results.verdicts_json import Event
 
 EVENTS_SHOWN = 60
 CHART_HEIGHT = 320

@@ -20,9 +20,7 @@ for the latest run from its manifest, `--verdicts`, or compare run here.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import plotly.offline  # type: ignore[import-untyped]
@@ -38,7 +36,6 @@ from generator.results.figures import (
     trend_figure,
 )
 from generator.results.site import PLOTLY_JS, SHORT, env, html, page, pct, slug
-from generator.results.store import Store
 from generator.results.timeline import (
     ConfigRuns,
     Judged,
@@ -52,6 +49,13 @@ from generator.results.timeline import (
     run_views,
 )
 from generator.results.verdicts_json import MARKED, read
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
+
+    from generator.results.store import Store
 
 REPORT = "results report"
 RUNS_SHOWN = 60

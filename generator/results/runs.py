@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # A record is a few kilobytes; a larger JSON file (an evaluator's samples) is not read.
 MAX_RECORD_BYTES = 4 * 1024 * 1024

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.regression import ThresholdRule
 from generator.results.markdown import number, table
-from generator.results.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.regression import ThresholdRule
+    from generator.results.store import Store
 
 METHOD = "max(floor, Q1 - 1.5 x IQR - margin)"
 

@@ -47,8 +47,11 @@ import functools
 import itertools
 import math
 import statistics
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 KEEP = 0.8  # share of the squared differences the scale keeps (the smallest)
 EFFICIENCY = 0.6  # degrees of freedom per difference

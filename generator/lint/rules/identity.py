@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from generator.catalog.model import Catalog, Model
 from generator.lint.rules.base import Context, Hit, Owner, hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+    from generator.catalog.model import Catalog, Model
 
 T = TypeVar("T", bound=Owner)
 
