@@ -47,7 +47,7 @@ def emit(data: Any) -> None:
     sys.stdout.write(dumps(data))
 
 
-def once(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+def once(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> str | None:
     """The value of an option given at most once (click would keep the last silently)."""
     if len(values) > 1:
         shown = ", ".join(f"'{v}'" for v in values)

@@ -253,9 +253,11 @@ def approval_markdown(
     lines = [
         "### What this change runs on the GPUs",
         "",
-        f"Computed by the default branch's sglang-ci (`{trusted}`) from the catalogs of the "
-        f"pull request's head `{head}`, read as data; the runner contract and the image "
-        "repositories are the default branch's. The GPU jobs check out that head.",
+        (
+            f"Computed by the default branch's sglang-ci (`{trusted}`) from the catalogs of the "
+            f"pull request's head `{head}`, read as data; the runner contract and the image "
+            "repositories are the default branch's. The GPU jobs check out that head."
+        ),
         "",
         f"{len(changes.files)} file(s) changed against `{changes.base}`.",
         "",

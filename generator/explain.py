@@ -69,9 +69,11 @@ def line(tokens: Iterable[str]) -> str:
 
 def _models(entry: JobEntry | CaseEntry) -> list[str]:
     lines = [
-        "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
-        f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
-        "under a lock:"
+        (
+            "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
+            f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
+            "under a lock:"
+        )
     ]
     for model, path in commands.models(entry, WHERE).items():
         lines.append("#   " + line(commands.download_argv(model, path)))
@@ -100,10 +102,14 @@ def _server(entry: JobEntry | CaseEntry) -> list[str]:
 def job_text(job: JobEntry, title: str) -> str:
     lines = [
         f"# {title}",
-        f"# runner: {job['runner']}   image: {job['image'] or '(set by the dispatch)'}"
-        f"   server mode: {job['server_mode']}",
-        f"# estimated: {job['startup_minutes']} min of start-up, {job['estimate_minutes']} min "
-        "in all",
+        (
+            f"# runner: {job['runner']}   image: {job['image'] or '(set by the dispatch)'}"
+            f"   server mode: {job['server_mode']}"
+        ),
+        (
+            f"# estimated: {job['startup_minutes']} min of start-up, {job['estimate_minutes']} min "
+            "in all"
+        ),
         *PREAMBLE,
         *_server(job),
     ]

@@ -133,17 +133,18 @@ def change_text(data: dict[str, Any]) -> str:
     """The change as a plain-text table: a line of totals, the cron groups, the configs."""
     launches, hours = data["launches_per_week"], data["gpu_hours_per_week"]
     lines = [
-        f"week against {data['base']} (merge base {data['merge_base'][:12]}): "
-        f"{launches['base']} -> {launches['head']} launches ({_signed(launches['change'])}), "
-        f"{hours['base']} -> {hours['head']} GPU-h ({_signed(hours['change'])})",
+        (
+            f"week against {data['base']} (merge base {data['merge_base'][:12]}): "
+            f"{launches['base']} -> {launches['head']} launches ({_signed(launches['change'])}), "
+            f"{hours['base']} -> {hours['head']} GPU-h ({_signed(hours['change'])})"
+        ),
         "",
     ]
     width = max([len(g["name"]) for g in data["groups"]] + [10])
     head = ["", "launches", "", "", "GPU-h", "", ""]
     lines.append(_row(head, width))
     lines.append(_row(["cron group", "base", "head", "change", "base", "head", "change"], width))
-    for g in data["groups"]:
-        lines.append(_row([g["name"], *_cells(g)], width))
+    lines += [_row([g["name"], *_cells(g)], width) for g in data["groups"]]
     lines.append(
         _row(["per week", *_cells(data, "launches_per_week", "gpu_hours_per_week")], width)
     )

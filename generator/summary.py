@@ -88,8 +88,10 @@ def markdown(data: dict[str, Any]) -> str:
         "| suite | configs | cells | server launches |",
         "|---|---:|---:|---:|",
     ]
-    for s in data["benchmark"]["suites"]:
-        lines.append(f"| {s['suite']} | {s['configs']} | {s['cells']} | {s['jobs']} |")
+    lines += [
+        f"| {s['suite']} | {s['configs']} | {s['cells']} | {s['jobs']} |"
+        for s in data["benchmark"]["suites"]
+    ]
     t = data["benchmark"]["total"]
     lines += [
         f"| **total** | {t['configs']} | {t['cells']} | {t['jobs']} |",
@@ -140,12 +142,16 @@ def _week_table(plan: dict[str, Any]) -> list[str]:
         "",
         "## Weekly plan",
         "",
-        f"Estimated with `sglang-ci plan --week` on the declared runners: {runners}. "
-        "Wall hours spread each run's jobs over the machines of their runner label; "
-        "see [planning.md](planning.md).",
+        (
+            f"Estimated with `sglang-ci plan --week` on the declared runners: {runners}. "
+            "Wall hours spread each run's jobs over the machines of their runner label; "
+            "see [planning.md](planning.md)."
+        ),
         "",
-        "| cron group | runs a week | cells | launches | GPU-h | wall h "
-        "| launches, one job per cell | GPU-h | wall h |",
+        (
+            "| cron group | runs a week | cells | launches | GPU-h | wall h "
+            "| launches, one job per cell | GPU-h | wall h |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for g in plan["groups"]:

@@ -60,7 +60,7 @@ def caller_cmd(
 
     _run(
         ctx,
-        lambda root: (
+        lambda _root: (
             "called from "
             + check_caller(
                 workflow_ref, repository=repository, default_branch=default_branch, allowed=allowed

@@ -29,7 +29,8 @@ _FIELDS = (
 _ITEM = re.compile(r"^(\*|[0-9A-Za-z]+(?:-[0-9A-Za-z]+)?)(?:/([0-9]+))?$")
 SHORTEST_MINUTES = 5
 # Fire times are counted from a Monday; 28 Gregorian years from it are exactly 1461 weeks.
-_EPOCH = datetime(2001, 1, 1)
+# A naive calendar on purpose: GitHub reads a cron in UTC, which has no daylight saving.
+_EPOCH = datetime(2001, 1, 1)  # noqa: DTZ001 (UTC wall-clock time, see above)
 _WEEKS = 1461
 _SAMPLE_FIRES = 2000
 

@@ -109,7 +109,7 @@ def outcomes_cmd(
     from generator.results.output import JSON, check_file, write_file
     from generator.results.record import ResultsError
 
-    def work(root: Path) -> int:
+    def work(_root: Path) -> int:
         if confirmation is not None:
             check_file(confirmation, JSON, outcomes.is_confirmation_file)
         try:

@@ -140,8 +140,10 @@ def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
         "",
         f"- first bad run: `{event.first_bad_run}`; last good run: `{event.last_good_run}`",
         f"- confirmed by: {event.confirmed_by or 'the A/B on the runner'} (run {_link(run)})",
-        f"- server: fingerprint `{s.fingerprint}`, runner `{s.runner_label}`, "
-        f"image family `{s.image_family}`",
+        (
+            f"- server: fingerprint `{s.fingerprint}`, runner `{s.runner_label}`, "
+            f"image family `{s.image_family}`"
+        ),
         "- points: " + ", ".join(p.label for p in event.points),
         "",
         "What differs between the last good and the first bad run:",
@@ -162,8 +164,10 @@ def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
             lines.append(f"- first bad image: {short(outcome.first_bad)}")
         lines.append("")
     lines += [
-        "This issue is kept by sglang-ci: commented on while the event stays open, closed "
-        "when it recovers.",
+        (
+            "This issue is kept by sglang-ci: commented on while the event stays open, closed "
+            "when it recovers."
+        ),
         "",
         marker(event),
         run_marker(run),

@@ -225,6 +225,5 @@ def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> l
             f"(run `{conf['a']['run']}`), B `{conf['b']['image']}`, "
             f"{len(conf['candidates'])} nightly image(s) between"
         )
-    for s in skipped:
-        lines.append(f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}")
+    lines += [f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}" for s in skipped]
     return [*lines, ""]

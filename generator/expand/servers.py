@@ -24,9 +24,10 @@ from generator.expand.model import Server
 def _substitute(flag: Flag, values: dict[str, str]) -> Flag:
     out = []
     for value in flag.values:
+        text = value
         for name, replacement in values.items():
-            value = value.replace("{" + name + "}", replacement)
-        out.append(value)
+            text = text.replace("{" + name + "}", replacement)
+        out.append(text)
     return Flag(name=flag.name, values=tuple(out), loc=flag.loc)
 
 

@@ -44,7 +44,7 @@ class TagPattern:
         if found is None:
             return None
         try:
-            day = dt.datetime.strptime(found["date"], "%Y%m%d").date()
+            day = dt.date.fromisoformat(found["date"])  # YYYYMMDD, ISO 8601's basic form
         except ValueError:  # eight digits that are not a calendar date
             return None
         version = found["version"] if "version" in self.regex.groupindex else ""

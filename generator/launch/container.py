@@ -106,7 +106,7 @@ def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
     (the requested commit, beside the default branch's checkout this script runs from),
     else the job's workspace."""
     if given is None:
-        return environ.get("GITHUB_WORKSPACE") or os.getcwd()
+        return environ.get("GITHUB_WORKSPACE") or str(Path.cwd())
     path = Path(given).resolve()
     if not (path / "scripts").is_dir():
         msg = f"{given}: not a checkout of this repository (no scripts/ in it)"
@@ -129,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bug(PROGRAM, exc, None)
 
 
-def _main(kind: str, path: str, given: str | None) -> int:
+# os.execvp at the end replaces this process: there is no return to write after it.
+def _main(kind: str, path: str, given: str | None) -> int:  # noqa: RET503 (see above)
     if kind == "confirm":
         from generator.launch.confirm import main_confirm
 

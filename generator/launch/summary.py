@@ -59,12 +59,16 @@ def benchmark(
         "",
         provenance_markdown(provenance).rstrip("\n"),
         "",
-        f"Server mode `{job['server_mode']}` · server starts: {starts}"
-        f" · model download {_minutes(download)} min"
-        f" · start-up {_minutes(startup)} min (estimated {cell(job['startup_minutes'])})",
+        (
+            f"Server mode `{job['server_mode']}` · server starts: {starts}"
+            f" · model download {_minutes(download)} min"
+            f" · start-up {_minutes(startup)} min (estimated {cell(job['startup_minutes'])})"
+        ),
         "",
-        "| Point | ISL | OSL | Conc | Status | Output tok/s/GPU | Total tok/s | TTFT p50 (ms) "
-        "| TPOT p50 (ms) | ITL p50 (ms) | Accept len | Minutes | Estimated |",
+        (
+            "| Point | ISL | OSL | Conc | Status | Output tok/s/GPU | Total tok/s | TTFT p50 (ms) "
+            "| TPOT p50 (ms) | ITL p50 (ms) | Accept len | Minutes | Estimated |"
+        ),
         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in records:
@@ -108,8 +112,10 @@ def accuracy(data: Mapping[str, Any]) -> str:
         "",
         provenance_markdown(data["provenance"]).rstrip("\n"),
         "",
-        "| Evaluator | Metric | Score | Threshold | Acceptance | Min acceptance | Result "
-        "| Minutes |",
+        (
+            "| Evaluator | Metric | Score | Threshold | Acceptance | Min acceptance | Result "
+            "| Minutes |"
+        ),
         "|---|---|---:|---:|---:|---:|---|---:|",
         "| " + " | ".join(cells) + " |",
     ]

@@ -128,7 +128,7 @@ def summarize_cmd(
     from generator.results.summarize import markdown, summarize
     from generator.results.verdicts_json import load as load_verdicts
 
-    def work(root: Path) -> int:
+    def work(_root: Path) -> int:
         _check_out(out, as_json)
         wanted = load_expected(expected, jobs_path) if expected else None
         judged = load_verdicts(verdicts) if verdicts is not None else None

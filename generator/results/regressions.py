@@ -179,29 +179,28 @@ def _interval(j: ab.Judgement) -> str:
 def ab_result(outcome: Outcome | None, labels: Mapping[str, str]) -> dict[str, Any] | None:
     if outcome is None:
         return None
-    steps = []
-    for s in outcome.steps:
-        steps.append(
-            {
-                "what": "A/B" if s.candidate is None else f"bisection step {s.step}",
-                "a": _image(s.a, outcome),
-                "b": _image(s.b, outcome),
-                "measured": f"{s.turns} of {s.expected} turns measured",
-                "verdict": s.verdict,
-                "judgements": [judgement_text(j) for j in s.judgements],
-                "points": [
-                    {
-                        "point": labels.get(point, point),
-                        "metric": SHORT.get(j.metric, j.metric),
-                        "ratio": "-" if j.ratio is None else f"{j.ratio:.3f}",
-                        "interval": _interval(j),
-                        "verdict": j.verdict,
-                    }
-                    for point, judged in s.points
-                    for j in judged
-                ],
-            }
-        )
+    steps = [
+        {
+            "what": "A/B" if s.candidate is None else f"bisection step {s.step}",
+            "a": _image(s.a, outcome),
+            "b": _image(s.b, outcome),
+            "measured": f"{s.turns} of {s.expected} turns measured",
+            "verdict": s.verdict,
+            "judgements": [judgement_text(j) for j in s.judgements],
+            "points": [
+                {
+                    "point": labels.get(point, point),
+                    "metric": SHORT.get(j.metric, j.metric),
+                    "ratio": "-" if j.ratio is None else f"{j.ratio:.3f}",
+                    "interval": _interval(j),
+                    "verdict": j.verdict,
+                }
+                for point, judged in s.points
+                for j in judged
+            ],
+        }
+        for s in outcome.steps
+    ]
     first_bad = None
     if outcome.first_bad is not None:
         first_bad = _image(outcome.first_bad, outcome)

@@ -52,10 +52,11 @@ from generator.results.verdicts_json import MARKED, read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from pathlib import Path
 
     from generator.results.store import Store
+    from generator.results.verdicts_json import Verdicts
 
 REPORT = "results report"
 RUNS_SHOWN = 60
@@ -243,6 +244,35 @@ def _accuracy_page(store: Store, out: Path) -> None:
     page(out, "accuracy.html", "Accuracy trends", body)
 
 
+def _not_ok_rows(v: Verdicts, displays: Mapping[str, str]) -> Iterator[dict[str, Any]]:
+    """The index's table: each metric of a point that is not ok, then each curve."""
+    for p in v.points:
+        if p.verdict == "ok":
+            continue
+        shown: list[Any] = [m for m in p.metrics if m.verdict != "ok"] or [None]
+        for m in shown:
+            yield {
+                "verdict": m.verdict if m else p.verdict,
+                "config": displays.get(p.config, p.config),
+                "pair": p.pair,
+                "concurrency": p.concurrency,
+                "metric": SHORT.get(m.metric, m.metric) if m else "",
+                "change": pct(m.change) if m else "",
+                "note": p.reason or "",
+            }
+    for c in v.curves:
+        if c.verdict != "ok":
+            yield {
+                "verdict": c.verdict,
+                "config": displays.get(c.config, c.config),
+                "pair": c.pair,
+                "concurrency": "curve",
+                "metric": "tok/s/GPU at fixed interactivity",
+                "change": pct(c.change),
+                "note": "",
+            }
+
+
 def report(
     store: Store, latest: Latest, out: Path, warn: Callable[[str], None] = lambda _: None
 ) -> int:
@@ -271,36 +301,7 @@ def report(
     )
     regressions.page(store, out, context, confirmed)
     v = read(latest.verdicts) if latest.verdicts is not None else None
-    rows = []
-    for p in v.points if v else ():
-        if p.verdict in ("ok",):
-            continue
-        shown: list[Any] = [m for m in p.metrics if m.verdict != "ok"] or [None]
-        for m in shown:
-            rows.append(
-                {
-                    "verdict": m.verdict if m else p.verdict,
-                    "config": displays.get(p.config, p.config),
-                    "pair": p.pair,
-                    "concurrency": p.concurrency,
-                    "metric": SHORT.get(m.metric, m.metric) if m else "",
-                    "change": pct(m.change) if m else "",
-                    "note": p.reason or "",
-                }
-            )
-    for c in v.curves if v else ():
-        if c.verdict != "ok":
-            rows.append(
-                {
-                    "verdict": c.verdict,
-                    "config": displays.get(c.config, c.config),
-                    "pair": c.pair,
-                    "concurrency": "curve",
-                    "metric": "tok/s/GPU at fixed interactivity",
-                    "change": pct(c.change),
-                    "note": "",
-                }
-            )
+    rows = list(_not_ok_rows(v, displays)) if v else []
     body = (
         env()
         .get_template("index.html.j2")

@@ -52,14 +52,14 @@ def json_files(root: Path) -> tuple[str, ...]:
     for top, dirs, _ in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         with os.scandir(top) as entries:
-            for entry in entries:
-                if (
-                    entry.name.endswith(".json")
-                    and not (top == str(root) and entry.name in RESERVED)
-                    and entry.is_file()
-                    and entry.stat().st_size <= MAX_RECORD_BYTES
-                ):
-                    found.append(entry.path)
+            found += [
+                entry.path
+                for entry in entries
+                if entry.name.endswith(".json")
+                and not (top == str(root) and entry.name in RESERVED)
+                and entry.is_file()
+                and entry.stat().st_size <= MAX_RECORD_BYTES
+            ]
     return tuple(sorted(found))
 
 

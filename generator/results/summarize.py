@@ -129,7 +129,7 @@ def summarize(
         + [
             {"kind": "case", "subject": c["case_id"], "file": c["file"], "reason": _why(c)}
             for c in cases
-            if c["status"] not in ("passed",)
+            if c["status"] != "passed"
         ],
         "gates": [g.as_dict() for g in gates(store)],
         "problems": [str(p) for p in store.problems],

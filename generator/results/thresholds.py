@@ -70,8 +70,10 @@ def markdown(data: dict[str, Any]) -> list[str]:
     lines = [
         "## Proposed accuracy thresholds (not applied)",
         "",
-        f"Method: {data['method']}, floor {data['floor']:g}, margin {data['margin']:g}, "
-        f"at least {data['min_runs']} runs.",
+        (
+            f"Method: {data['method']}, floor {data['floor']:g}, margin {data['margin']:g}, "
+            f"at least {data['min_runs']} runs."
+        ),
         "",
     ]
     rows = []

@@ -219,21 +219,19 @@ class Series:
 
 
 def config_series(store: Store, config: str) -> list[Series]:
-    out = []
-    for row in store.rows(_SERIES, [config]):
-        out.append(
-            Series(
-                isl=row["isl"],
-                osl=row["osl"],
-                concurrency=row["concurrency"],
-                mtp=bool(row["mtp"]),
-                runs=row["runs"],
-                roles=row["roles"],
-                t=row["t"],
-                values={f: row[f] for f in FIELDS},
-            )
+    return [
+        Series(
+            isl=row["isl"],
+            osl=row["osl"],
+            concurrency=row["concurrency"],
+            mtp=bool(row["mtp"]),
+            runs=row["runs"],
+            roles=row["roles"],
+            t=row["t"],
+            values={f: row[f] for f in FIELDS},
         )
-    return out
+        for row in store.rows(_SERIES, [config])
+    ]
 
 
 def _key(row: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -58,10 +58,8 @@ def unique_names(catalog: Catalog) -> Iterator[Hit]:
 
 
 def _uses(catalog: Catalog) -> list[tuple[Model, Owner | None]]:
-    out: list[tuple[Model, Owner | None]] = []
     owners: list[Owner] = [*catalog.configs, *catalog.cases]
-    for owner in owners:
-        out.append((owner.model, owner))
+    out: list[tuple[Model, Owner | None]] = [(owner.model, owner) for owner in owners]
     used = {m for m, _ in out}
     return out + [(m, None) for m in catalog.models if m not in used]
 
