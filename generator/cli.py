@@ -14,14 +14,18 @@ from typing import Any
 
 import click
 
+from generator import dispatch
 from generator.catalog.model import LEVELS
 from generator.confirm.cli import confirm_group
 from generator.context import Context, run
+from generator.diff import diff
+from generator.diff import text as diff_text
 from generator.errors import CheckFailed, SelectionError, did_you_mean
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
 from generator.explain import explain
+from generator.images import registry_from_env
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
@@ -311,11 +315,8 @@ def dispatch_group() -> None:
 
 
 def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> None:
-    from generator.dispatch import outputs
-    from generator.images import registry_from_env
-
     selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
-    _append("GITHUB_OUTPUT", outputs(selected))
+    _append("GITHUB_OUTPUT", dispatch.outputs(selected))
     _append("GITHUB_STEP_SUMMARY", selected.summary)
     click.echo(f"selected {one_line(selected.what)}")
 
@@ -339,7 +340,6 @@ def _append(variable: str, text: str) -> None:
 @click.pass_context
 def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
     """The benchmark workflow's matrix for this event."""
-    from generator import dispatch
 
     def work(c: Context) -> None:
         values = {k: (v or None) for k, v in opts.items()}
@@ -360,8 +360,6 @@ def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
 @click.pass_context
 def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> None:
     """The accuracy workflow's matrix: a level, or some of its cases."""
-    from generator import dispatch
-
     run(
         ctx,
         lambda c: _selected(
@@ -382,8 +380,6 @@ def dispatch_pr(ctx: click.Context, /, base: str, head: str, benchmark: bool) ->
     """A pull request's GPU run: what `sglang-ci diff BASE` lists for the commit HEAD,
     images pinned, computed by this checkout's code from HEAD's catalogs read as data;
     outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
-    from generator import dispatch
-    from generator.images import registry_from_env
 
     def work(c: Context) -> None:
         accuracy, jobs = dispatch.pr(
@@ -410,13 +406,12 @@ def diff_cmd(ctx: click.Context, /, base: str, as_json: bool) -> None:
     server, evaluator, gate or image changed (and the PR-level cases when the launcher,
     scripts or templates changed), and the benchmark jobs whose server, client, points
     or image changed. A docs-only change lists none."""
-    from generator.diff import diff, text
 
     def work(c: Context) -> None:
         changes = diff(c.root, base, c.expanded())
         if as_json:
             emit(changes.as_json())
         else:
-            click.echo(text(changes), nl=False)
+            click.echo(diff_text(changes), nl=False)
 
     run(ctx, work)

@@ -12,14 +12,17 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from generator.catalog.at_ref import commit_of, load_at
 from generator.catalog.model import LEVELS, PER_SERVER
+from generator.diff import diff
 from generator.errors import Loc, SelectionError, did_you_mean
+from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
 from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
 from generator.images import parse_reference, resolve_matrix, summary_markdown
 from generator.jsonio import compact
-from generator.render.limits import check_matrix
+from generator.render.limits import MAX_MATRIX_JOBS, check_matrix
 from generator.render.matrices import accuracy_path, benchmark_path
 
 TYPE_CHECKING = False
@@ -212,11 +215,6 @@ def pr(
     Run with the default branch's code in its checkout `root`: the head's catalogs are
     read as data (`catalog.at_ref`, the runner contract and image repositories the
     default branch's), and no code of the pull request runs."""
-    from generator.catalog.at_ref import commit_of, load_at
-    from generator.diff import diff
-    from generator.expand import expand
-    from generator.render.limits import MAX_MATRIX_JOBS
-
     sha, catalog = load_at(root, head)
     expanded = expand(catalog)
     changes = diff(root, base, expanded, head_ref=sha)

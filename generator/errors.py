@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 TYPE_CHECKING = False
@@ -60,7 +61,5 @@ class CheckFailed(SglangCIError):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """` (did you mean 'x'?)` when a close name exists, else ``."""
-    import difflib  # only a failing lookup needs it
-
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""

@@ -12,8 +12,13 @@ from typing import Any
 
 import click
 
+from generator import verify
+from generator.catalog.at_ref import load_at
 from generator.context import run
 from generator.errors import SglangCIError
+from generator.expand import expand
+from generator.launch.contract import check_case, check_job, load_object
+from generator.launch.errors import InputError
 from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
@@ -56,13 +61,11 @@ def caller_cmd(
     allowed: tuple[str, ...],
 ) -> None:
     """Refuse any caller but ALLOWED workflows of REPOSITORY on DEFAULT_BRANCH."""
-    from generator.verify import check_caller
-
     _run(
         ctx,
         lambda _root: (
             "called from "
-            + check_caller(
+            + verify.check_caller(
                 workflow_ref, repository=repository, default_branch=default_branch, allowed=allowed
             )
         ),
@@ -70,9 +73,6 @@ def caller_cmd(
 
 
 def _entry(path: Path) -> dict[str, Any]:
-    from generator.launch.contract import load_object
-    from generator.launch.errors import InputError
-
     try:
         return load_object(path)
     except InputError as e:
@@ -89,12 +89,6 @@ def _entry_command(kind: str) -> Callable[..., None]:
     )
     @click.pass_context
     def command(ctx: click.Context, entry_file: Path, ref: str, allow_unpinned: bool) -> None:
-        from generator import verify
-        from generator.catalog.at_ref import load_at
-        from generator.expand import expand
-        from generator.launch.contract import check_case, check_job
-        from generator.launch.errors import InputError
-
         def work(root: Path) -> str:
             data = _entry(entry_file)
             try:

@@ -13,6 +13,7 @@ import itertools
 import re
 from datetime import datetime, timedelta
 
+from cron_descriptor import get_description
 from cronsim import CronSim, CronSimError
 
 _NAMES = {
@@ -116,8 +117,6 @@ def cron_problem(expr: str) -> str | None:
 
 def describe(expr: str) -> str:
     """A human description ("At 02:00 PM, only on Monday and Wednesday") with UTC noted."""
-    from cron_descriptor import get_description  # only the commands that describe need it
-
     return f"{get_description(expr)} (UTC)"
 
 

@@ -169,7 +169,8 @@ def policy_for(root: Path, path: Path | None) -> tuple[Policy, str]:
     """The policy and where it came from: `--policy FILE`, else the benchmark catalog under
     `root` (through the catalog loader, so the catalog is validated as everywhere), else
     the defaults (a directory without catalogs)."""
-    from generator.catalog import BENCHMARK, load  # the catalog stage, only when needed
+    # Imported here: the catalog loader imports this module for the policy section.
+    from generator.catalog import BENCHMARK, load  # noqa: PLC0415 (import cycle)
 
     if path is not None:
         return policy_file(path), str(path)

@@ -16,8 +16,14 @@ from typing import Any
 
 import click
 
+from generator.catalog.regression import policy_for
+from generator.confirm import events, issues, matrix, outcomes, tracked
 from generator.context import run_at_root
 from generator.jsonio import dumps
+from generator.launch.abjob import check_confirmation
+from generator.launch.errors import InputError
+from generator.results.output import JSON, check_file, write_file
+from generator.results.record import ResultsError
 
 _file = click.Path(dir_okay=False, path_type=Path)
 _dir = click.Path(file_okay=False, path_type=Path)
@@ -30,8 +36,6 @@ policy_option = click.option(
 
 
 def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
-    from generator.results.record import ResultsError
-
     out: list[dict[str, Any]] = []
     for path in paths:
         try:
@@ -74,8 +78,6 @@ def matrix_cmd(
     policy_path: Path | None,
 ) -> None:
     """The confirmation matrix: one A/B job per new suspected event's server."""
-    from generator.catalog.regression import policy_for
-    from generator.confirm import events, matrix
 
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
@@ -103,11 +105,6 @@ def outcomes_cmd(
     as_json: bool,
 ) -> None:
     """The outcome of each A/B job, judged from its documents."""
-    from generator.confirm import outcomes
-    from generator.launch.abjob import check_confirmation
-    from generator.launch.errors import InputError
-    from generator.results.output import JSON, check_file, write_file
-    from generator.results.record import ResultsError
 
     def work(_root: Path) -> int:
         if confirmation is not None:
@@ -147,9 +144,6 @@ def issues_cmd(
     policy_path: Path | None,
 ) -> None:
     """Open, comment on and close one tracking issue per confirmed event (gh)."""
-    from generator.catalog.regression import policy_for
-    from generator.confirm import events, issues, outcomes, tracked
-    from generator.results.output import JSON, check_file, write_file
 
     def work(root: Path) -> int:
         if out is not None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch import ab
+from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -291,8 +292,6 @@ def from_dict(data: dict[str, Any]) -> Outcome:
 
 def load(path: Path) -> dict[str, Outcome]:
     """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
-    from generator.results.record import ResultsError
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

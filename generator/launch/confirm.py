@@ -36,8 +36,11 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from generator.launch import ab, commands, record, turns
+from generator.launch.abjob import check_confirmation
 from generator.launch.console import say
-from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, LaunchError, error
+from generator.launch.container import PASSED, checkout_dir, container_name, devices
+from generator.launch.contract import load_object
+from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
 from generator.launch.knobs import DEFAULTS
 
 TYPE_CHECKING = False
@@ -433,11 +436,6 @@ def main_confirm(
     path: str, environ: Mapping[str, str] | None = None, *, checkout: str | None = None
 ) -> int:
     """`run_in_container.py confirm FILE [CHECKOUT]`: check the job, then run it."""
-    from generator.launch.abjob import check_confirmation
-    from generator.launch.container import PASSED, checkout_dir, container_name, devices
-    from generator.launch.contract import load_object
-    from generator.launch.errors import InputError
-
     env = dict(os.environ if environ is None else environ)
     try:
         workspace = checkout_dir(checkout, env)

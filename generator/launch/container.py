@@ -132,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 # os.execvp at the end replaces this process: there is no return to write after it.
 def _main(kind: str, path: str, given: str | None) -> int:  # noqa: RET503 (see above)
     if kind == "confirm":
-        from generator.launch.confirm import main_confirm
+        # Imported here: launch.confirm imports this module's helpers at its top.
+        from generator.launch.confirm import main_confirm  # noqa: PLC0415 (import cycle)
 
         return main_confirm(path, checkout=given)
     environ = os.environ
