@@ -112,6 +112,10 @@ def benchmark(
         matrix = _read(root, benchmark_path("schedule", sched.name))
         return _pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
     suites = {s.name: s for s in catalog.suites}
+    if suite is None:
+        raise SelectionError(
+            f"suite: --suite is required for a {event} event: one of {', '.join(suites)}"
+        )
     if suite not in suites:
         msg = f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}"
         raise SelectionError(msg)
