@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from generator.dispatch import Selected
 
 
-def emit(data: Any) -> None:
+def emit(data: object) -> None:
     sys.stdout.write(dumps(data))
 
 

@@ -113,9 +113,8 @@ def benchmark(
         return _pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
     suites = {s.name: s for s in catalog.suites}
     if suite is None:
-        raise SelectionError(
-            f"suite: --suite is required for a {event} event: one of {', '.join(suites)}"
-        )
+        msg = f"suite: --suite is required for a {event} event: one of {', '.join(suites)}"
+        raise SelectionError(msg)
     if suite not in suites:
         msg = f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}"
         raise SelectionError(msg)

@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from generator.context import Context
+
 _file = click.Path(dir_okay=False, path_type=Path)
 
 
@@ -34,7 +36,7 @@ class EntryError(SglangCIError):
 
 def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
 
-    def done(c: Any) -> None:
+    def done(c: Context) -> None:
         click.echo(f"verified: {one_line(work(c.root))}")
 
     run(ctx, done)

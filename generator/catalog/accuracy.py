@@ -24,11 +24,13 @@ from generator.launch.contract import EVALUATOR_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
+
     from generator.catalog.benchmark import BenchmarkBuilder
     from generator.catalog.reader import Reader
 
 
-def _scalar(value: Any) -> str | int | float | bool:
+def _scalar(value: object) -> str | int | float | bool:
     if isinstance(value, bool | int | float):
         return value
     return str(value)
@@ -77,14 +79,14 @@ class AccuracyBuilder:
             raise r.fail(problem, ["schedule", "cron"])
         self.schedule = (cron, str(r.doc["schedule"]["level"]))
 
-    def _known(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
+    def _known(self, value: str, known: Collection[str], what: str, path: list[str | int]) -> str:
         if value not in known:
             msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
             raise self.r.fail(msg, path)
         return value
 
     def _runners(
-        self, raw: Any, levels: tuple[str, ...], path: list[str | int]
+        self, raw: str | Mapping[str, Any], levels: tuple[str, ...], path: list[str | int]
     ) -> tuple[str, tuple[tuple[str, str], ...]]:
         """A label for every level: one label, or a mapping of each of the case's levels to
         its label (the levels of one case may run on different machines)."""
@@ -105,7 +107,7 @@ class AccuracyBuilder:
         )
         return pairs[0][1], pairs
 
-    def case(self, i: int, raw: Any) -> Case:
+    def case(self, i: int, raw: Mapping[str, Any]) -> Case:
         r = self.r
         path: list[str | int] = ["cases", i]
         suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
@@ -176,7 +178,7 @@ class AccuracyBuilder:
             loc=r.loc(path),
         )
 
-    def _images(self, raw: Any, path: list[str | int]) -> tuple[tuple[str, str], ...]:
+    def _images(self, raw: Mapping[str, Any], path: list[str | int]) -> tuple[tuple[str, str], ...]:
         """A case's images (key -> reference or nightly pattern), each of a repository
         the cases' server mode (the catalog's first) declares."""
         mode = next(iter(self.bench.modes.values()))

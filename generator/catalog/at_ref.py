@@ -64,7 +64,7 @@ def _document(root: Path, sha: str, rel: str, scratch: Path) -> tuple[Any, str]:
     return load_mapping(path, shown), shown
 
 
-def _labels(items: Any, trusted: Any, key: str) -> None:
+def _labels(items: list[dict[str, Any]], trusted: list[dict[str, Any]], key: str) -> None:
     """Each item (a config by prefix, a case by id) the default branch has gets its label."""
     theirs = {str(item[key]): item for item in trusted}
     for item in items:
@@ -77,7 +77,9 @@ def _labels(items: Any, trusted: Any, key: str) -> None:
             item.pop("runner", None)
 
 
-def _trusted_parts(bench: Any, acc: Any, trusted: Any, trusted_acc: Any) -> None:
+def _trusted_parts(
+    bench: dict[str, Any], acc: dict[str, Any], trusted: dict[str, Any], trusted_acc: dict[str, Any]
+) -> None:
     """The default branch's runner contract, runner labels and image repositories, in
     place."""
     bench["runners"] = trusted["runners"]

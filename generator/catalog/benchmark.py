@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from generator.catalog.flags import merge_env, merge_flags
 from generator.catalog.model import (
@@ -37,6 +37,8 @@ from generator.images.reference import ImageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping
+
     from generator.catalog.reader import Reader
 
 # A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
@@ -46,6 +48,9 @@ MAX_CONFIG_CELLS = 256 * 256
 # packed and one job per cell). The largest catalog measured (docs/performance.md) has
 # 100,000; the bound is checked on the grid sizes, before any cell exists.
 MAX_CATALOG_CELLS = 250_000
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class BenchmarkBuilder:
@@ -82,13 +87,13 @@ class BenchmarkBuilder:
         except ImageError as e:
             raise self.r.fail(e.message, path) from e
 
-    def _check(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
+    def _check(self, value: str, known: Collection[str], what: str, path: list[str | int]) -> str:
         if value not in known:
             msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
             raise self.r.fail(msg, path)
         return value
 
-    def _runner(self, label: str, raw: Any) -> Runner:
+    def _runner(self, label: str, raw: Mapping[str, Any]) -> Runner:
         allocation = raw.get("gpu_allocation")
         return Runner(
             label=label,
@@ -100,7 +105,7 @@ class BenchmarkBuilder:
             loc=self.r.loc(["runners", label]),
         )
 
-    def _client(self, name: str, raw: Any) -> Client:
+    def _client(self, name: str, raw: Mapping[str, Any]) -> Client:
         path: list[str | int] = ["clients", name]
         module = str(raw["module"])
         flags = merge_flags(
@@ -140,7 +145,7 @@ class BenchmarkBuilder:
             raise self.r.fail(msg, [*path, "module"])
         return None
 
-    def _mode(self, name: str, raw: Any) -> ServerMode:
+    def _mode(self, name: str, raw: Mapping[str, Any]) -> ServerMode:
         path: list[str | int] = ["server_modes", name]
         variables = []
         for k, v in (raw.get("variables") or {}).items():
@@ -177,7 +182,7 @@ class BenchmarkBuilder:
                 raise self.r.fail(e.message, [*path, "image_repositories", i]) from e
         return tuple(str(t) for t in raw)
 
-    def _suite(self, name: str, raw: Any) -> Suite:
+    def _suite(self, name: str, raw: Mapping[str, Any]) -> Suite:
         path: list[str | int] = ["suites", name]
         self._check(str(raw["runner"]), self.runners, "runner", [*path, "runner"])
         self._check(str(raw["sampling"]), self.samplings, "sampling", [*path, "sampling"])
@@ -198,7 +203,7 @@ class BenchmarkBuilder:
             loc=self.r.loc(path),
         )
 
-    def config(self, i: int, raw: Any) -> Config:
+    def config(self, i: int, raw: Mapping[str, Any]) -> Config:
         r = self.r
         path: list[str | int] = ["configs", i]
         suite = self.suites[self._check(str(raw["suite"]), self.suites, "suite", [*path, "suite"])]
@@ -280,7 +285,7 @@ class BenchmarkBuilder:
             loc=r.loc(path),
         )
 
-    def _at(self, merge: Any, items: list[Any], path: list[str | int]) -> Any:
+    def _at(self, merge: Callable[[list[T]], R], items: list[T], path: list[str | int]) -> R:
         """Merge fragments; a conflict is reported at the list that combined them."""
         try:
             return merge(items)
@@ -288,7 +293,7 @@ class BenchmarkBuilder:
             raise self.r.fail(e.message, path) from e
 
     def _grid(
-        self, suite: Suite, raw: Any, path: list[str | int]
+        self, suite: Suite, raw: Mapping[str, Any] | None, path: list[str | int]
     ) -> tuple[tuple[Pair, tuple[int, ...]], ...]:
         if raw is None:
             if suite.concurrency is None:

@@ -12,7 +12,7 @@ from generator.errors import CatalogError, Loc, did_you_mean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 MAX_RANGE = 65536
@@ -24,7 +24,7 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f\u0085\u2028\u2029\u200e\u200f\u202a-\u
 class Reader:
     """Reads one catalog document; every error it raises names the file and line."""
 
-    def __init__(self, doc: Any, shown: str) -> None:
+    def __init__(self, doc: Mapping[str, Any], shown: str) -> None:
         self.doc = doc
         self.shown = shown
 
@@ -34,7 +34,7 @@ class Reader:
     def fail(self, message: str, path: Sequence[str | int]) -> CatalogError:
         return CatalogError(message, self.loc(path))
 
-    def values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
+    def values(self, raw: object, path: Sequence[str | int]) -> tuple[str, ...]:
         out = self._values(raw, path)
         for value in out:
             if value.startswith("--"):
@@ -49,7 +49,7 @@ class Reader:
                 raise self.fail(msg, path)
         return out
 
-    def _values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
+    def _values(self, raw: object, path: Sequence[str | int]) -> tuple[str, ...]:
         if raw is True:
             return ()
         items = raw if isinstance(raw, list) else [raw]
@@ -67,7 +67,7 @@ class Reader:
         return tuple(out)
 
     def flags(
-        self, mapping: Any, path: Sequence[str | int], *, parser: str | None = SERVER
+        self, mapping: Mapping[str, Any], path: Sequence[str | int], *, parser: str | None = SERVER
     ) -> tuple[Flag, ...]:
         """`mapping`'s flags, each one a flag of `parser` (SGLang's server by default; a
         client module's parser; None: not checked) with as many values as it takes. The
@@ -83,7 +83,7 @@ class Reader:
             out.append(flag)
         return tuple(out)
 
-    def env(self, mapping: Any, path: Sequence[str | int]) -> tuple[EnvVar, ...]:
+    def env(self, mapping: Mapping[str, Any], path: Sequence[str | int]) -> tuple[EnvVar, ...]:
         return tuple(
             EnvVar(name=str(name), value=str(value), loc=self.loc([*path, name]))
             for name, value in mapping.items()
@@ -91,7 +91,7 @@ class Reader:
 
     def items(
         self,
-        raw: Any,
+        raw: list[Any],
         path: Sequence[str | int],
         fragments: dict[str, Any],
         kind: str,
@@ -114,7 +114,10 @@ class Reader:
         return out
 
     def selectors(
-        self, raw: Any, path: Sequence[str | int], known: dict[str, set[str]]
+        self,
+        raw: Mapping[str, Any] | list[Mapping[str, Any]],
+        path: Sequence[str | int],
+        known: dict[str, set[str]],
     ) -> tuple[Selector, ...]:
         raw_list = raw if isinstance(raw, list) else [raw]
         out = []

@@ -13,7 +13,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -25,6 +25,7 @@ from generator.errors import CatalogError, Loc, did_you_mean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 SECTION = "regression"
@@ -106,7 +107,7 @@ def section_schema() -> dict[str, Any]:
     return data
 
 
-def build_policy(raw: Any, shown: str) -> Policy:
+def build_policy(raw: object, shown: str) -> Policy:
     """The Policy of a loaded `regression:` mapping (None: every default). Errors name
     `shown` and the line (ruamel mappings carry their lines; plain dicts give line 1)."""
     if raw is None:
@@ -123,38 +124,39 @@ def build_policy(raw: Any, shown: str) -> Policy:
         where = ".".join(str(p) for p in [SECTION, *path])
         msg = f"{where}: {message}"
         raise CatalogError(msg, Loc(shown, line_of(raw, path)))
-    runs = int(raw.get("runs", Policy.runs))
-    min_runs = int(raw.get("min_runs", Policy.min_runs))
+    doc = cast("Mapping[str, Any]", raw)  # schema-valid: a mapping
+    runs = int(doc.get("runs", Policy.runs))
+    min_runs = int(doc.get("min_runs", Policy.min_runs))
     if min_runs > runs:
         message = f"{SECTION}.min_runs {min_runs} is more than runs {runs}: no baseline could do"
-        raise CatalogError(message, Loc(shown, line_of(raw, ["min_runs"])))
-    window = int(raw.get("window", Policy.window))
+        raise CatalogError(message, Loc(shown, line_of(doc, ["min_runs"])))
+    window = int(doc.get("window", Policy.window))
     if runs > window:
         message = f"{SECTION}.runs {runs} is more than window {window}: no baseline could be full"
-        raise CatalogError(message, Loc(shown, line_of(raw, ["runs"])))
+        raise CatalogError(message, Loc(shown, line_of(doc, ["runs"])))
     changes = {
         **DEFAULT_MIN_CHANGE,
-        **{str(k): float(v) for k, v in (raw.get("min_change") or {}).items()},
+        **{str(k): float(v) for k, v in (doc.get("min_change") or {}).items()},
     }
-    t = raw.get("thresholds") or {}
+    t = doc.get("thresholds") or {}
     defaults = ThresholdRule()
     return Policy(
         runs=runs,
         min_runs=min_runs,
         window=window,
-        k=float(raw.get("k", Policy.k)),
-        consistency=float(raw.get("consistency", Policy.consistency)),
+        k=float(doc.get("k", Policy.k)),
+        consistency=float(doc.get("consistency", Policy.consistency)),
         min_change=tuple(changes.items()),
-        server=build_pooled(raw.get("server")),
-        change_points=build_change_points(raw.get("change_points")),
-        on_regression="warn" if raw.get("on_regression") == "warn" else "fail",
-        on_gate="warn" if raw.get("on_gate") == "warn" else "fail",
+        server=build_pooled(doc.get("server")),
+        change_points=build_change_points(doc.get("change_points")),
+        on_regression="warn" if doc.get("on_regression") == "warn" else "fail",
+        on_gate="warn" if doc.get("on_gate") == "warn" else "fail",
         thresholds=ThresholdRule(
             floor=float(t.get("floor", defaults.floor)),
             margin=float(t.get("margin", defaults.margin)),
             min_runs=int(t.get("min_runs", defaults.min_runs)),
         ),
-        confirm=build_confirm(raw.get("confirm")),
+        confirm=build_confirm(doc.get("confirm")),
     )
 
 

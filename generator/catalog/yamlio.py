@@ -44,7 +44,8 @@ def _yaml() -> YAML:
     return yaml
 
 
-def load_data(text: str) -> Any:
+# Any YAML document, of whatever shape: each caller reads the shape it expects.
+def load_data(text: str) -> Any:  # noqa: ANN401 (arbitrary YAML, see above)
     """A YAML document as plain dicts, lists and scalars (YAML 1.2, no line numbers)."""
     return YAML(typ="safe", pure=True).load(text)
 
@@ -81,7 +82,7 @@ def _where(path: Sequence[str | int]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def check_values(root: Any, shown: str) -> None:
+def check_values(root: object, shown: str) -> None:
     """Every value within MAX_NESTING levels, every number finite and of at most
     MAX_NUMBER_DIGITS digits (`.nan` and `.inf` would pass every bound check). Iterative,
     so no document can exhaust the stack here."""
@@ -180,7 +181,7 @@ def _dup_key(text: str) -> str:
     return "'" + text[start : text.find('"', start)] + "'"
 
 
-def line_of(root: Any, path: Sequence[str | int], *, key: bool = True) -> int:
+def line_of(root: object, path: Sequence[str | int], *, key: bool = True) -> int:
     """The 1-based line of the node at `path` (its key's line for mapping entries)."""
     node: Any = root
     line = 1

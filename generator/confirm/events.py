@@ -127,7 +127,7 @@ def _event(data: dict[str, Any]) -> Event:
     )
 
 
-def parse(data: Any, where: str) -> Verdicts:
+def parse(data: object, where: str) -> Verdicts:
     """The verdicts of a `results compare --json` object; ResultsError when it is not one."""
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(
         "sglang-ci/verdicts/"

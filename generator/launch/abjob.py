@@ -51,7 +51,7 @@ class ConfirmationEntry(JobEntry):
     confirmation: ConfirmationFields
 
 
-def _side(data: Any, where: str) -> SideImage:
+def _side(data: object, where: str) -> SideImage:
     if not isinstance(data, dict):
         msg = f"{where} must be an object"
         raise InputError(msg)

@@ -350,7 +350,7 @@ def text(record: Mapping[str, Any]) -> str:
     return json.dumps(_finite_only(record), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _finite_only(value: Any) -> Any:
+def _finite_only(value: object) -> object:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):

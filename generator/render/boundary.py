@@ -95,7 +95,7 @@ def violations(workflows: Mapping[str, str], parsed: Mapping[str, Any] | None = 
     return [*_each(docs, workflows)]
 
 
-def _document(doc: Any) -> dict[Any, Any]:
+def _document(doc: object) -> dict[Any, Any]:
     return doc if isinstance(doc, dict) else {}
 
 

@@ -39,7 +39,7 @@ class Confirmations:
     problems: list[str] = field(default_factory=list)
 
 
-def _json(path: Path) -> Any:
+def _json(path: Path) -> object:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -39,7 +39,7 @@ class OutputRefused(ResultsError):
     """A command would write where it may not (exit 2)."""
 
 
-def ours_by_schema(data: Any) -> bool:
+def ours_by_schema(data: object) -> bool:
     """JSON sglang-ci wrote: an object whose `schema` starts with `sglang-ci/`."""
     return isinstance(data, dict) and str(data.get("schema", "")).startswith("sglang-ci/")
 

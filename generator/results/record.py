@@ -33,6 +33,7 @@ from generator.launch.record import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 SCHEMA_ID = SCHEMA
@@ -92,7 +93,7 @@ def _no_constant(name: str) -> float:
     raise ValueError(msg)
 
 
-def problem_of(data: Any) -> str | None:
+def problem_of(data: Mapping[str, Any]) -> str | None:
     """Why `data` (a parsed JSON object tagged as a record) is not a valid record."""
     if data.get("schema") != SCHEMA_ID:
         return f"unsupported record schema {data.get('schema')!r} (this reads {SCHEMA_ID!r})"

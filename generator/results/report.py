@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.results.store import Store
-    from generator.results.verdicts_json import Verdicts
+    from generator.results.verdicts_json import PointVerdict, Verdicts
 
 REPORT = "results report"
 RUNS_SHOWN = 60
@@ -75,7 +75,7 @@ ORDER BY case_id, r.run_time
 """
 
 
-def _changes(p: Any) -> str:
+def _changes(p: PointVerdict) -> str:
     shown = [m for m in p.metrics if m.verdict in MARKED] or list(p.metrics)
     return ", ".join(f"{SHORT.get(m.metric, m.metric)} {pct(m.change)}" for m in shown)
 

@@ -11,7 +11,7 @@ them). A verdicts file kept in a manifest years ago still reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,7 +99,7 @@ class Verdicts:
         )
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
@@ -110,7 +110,7 @@ def _pair(item: Mapping[str, Any]) -> tuple[int, int]:
     return (int(isl), int(osl)) if isl.isdigit() and osl.isdigit() else (0, 0)
 
 
-def _metrics(raw: Any) -> tuple[MetricVerdict, ...]:
+def _metrics(raw: Mapping[str, Any] | Iterable[Any] | None) -> tuple[MetricVerdict, ...]:
     items = raw.items() if isinstance(raw, Mapping) else ((None, m) for m in raw or ())
     out = []
     for name, m in items:
@@ -159,7 +159,7 @@ _STATE = {
 }
 
 
-def _size(value: Any) -> str:
+def _size(value: object) -> str:
     """A change as text: `-10.1% [-11.8%, -8.4%]`, a pair as `before -> after`."""
     if isinstance(value, Mapping) and _number(value.get("change")) is not None:
         low, high = _number(value.get("low")), _number(value.get("high"))
@@ -245,7 +245,7 @@ def _made_up_events(
     return tuple(out)
 
 
-def read(data: Any) -> Verdicts:
+def read(data: object) -> Verdicts:
     """The verdicts of one `results compare --json` document."""
     if not isinstance(data, Mapping):
         msg = "verdicts are a JSON object"

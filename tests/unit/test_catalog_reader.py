@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from generator.catalog.reader import Reader
@@ -17,7 +19,7 @@ def reader(text: str) -> Reader:
 
 def refusal(text: str, *path: str | int) -> str:
     r = reader(text)
-    node = r.doc
+    node: Any = r.doc
     for part in path:
         node = node[part]
     with pytest.raises(CatalogError) as info:
