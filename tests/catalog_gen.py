@@ -9,13 +9,16 @@ from __future__ import annotations
 import io
 import shutil
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from tests.helpers import TEMPLATES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUNNER = "gpu-runner-8"
 MODELS: dict[str, tuple[str, str, str]] = {

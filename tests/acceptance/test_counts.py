@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Invoke
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 
 def run_json(cli: Invoke, *args: str) -> Any:

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, copy_catalogs, edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 EVIL = "evil.example:5000/x/y:tag"
 ATOM = "docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev"

@@ -13,12 +13,15 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 APT = ROOT / "tests" / "standin" / "apt"
 PACKAGES = "docker-registry skopeo chromium chromium-driver"

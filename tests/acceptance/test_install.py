@@ -16,8 +16,11 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 NOT_PACKAGED = shutil.ignore_patterns("__pycache__")
 

@@ -13,8 +13,11 @@ from typing import Any
 import pytest
 
 from generator.catalog.yamlio import load_data
-from tests.conftest import Invoke
 from tests.helpers import ROOT, edit, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 CASES = sorted((ROOT / "tests/example-files/negative").glob("*.yaml"))
 

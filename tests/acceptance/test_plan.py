@@ -11,8 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, copy_catalogs, edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 GROUPS = {
     # name: (runs a week, cells, packed launches)

@@ -4,7 +4,6 @@ its manifest and compact file; histories of the earlier layout stay readable."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
@@ -14,6 +13,10 @@ from generator.results.load import open_store
 from generator.results.store import COMPACT_FILE
 from tests.helpers import FIXTURE
 from tests.results_gen import Point, Run, Shape, case_record, point_record, sweep, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 POINTS = sweep(concurrencies=(4, 16, 64))
 GITHUB = {

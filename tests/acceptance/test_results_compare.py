@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +20,10 @@ from tests.results_gen import (
     sweep,
     write_run,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 POINTS = sweep()
 DROP = POINTS[2]  # concurrency 16

@@ -6,7 +6,6 @@ import json
 import random
 import subprocess
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,10 @@ from tests.browser.chromium import charts, chromium, errors, skipped
 from tests.helpers import FIXTURE
 from tests.launchers.support import fixture_job
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
 POINTS = sweep(concurrencies=(4, 16, 64, 128)) + MTP

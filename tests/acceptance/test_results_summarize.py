@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner, Result
 
@@ -18,6 +17,10 @@ from tests.results_gen import (
     sweep,
     write_run,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUN = Run(day=5)
 MTP = Point(config="ds-mtp", spec="mtp", draft_tokens=3)

@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,13 +18,19 @@ from generator.catalog import load
 from generator.catalog.at_ref import load_at
 from generator.expand import expand
 from generator.expand.entries import case_entry
-from generator.expand.model import Expanded
 from generator.expand.select import find_preset
-from generator.images import Reference
 from generator.render.matrices import run_matrix
 from generator.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
-from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from generator.images import Reference
+    from tests.conftest import Invoke
 
 GIT_ENV = {
     **os.environ,

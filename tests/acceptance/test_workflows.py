@@ -16,8 +16,11 @@ import pytest
 
 from generator import dispatch
 from generator.catalog.yamlio import load_data
-from generator.expand.model import Expanded
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import SCRIPTS, STANDIN
+from tests.launchers.support import SCRIPTS, STANDIN
 
 WRAPPERS = {"run_benchmark.sh": "benchmark", "run_accuracy.sh": "accuracy"}
 SHELL_FILES = [

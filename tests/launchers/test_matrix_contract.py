@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from generator.launch.contract import check_case, check_job
 from generator.launch.errors import InputError
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def entry_errors(root: Path, folder: str) -> tuple[int, list[str]]:

@@ -3,15 +3,13 @@ lock, also by launchers started together), a failed download leaves nothing comp
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from generator.launch import commands, models
 from generator.launch.contract import check_job
-
-from .support import (
+from tests.launchers.support import (
     CATALOG_SGLANG,
     Harness,
     assert_valid_record,
@@ -19,6 +17,10 @@ from .support import (
     fixture_job,
     running,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = "run_benchmark.sh"
 MODEL = "amd/DeepSeek-R1-0528-MXFP4-v2"

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from generator.launch.provenance import ROCM_VERSION_FILE
-
-from .support import (
+from tests.launchers.support import (
     AMD_SMI_DIR,
     Harness,
     assert_valid_record,

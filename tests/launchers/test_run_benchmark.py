@@ -13,8 +13,7 @@ import pytest
 from generator.launch import commands
 from generator.launch.contract import check_job
 from generator.launch.results import last_json_line
-
-from .support import (
+from tests.launchers.support import (
     Harness,
     assert_valid_record,
     fixture_job,

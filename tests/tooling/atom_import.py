@@ -13,7 +13,6 @@ benchmark config with the same model path, layout and spec, as SPEC.md says they
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from generator.catalog.flags import canonical, override_env, override_flags
@@ -55,6 +54,10 @@ from tests.tooling.atom_reference import (
     slug,
     spec_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class _Source:

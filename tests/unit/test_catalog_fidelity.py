@@ -3,16 +3,19 @@ launcher defaults written out for Qwen, a runner label per accuracy level."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from generator.catalog.model import Case
 from generator.errors import CatalogError
 from generator.expand.entries import case_entry
-from generator.expand.model import Expanded
-from tests.conftest import Invoke
 from tests.helpers import ROOT, copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.catalog.model import Case
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 # atom_sglang_test.sh (f6c69e1ee) lines 154-159 exported these when unset; the Qwen entries
 # set none of them. Accuracy never sets the quick-reduce one (allowed_differences).

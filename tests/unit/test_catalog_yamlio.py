@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.catalog.yamlio import (
@@ -14,6 +12,10 @@ from generator.catalog.yamlio import (
     parse_mapping,
 )
 from generator.errors import CatalogError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SHOWN = "catalogs/benchmark.yaml"
 

@@ -7,7 +7,10 @@ import pytest
 from generator.catalog.model import Pair
 from generator.errors import SelectionError
 from generator.expand.custom import MAX_POINTS, Point, custom_jobs, find_configs, parse_points
-from generator.expand.model import Expanded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 
 def test_points_parse_with_spaces_and_repeats_kept_once() -> None:

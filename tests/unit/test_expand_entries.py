@@ -14,8 +14,11 @@ from generator.expand.entries import (
     point_entry,
 )
 from generator.expand.estimate import shown
-from generator.expand.model import Expanded
 from generator.launch.contract import check_case, check_job
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 IMAGE = "rocm/atom-dev:sglang-latest"
 

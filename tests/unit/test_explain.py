@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 
 import pytest
 
 from generator.catalog.model import PER_SERVER
 from generator.expand.entries import case_entry, job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import default_mode, image_for
 from generator.explain import explain
 from generator.launch import commands
-from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 WHERE = commands.Where(
     python="/py", port="4242", logs="/logs", model_cache="/models", root="/checkout"

@@ -7,7 +7,10 @@ from datetime import date
 import pytest
 
 from generator.images import Nightly, parse_reference, version_key
-from generator.images.pattern import TagPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.images.pattern import TagPattern
 
 
 def pattern(tag: str) -> TagPattern:

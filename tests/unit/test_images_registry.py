@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +29,11 @@ from tests.registry.images import (
     loaded_registry,
 )
 from tests.registry.server import free_port, require_tools
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 WINDOW = 7
 RELEASE = "{version}-rocm720-mi35x-{date}"

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from generator.launch.console import MAX_LINE_CHARS, MAX_TAIL_BYTES, tail
 from generator.launch.results import few_shot_metrics, last_json_line, lm_eval_score, result_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_the_client_result_is_its_last_line_with_a_bare_infinity_read_as_inf(

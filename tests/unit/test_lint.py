@@ -12,11 +12,14 @@ import pytest
 from generator.catalog.model import Catalog, EnvVar
 from generator.errors import Loc
 from generator.expand import expand
-from generator.expand.model import Expanded
 from generator.lint import Finding, errors, format_json, format_text, lint
 from generator.lint.rules import RETIRED, RULES
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 BENCH = "catalogs/benchmark.yaml"
 ACC = "catalogs/accuracy.yaml"

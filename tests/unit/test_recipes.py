@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from generator.render import render
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def page_ids(root: Path, recipes: str) -> dict[str, list[tuple[str, str]]]:
@@ -20,7 +23,7 @@ def page_ids(root: Path, recipes: str) -> dict[str, list[tuple[str, str]]]:
     pages = {p: t for p, t in out.items() if p.startswith("docs/recipes/")}
     return {
         path.removeprefix("docs/recipes/"): re.findall(
-            r"^(Benchmark job|Accuracy case) `([^`]+)`", text, re.M
+            r"^(Benchmark job|Accuracy case) `([^`]+)`", text, re.MULTILINE
         )
         for path, text in pages.items()
     }

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import LimitError
-from generator.expand.model import Expanded
 from generator.render import integrity, render
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 BENCHMARK = ".github/workflows/benchmark.yml"
 

@@ -4,7 +4,6 @@ confirmations.py): A/Bs judged again from their documents, issues from `issues.j
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from generator.confirm import tracked
@@ -12,6 +11,10 @@ from generator.confirm.tracked import Tracked
 from generator.results import confirmations
 from tests import confirm_gen as cg
 from tests import results_gen as gen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 EVENT = "ev-0a1b2c3d4e5f"
 

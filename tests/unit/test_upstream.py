@@ -3,14 +3,11 @@ what they say about the flags the launchers pass, and the refusals built on them
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib
 import json
 import sys
 import tomllib
-from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -30,6 +27,12 @@ from generator.catalog.upstream import (
 )
 from generator.launch.contract import LAUNCHER_FLAGS
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+    from types import ModuleType
 
 TABLES = ROOT / "generator" / "catalog" / "flagtables"
 

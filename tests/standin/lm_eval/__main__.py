@@ -97,7 +97,8 @@ def http_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
     with urllib.request.urlopen(request, timeout=30) as response:
         body: Any = json.loads(response.read().decode("utf-8"))
     if not isinstance(body, dict):
-        raise ValueError(f"{url}: expected a JSON object")
+        msg = f"{url}: expected a JSON object"
+        raise ValueError(msg)
     return body
 
 
@@ -114,7 +115,7 @@ def parse_model_args(text: str) -> dict[str, str | bool]:
 def model_name(model_args: str) -> str:
     for prefix in ("peft=", "delta=", "pretrained=", "model=", "path=", "engine="):
         if prefix in model_args:
-            return model_args.split(prefix)[1].split(",")[0]
+            return model_args.split(prefix)[1].split(",", maxsplit=1)[0]
     return ""
 
 
@@ -168,12 +169,14 @@ def main() -> int:
         hang()
     args = build_parser().parse_args()
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
-        raise RuntimeError("standin: simulated evaluator crash")
+        msg = "standin: simulated evaluator crash"
+        raise RuntimeError(msg)
     model_args = parse_model_args(args.model_args)
     base_url = str(model_args["base_url"])
     model = str(model_args.get("tokenizer") or model_args.get("model") or "")
     if model.startswith("/") and not Path(model).is_dir():
-        raise OSError(f"Can't load tokenizer for '{model}': not a directory")
+        msg = f"Can't load tokenizer for '{model}': not a directory"
+        raise OSError(msg)
     for i in range(2):
         http_json(
             base_url,
@@ -203,8 +206,8 @@ def main() -> int:
             for task in tasks
         },
         "group_subtasks": {task: [] for task in tasks},
-        "versions": {task: 3.0 for task in tasks},
-        "n-shot": {task: shots for task in tasks},
+        "versions": dict.fromkeys(tasks, 3.0),
+        "n-shot": dict.fromkeys(tasks, shots),
         "higher_is_better": {task: {"exact_match": True} for task in tasks},
         "n-samples": {task: {"original": 1319, "effective": 1319} for task in tasks},
         "config": {

@@ -77,11 +77,13 @@ def http_json(
     )
     parts = urllib.parse.urlsplit(url)
     if parts.scheme in ("http", "https") and parts.hostname not in LOOPBACK:
-        raise urllib.error.URLError(f"[Errno -2] Name or service not known: {parts.hostname!r}")
+        msg = f"[Errno -2] Name or service not known: {parts.hostname!r}"
+        raise urllib.error.URLError(msg)
     with urllib.request.urlopen(request, timeout=timeout) as response:
         body: Any = json.loads(response.read().decode("utf-8") or "{}")
     if not isinstance(body, dict):
-        raise ValueError(f"{url}: expected a JSON object")
+        msg = f"{url}: expected a JSON object"
+        raise ValueError(msg)
     return body
 
 

@@ -48,7 +48,8 @@ def base_url(host: str, port: int) -> str:
 
 def run_eval(args: Any) -> dict[str, float | str]:
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
-        raise RuntimeError("standin: simulated evaluator crash")
+        msg = "standin: simulated evaluator crash"
+        raise RuntimeError(msg)
     time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S") or "0"))
     base = base_url(args.host, args.port)
     note_client("python", list(sys.argv), host=args.host, url=base)
@@ -90,8 +91,7 @@ def run_eval(args: Any) -> dict[str, float | str]:
     print(f"Output throughput: {output_throughput:.3f} token/s")
 
     with open("tmp_output_gsm8k.txt", "w", encoding="utf-8") as handle:
-        for answer in answers:
-            handle.write(answer + "\n" + "=" * 50 + "\n")
+        handle.writelines(answer + "\n" + "=" * 50 + "\n" for answer in answers)
     return {
         "accuracy": acc,
         "invalid": invalid,
