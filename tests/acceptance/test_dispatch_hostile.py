@@ -190,8 +190,10 @@ INJECTED = "x\n::error title=Pwned::owned\r::add-mask::y\u2028##[warning]z"
     [
         (
             ("--configs", INJECTED),
-            "configs: no config has prefix 'x\\n::error title=Pwned::owned\\r::add-mask::y"
-            "\\u2028##\\x5bwarning]z'",
+            (
+                "configs: no config has prefix 'x\\n::error title=Pwned::owned\\r::add-mask::y"
+                "\\u2028##\\x5bwarning]z'"
+            ),
         ),
         (("--preset", f"all-qwen{INJECTED}"), None),
         (("--preset", "all-qwen", "--points", INJECTED), None),
@@ -225,6 +227,8 @@ def test_a_dispatch_without_its_suite_names_the_suites(cli: Invoke) -> None:
     assert dispatch(cli, "benchmark", "--event", "workflow_dispatch", "--preset", "none") == (
         2,
         "",
-        "error: suite: --suite is required for a workflow_dispatch event: one of "
-        "SGLang-OOB, SGLang-Mesh\n",
+        (
+            "error: suite: --suite is required for a workflow_dispatch event: one of "
+            "SGLang-OOB, SGLang-Mesh\n"
+        ),
     )

@@ -117,8 +117,10 @@ def test_with_passwordless_sudo_make_test_installs_exactly_the_missing_packages(
     )
     assert log.read_text().splitlines() == [
         "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-        "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
-        "docker-registry chromium",
+        (
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
+            "docker-registry chromium"
+        ),
     ]
 
 

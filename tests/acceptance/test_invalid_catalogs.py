@@ -136,8 +136,10 @@ def test_a_grid_of_twelve_million_cells_is_refused_before_any_cell_exists(root: 
     config_line = line_of(path, "  - prefix: deepseek-r1-fp8-tp4\n")
     assert exit_code == 2
     assert stderr.splitlines() == [
-        f"error: {path}:{config_line}: config 'deepseek-r1-fp8-tp4' has 12,000,000 cells "
-        "(3,000 pairs); a config runs at most 65,536 (its preset: 256 jobs of 256 points)"
+        (
+            f"error: {path}:{config_line}: config 'deepseek-r1-fp8-tp4' has 12,000,000 cells "
+            "(3,000 pairs); a config runs at most 65,536 (its preset: 256 jobs of 256 points)"
+        )
     ]
     assert line < config_line
     assert seconds < 5

@@ -294,8 +294,10 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         change = next(t for t in trend["traces"] if t["name"] == "image or version changed")
         assert change["text"] == [
             "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7",
-            "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.7 -> 0.5.8; "
-            "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b",
+            (
+                "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.7 -> 0.5.8; "
+                "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b"
+            ),
         ]
         curve = drawn[0]
         assert [t["name"] for t in curve["traces"]][:2] == [

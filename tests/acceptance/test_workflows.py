@@ -345,24 +345,32 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
     [
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,64"},
-            "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
-            "(e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)",
+            (
+                "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
+                "(e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1" * 4301 + ",1024,64,0.8"},
-            "error: points: item 1 '1111111111111111111111111111111111111...' is not "
-            "ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC "
-            "of at most 6)",
+            (
+                "error: points: item 1 '1111111111111111111111111111111111111...' is not "
+                "ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC "
+                "of at most 6)"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,0,0.8"},
-            "error: points: item 1 '1024,1024,0,0.8' needs ISL, OSL and CONC of at least 1 "
-            "and a RATIO in (0, 1]",
+            (
+                "error: points: item 1 '1024,1024,0,0.8' needs ISL, OSL and CONC of at least 1 "
+                "and a RATIO in (0, 1]"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp44"},
-            "error: configs: no config has prefix 'deepseek-r1-fp8-tp44' "
-            "(did you mean 'deepseek-r1-fp8-tp4'?)",
+            (
+                "error: configs: no config has prefix 'deepseek-r1-fp8-tp44' "
+                "(did you mean 'deepseek-r1-fp8-tp4'?)"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "OOB_PRESET": "all-qwen"},
@@ -370,21 +378,27 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
         ),
         (
             {"OOB_PRESET": "ds-fp4-tp8"},
-            "error: preset 'ds-fp4-tp8' is a preset of SGLang-Mesh, not of SGLang-OOB: choose "
-            "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset",
+            (
+                "error: preset 'ds-fp4-tp8' is a preset of SGLang-Mesh, not of SGLang-OOB: choose "
+                "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp4"},
-            "error: configs: no config has prefix 'deepseek-r1-fp4'; it begins 8 configs: "
-            "deepseek-r1-fp4-tp4, deepseek-r1-fp4-tp8, deepseek-r1-fp4-tp4-dp4-ep4, "
-            "deepseek-r1-fp4-tp8-dp8-ep8, deepseek-r1-fp4-tp8-mtp1, deepseek-r1-fp4-tp8-mtp3 "
-            "and 2 more. Name each one, comma-separated, or choose a preset",
+            (
+                "error: configs: no config has prefix 'deepseek-r1-fp4'; it begins 8 configs: "
+                "deepseek-r1-fp4-tp4, deepseek-r1-fp4-tp8, deepseek-r1-fp4-tp4-dp4-ep4, "
+                "deepseek-r1-fp4-tp8-dp8-ep8, deepseek-r1-fp4-tp8-mtp1, deepseek-r1-fp4-tp8-mtp3 "
+                "and 2 more. Name each one, comma-separated, or choose a preset"
+            ),
         ),
         (
             {"CONFIGS": "qwen3-5-397b-a17b-fp8"},
-            "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 configs: "
-            "qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, comma-separated, "
-            "or choose a preset",
+            (
+                "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 "
+                "configs: qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, "
+                "comma-separated, or choose a preset"
+            ),
         ),
         (
             {"OOB_PRESET": "all-deepseek", "IMAGE": "rocm/atom-dev:x --privileged"},
@@ -397,8 +411,10 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
                 "MODE": "sglang-mori",
                 "IMAGE": "rocm/atom-dev:sglang-latest",
             },
-            "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
-            "of docker.io/lmsysorg/sglang-rocm only",
+            (
+                "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
+                "of docker.io/lmsysorg/sglang-rocm only"
+            ),
         ),
         (
             {
@@ -407,8 +423,10 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
                 "MODE": "sglang-mori",
                 "IMAGE": "lmsysorg/sglang-rocm-next:v0.5.9",
             },
-            "error: image 'lmsysorg/sglang-rocm-next:v0.5.9': server mode 'sglang-mori' runs "
-            "images of docker.io/lmsysorg/sglang-rocm only",
+            (
+                "error: image 'lmsysorg/sglang-rocm-next:v0.5.9': server mode 'sglang-mori' runs "
+                "images of docker.io/lmsysorg/sglang-rocm only"
+            ),
         ),
         (
             {"SUITE": "SGLang-Mesh", "MESH_PRESET": "ds-all", "MODE": "sglang-mori"},
@@ -535,8 +553,10 @@ def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_he
     runs = [s["run"] for s in steps if "run" in s]
     installs = [r for r in runs if "pip install" in r]
     assert installs == [
-        "python -m pip install --quiet --disable-pip-version-check -r requirements.txt\n"
-        "python -m pip install --quiet --disable-pip-version-check --no-deps .\n"
+        (
+            "python -m pip install --quiet --disable-pip-version-check -r requirements.txt\n"
+            "python -m pip install --quiet --disable-pip-version-check --no-deps .\n"
+        )
     ]
     assert steps.index(checkouts[0]) < min(
         i for i, s in enumerate(steps) if "pip install" in s.get("run", "")

@@ -61,6 +61,8 @@ def test_each_wrapper_is_executable_strict_and_execs_the_isolated_launcher(
     assert lines[0] == "#!/usr/bin/env bash"
     assert code == [
         "set -euo pipefail",
-        'exec "${PYTHON:-python3}" -I "$(dirname -- "${BASH_SOURCE[0]}")/launch.py" '
-        f'{mode} "$@"',
+        (
+            'exec "${PYTHON:-python3}" -I "$(dirname -- "${BASH_SOURCE[0]}")/launch.py" '
+            f'{mode} "$@"'
+        ),
     ]

@@ -122,8 +122,10 @@ def test_every_record_and_summary_carries_the_provenance(harness: Harness, kind:
         ),
         (
             {"SGLANG_STANDIN_GPU_PROCESSES": "3:4242:python3,5:4343:rccl-tests"},
-            "GPUs already in use before the server starts: GPU 3: pid 4242 (python3);"
-            " GPU 5: pid 4343 (rccl-tests)",
+            (
+                "GPUs already in use before the server starts: GPU 3: pid 4242 (python3);"
+                " GPU 5: pid 4343 (rccl-tests)"
+            ),
         ),
     ],
     ids=["too-few", "foreign-process"],

@@ -61,9 +61,9 @@ def test_a_mesh_config_keeps_its_grid_in_the_suites_pair_order_and_its_pair_extr
         ("      8192x1: [512, 1024, 2048]\n", "      1024x1024: [512]\n",
          "pair 1024x1024 is not one of suite SGLang-Mesh's pairs (8192x1, 1x1024)"),
         ("      --seed: 0\n", '      --seed: "{sed}"\n',
-         "--seed: unknown variable '{sed}'; a client may use {host}, "
-         "{port}, {model}, {isl}, {osl}, {ratio}, {num_prompts}, {num_warmups}, {concurrency}, "
-         "{output_file}"),
+         ("--seed: unknown variable '{sed}'; a client may use {host}, "
+          "{port}, {model}, {isl}, {osl}, {ratio}, {num_prompts}, {num_warmups}, {concurrency}, "
+          "{output_file}")),
         (f"  - prefix: {MESH}\n", "  - prefix: deepseek-r1-fp8-tp4\n",
          "duplicate prefix 'deepseek-r1-fp8-tp4' (first at line 274)"),
     ],

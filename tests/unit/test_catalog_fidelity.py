@@ -70,8 +70,10 @@ def test_explain_shows_the_five_values_of_a_qwen_config(cli: Invoke) -> None:
 
 PER_LEVEL = (
     "    runner: linux-atom-mi35x-4\n    levels: [nightly, pr]\n    threshold: 0.76\n",
-    "    runner: {nightly: linux-atom-mi35x-8, pr: linux-atom-mi35x-4}\n"
-    "    levels: [nightly, pr]\n    threshold: 0.76\n",
+    (
+        "    runner: {nightly: linux-atom-mi35x-8, pr: linux-atom-mi35x-4}\n"
+        "    levels: [nightly, pr]\n    threshold: 0.76\n"
+    ),
 )
 
 

@@ -43,12 +43,12 @@ def test_an_unknown_key_names_the_key_its_line_and_the_nearest_known_one() -> No
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("parallel", {"tp": "8"}, "configs[0].parallel.tp: expected an integer, found string "
-         '"8"'),
+        ("parallel", {"tp": "8"}, ("configs[0].parallel.tp: expected an integer, found string "
+          '"8"')),
         ("parallel", {"tp": 0}, "configs[0].parallel.tp: 0 must be >= 1"),
-        ("display", "R1\u2028TP8", 'configs[0].display: "R1\\u2028TP8" must be one line of '
-         "printable text (no control character, line or paragraph separator, or bidirectional "
-         "control)"),
+        ("display", "R1\u2028TP8", ('configs[0].display: "R1\\u2028TP8" must be one line of '
+          "printable text (no control character, line or paragraph separator, or bidirectional "
+          "control)")),
     ],
     ids=["type", "minimum", "line-separator"],
 )  # fmt: skip

@@ -104,10 +104,14 @@ def test_a_config_shows_each_of_its_jobs_with_its_points(fixture: Expanded) -> N
     text = explain(fixture, "deepseek-r1-fp8-mesh-dpa8-ep8", kind="config")
     titles = [line for line in text.splitlines() if line.startswith("# benchmark job")]
     assert titles == [
-        "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-8192x1: DeepSeek-R1-0528 FP8 SGLang-Mesh "
-        "DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)",
-        "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-1x1024: DeepSeek-R1-0528 FP8 SGLang-Mesh "
-        "DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)",
+        (
+            "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-8192x1: DeepSeek-R1-0528 FP8 "
+            "SGLang-Mesh DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)"
+        ),
+        (
+            "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-1x1024: DeepSeek-R1-0528 FP8 "
+            "SGLang-Mesh DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)"
+        ),
     ]
     assert text.count("-m sglang.bench_serving") == 6
 

@@ -52,8 +52,10 @@ def test_a_bug_is_one_line_naming_the_file_that_holds_its_traceback(
     path = logs / TRACEBACK_FILE
     assert capsys.readouterr() == (
         "",
-        "run_accuracy.sh: unexpected error (a bug in the launcher): ValueError: boom; the "
-        f"traceback is in {path}\n",
+        (
+            "run_accuracy.sh: unexpected error (a bug in the launcher): ValueError: boom; the "
+            f"traceback is in {path}\n"
+        ),
     )
     text = path.read_text(encoding="utf-8")
     assert text.startswith("Traceback (most recent call last):\n")

@@ -79,8 +79,10 @@ def test_a_matrix_entry_that_is_not_one_is_a_problem_and_a_link_only_https(
     (where / "matrix.json").write_text(json.dumps(matrix))
     found = confirmations.read([tmp_path / "r1", tmp_path / "no-confirmation"])
     assert found.problems == [
-        f"{where / 'matrix.json'}: include[0]: confirmation.a must be an object: "
-        "its A/B is not shown"
+        (
+            f"{where / 'matrix.json'}: include[0]: confirmation.a must be an object: "
+            "its A/B is not shown"
+        )
     ]
     assert found.outcomes == {}
     assert found.issues == {EVENT: ("r1", issue(3, None, None))}

@@ -147,26 +147,34 @@ def test_the_cuda_graph_batch_flags_were_split_per_phase_in_0_5_20() -> None:
         (
             "--por",
             1,
-            "--por abbreviates --port for SGLang (a unique prefix of a flag is that flag), and "
-            "the launcher sets --port on every server: remove it",
+            (
+                "--por abbreviates --port for SGLang (a unique prefix of a flag is that flag), and "
+                "the launcher sets --port on every server: remove it"
+            ),
         ),
         (
             "--tp",
             1,
-            "--tp is an abbreviation SGLang reads as --tp-size: write --tp-size (one spelling "
-            "per flag)",
+            (
+                "--tp is an abbreviation SGLang reads as --tp-size: write --tp-size (one spelling "
+                "per flag)"
+            ),
         ),
         (
             "--mod",
             1,
-            "--mod is ambiguous for SGLang (it could be --model, --model-checksum, "
-            "--model-config-parser, --model-impl, ...): write a full flag",
+            (
+                "--mod is ambiguous for SGLang (it could be --model, --model-checksum, "
+                "--model-config-parser, --model-impl, ...): write a full flag"
+            ),
         ),
         (
             "--mem-frac-static",
             1,
-            "--mem-frac-static is not a server flag of SGLang 0.5.9 to 0.5.23 (did you mean "
-            "'--mem-fraction-static'?)",
+            (
+                "--mem-frac-static is not a server flag of SGLang 0.5.9 to 0.5.23 (did you mean "
+                "'--mem-fraction-static'?)"
+            ),
         ),
         (
             "--cuda-graph-bs",
@@ -203,8 +211,10 @@ def test_the_launcher_s_lm_eval_flags_exist_in_every_supported_lm_eval() -> None
         ("base_url", "model_args.base_url is set by the launcher for every case: remove it"),
         (
             "max_retry",
-            "model_args.max_retry is not a local-completions argument of lm-eval 0.4.5 to "
-            "0.4.13 (did you mean 'max_retries'?)",
+            (
+                "model_args.max_retry is not a local-completions argument of lm-eval 0.4.5 to "
+                "0.4.13 (did you mean 'max_retries'?)"
+            ),
         ),
     ],
 )
