@@ -29,8 +29,10 @@ def dispatch(cli: Invoke, *args: str, root: Path = FIXTURE) -> tuple[int, str, s
 
 def assert_one_safe_line(stderr: str) -> None:
     """One line; the runner reads no workflow command in it."""
-    assert stderr.endswith("\n") and stderr.count("\n") == 1, stderr
-    assert "\r" not in stderr and "##[" not in stderr
+    assert stderr.endswith("\n"), stderr
+    assert stderr.count("\n") == 1, stderr
+    assert "\r" not in stderr
+    assert "##[" not in stderr
     assert not stderr.lstrip().startswith("::")
 
 

@@ -82,7 +82,8 @@ def test_a_wheel_installed_in_a_fresh_venv_renders_a_copy_of_the_checkout_unchan
         shutil.copy2(ROOT / name, checkout / name)
     before = digests(checkout)
     out = run(venv / "bin" / "sglang-ci", "--root", checkout, "render", cwd=tmp_path)
-    assert out.startswith("rendered ") and out.endswith(" files; 0 changed\n"), out
+    assert out.startswith("rendered "), out
+    assert out.endswith(" files; 0 changed\n"), out
     assert digests(checkout) == before
 
 

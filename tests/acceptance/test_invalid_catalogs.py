@@ -58,7 +58,8 @@ def assert_refused(cli: Invoke, root: Path, file: str, line: int | None, expect:
     assert re.match(where, lines[0]), lines[0]
     assert expect in lines[0]
     assert "Traceback" not in result.stderr
-    assert before and snapshot(root) == before
+    assert before
+    assert snapshot(root) == before
 
 
 @pytest.mark.parametrize("case_file", CASES, ids=[c.stem for c in CASES])

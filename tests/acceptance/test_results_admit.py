@@ -169,7 +169,8 @@ def test_the_compact_file_reads_as_the_records_do(tmp_path: Path) -> None:
     query = f"SELECT {columns} FROM records ORDER BY kind, id"
     compact = open_store(history=tmp_path / "history/runs")
     plain = open_store(history=legacy)
-    assert compact.compact and not plain.compact
+    assert compact.compact
+    assert not plain.compact
     assert compact.rows(query) == plain.rows(query)
     assert len(compact.rows(query)) == 4
     assert compact.rows("SELECT * FROM runs") == plain.rows("SELECT * FROM runs")

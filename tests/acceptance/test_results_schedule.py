@@ -161,7 +161,8 @@ def test_a_ten_percent_drop_on_a_mesh_config_is_confirmed_on_its_second_run(
     status, data = compare(tmp_path, extended, current)
     assert status == 1
     events = [e for e in data["events"] if e["config"] == DROPPED]
-    assert events and {e["state"] for e in events} == {"confirmed"}
+    assert events
+    assert {e["state"] for e in events} == {"confirmed"}
     assert all(e["new_confirmation"] for e in events)
     first = f"{Run(day=friday).name}-benchmark"
     assert {e["first_bad_run"] for e in events} == {first}

@@ -454,7 +454,8 @@ def test_only_the_repositorys_own_callers_on_the_default_branch_pass(
     result = cli(*args)
     assert result.exit_code == code, result.output
     if code:
-        assert result.stderr.count("\n") == 1 and "GPU jobs run only for" in result.stderr
+        assert result.stderr.count("\n") == 1
+        assert "GPU jobs run only for" in result.stderr
         assert not result.stderr.lstrip().startswith("::")
     else:
         assert result.stdout == f"verified: called from {workflow_ref}\n"

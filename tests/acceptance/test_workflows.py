@@ -497,7 +497,9 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
     assert list(data["jobs"]) == ["tests", "plan"]
     for job in data["jobs"].values():
         assert job["runs-on"] == "ubuntu-latest"
-        assert "uses" not in job and "strategy" not in job and "if" not in job
+        assert "uses" not in job
+        assert "strategy" not in job
+        assert "if" not in job
     # CI's own entry point, in the Debian it is made for (it installs the tests' tools).
     assert data["jobs"]["tests"]["container"] == "python:3.11-bookworm"
     assert [s.get("run") for s in data["jobs"]["tests"]["steps"]] == [None, "bash .ci/run"]
@@ -666,7 +668,8 @@ def test_callers_pass_no_secret(workflow: str) -> None:
         assert job["uses"].startswith("./.github/workflows/")
         assert "secrets" not in job
     text = (ROOT / ".github/workflows" / workflow).read_text()
-    assert "$/" not in text and "HF_TOKEN" not in text
+    assert "$/" not in text
+    assert "HF_TOKEN" not in text
 
 
 def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:

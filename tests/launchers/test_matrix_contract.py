@@ -31,7 +31,8 @@ def entry_errors(root: Path, folder: str) -> tuple[int, list[str]]:
 @pytest.mark.parametrize("folder", ["benchmark", "accuracy"])
 def test_every_committed_matrix_entry_passes_the_launcher_checks(folder: str) -> None:
     files, errors = entry_errors(ROOT, folder)
-    assert files > 0 and errors == []
+    assert files > 0
+    assert errors == []
 
 
 def test_the_fixture_renders_one_matrix_per_group_preset_mode_and_level(

@@ -32,7 +32,8 @@ def test_a_pattern_matches_a_whole_tag_and_reads_its_version_and_date() -> None:
 def test_a_preview_needs_a_pattern_of_its_own() -> None:
     p = pattern("{version}-rocm720-mi35x-{date}-preview")
     found = p.match("v0.5.8.post1-rocm720-mi35x-20260211-preview")
-    assert found is not None and found.version == "v0.5.8.post1"
+    assert found is not None
+    assert found.version == "v0.5.8.post1"
 
 
 @pytest.mark.parametrize("day", ["20260230", "20261301", "20260000", "2026021", "202602111"])

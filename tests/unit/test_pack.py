@@ -192,7 +192,8 @@ def test_split_is_the_fewest_contiguous_parts_with_the_least_longest_part(
     points: list[float], room: float
 ) -> None:
     sizes = split(points, room)
-    assert sum(sizes) == len(points) and all(s > 0 for s in sizes)
+    assert sum(sizes) == len(points)
+    assert all(s > 0 for s in sizes)
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     totals = [sum(points[a : a + s]) for a, s in zip(starts, sizes, strict=True)]
     assert all(t <= room + 1e-6 for t in totals)
