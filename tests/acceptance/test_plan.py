@@ -26,7 +26,8 @@ GROUPS = {
 }
 
 
-def run_json(cli: Invoke, *args: str, root: Path = FIXTURE) -> Any:
+# The JSON the command prints, of whatever shape: the tests index it as they assert.
+def run_json(cli: Invoke, *args: str, root: Path = FIXTURE) -> Any:  # noqa: ANN401 (see above)
     result = cli(*args, root=root)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)

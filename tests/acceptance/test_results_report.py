@@ -115,7 +115,7 @@ def confirmation(parent: Path) -> Path:
     )
     entry = cg.ab_entry(job, EVENT, side(CLEAN - 1), side(CLEAN))
 
-    def measured(turn: str, p: dict[str, Any], repeat: int) -> dict[str, Any]:
+    def measured(turn: str, p: dict[str, Any], _repeat: int) -> dict[str, Any]:
         day = CLEAN - 1 if turn == "A" else CLEAN
         lower = 1.0 if turn == "A" else 0.6 if p["concurrency"] == DROP[0].concurrency else 0.97
         at = next(x for x in POINTS if x.concurrency == p["concurrency"])

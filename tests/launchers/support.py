@@ -97,8 +97,9 @@ def assert_valid_record(record: Mapping[str, Any]) -> None:
     assert errors == []
 
 
+# The JSON the command prints, of whatever shape: the tests index it as they assert.
 @functools.cache
-def _cli_json(*args: str) -> Any:
+def _cli_json(*args: str) -> Any:  # noqa: ANN401 (see above)
     result = CliRunner().invoke(sglang_ci, ["--root", str(FIXTURE), *args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -279,7 +280,7 @@ class Harness:
     def wait_for_pids(self, count: int, timeout_s: float = 120.0) -> list[int]:
         """Once `count` stand-in processes have written their pids (each writes its own
         when it starts), those pids."""
-        self.wait_until(lambda: len(self.pids()) >= count, f"{count} stand-in pids")
+        self.wait_until(lambda: len(self.pids()) >= count, f"{count} stand-in pids", timeout_s)
         return self.pids()
 
     @staticmethod

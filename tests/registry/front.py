@@ -46,7 +46,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: object) -> None:  # quiet
+    def log_message(self, _format: str, *args: object) -> None:  # quiet
         return
 
     def do_GET(self) -> None:

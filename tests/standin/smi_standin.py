@@ -56,7 +56,7 @@ def _unit(value: int, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
-def amd_smi(args: list[str]) -> Any:
+def amd_smi(args: list[str]) -> object:
     command = args[0] if args else ""
     if "--json" not in args:
         msg = "smi_standin: only --json output is modelled"
@@ -129,7 +129,7 @@ def amd_smi(args: list[str]) -> Any:
     raise SystemExit(msg)
 
 
-def rocm_smi(args: list[str]) -> Any:
+def rocm_smi(args: list[str]) -> object:
     cards = [f"card{i}" for i in range(_count())]
     if "--showproductname" in args:
         return {

@@ -104,7 +104,7 @@ class _Builder:
             )
         return self.models[path]
 
-    def args(self, raw: Any, loc: Loc, used: list[str]) -> tuple[Flag, ...]:
+    def args(self, raw: str | list[Any] | None, loc: Loc, used: list[str]) -> tuple[Flag, ...]:
         flags: tuple[Flag, ...] = ()
         for item in items(raw):
             if item in self.arg_templates:
@@ -113,7 +113,7 @@ class _Builder:
             flags = override_flags(flags, more)  # argparse: the last one wins
         return flags
 
-    def env(self, raw: Any, loc: Loc, used: list[str]) -> tuple[EnvVar, ...]:
+    def env(self, raw: str | list[Any] | None, loc: Loc, used: list[str]) -> tuple[EnvVar, ...]:
         variables: tuple[EnvVar, ...] = ()
         for item in items(raw):
             if item in self.env_templates:

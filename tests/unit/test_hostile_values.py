@@ -126,7 +126,8 @@ def outputs(root: Path) -> dict[str, str]:
     return render(expanded_at(root), root)
 
 
-def run_json(cli: Invoke, root: Path, *args: str) -> Any:
+# The JSON the command prints, of whatever shape: the tests index it as they assert.
+def run_json(cli: Invoke, root: Path, *args: str) -> Any:  # noqa: ANN401 (see above)
     result = cli(*args, root=root)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)

@@ -66,7 +66,8 @@ def test_a_pattern_without_version_matches_on_the_date_alone() -> None:
 def test_versions_order_by_number_with_pre_releases_below_and_post_releases_above(
     ascending: list[str],
 ) -> None:
-    assert sorted(reversed(ascending), key=version_key) == ascending
+    descending = ascending[::-1]
+    assert sorted(descending, key=version_key) == ascending
 
 
 def test_the_newest_nightly_is_the_latest_date_then_the_highest_version() -> None:

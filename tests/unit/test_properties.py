@@ -45,9 +45,7 @@ def selections(expanded: Expanded) -> list[Selector]:
     """Every selection a workflow or a user can make: all, suites, groups, presets x modes."""
     catalog = expanded.catalog
     out: list[Selector] = [{}]
-    for suite in catalog.suites:
-        for mode in suite.server_modes:
-            out.append({"suite": suite.name, "mode": mode})
+    out += [{"suite": s.name, "mode": mode} for s in catalog.suites for mode in s.server_modes]
     out += [{"group": s.name} for s in catalog.schedules]
     for p in catalog.presets:
         for mode in catalog.suite(p.suite).server_modes:

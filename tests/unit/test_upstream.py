@@ -31,7 +31,7 @@ from tests.helpers import ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
     from types import ModuleType
 
 TABLES = ROOT / "generator" / "catalog" / "flagtables"
@@ -49,7 +49,7 @@ def releases(tool: str) -> list[Release]:
     return [release(tool, version) for version in index(tool).releases]
 
 
-def prefixed(parser: dict[str, Action] | Any, name: str) -> list[Action]:
+def prefixed(parser: Mapping[str, Action], name: str) -> list[Action]:
     """What argparse reads `name` as in one release: its action, else every action one of
     whose option strings it begins."""
     if name in parser:
@@ -224,9 +224,7 @@ def test_lm_eval_model_arguments_are_the_ones_local_completions_takes(
     assert model_arg_problem(name) == problem
 
 
-def test_our_few_shot_script_sets_every_option_each_release_s_evaluator_reads(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_our_few_shot_script_sets_every_option_each_release_s_evaluator_reads() -> None:
     """scripts/few_shot_gsm8k.py calls run_eval with a Namespace of its own: it must hold
     every dest of the evaluator's parser, or run_eval reads a missing attribute."""
     source = (ROOT / "scripts" / "few_shot_gsm8k.py").read_text(encoding="utf-8")
@@ -292,7 +290,8 @@ def prepare_server_args(argv):
 """
 
 
-def archive(module: ModuleType, source: str) -> Any:
+# An Archive of the script module loaded at run time, which mypy does not see.
+def archive(module: ModuleType, source: str) -> Any:  # noqa: ANN401 (see above)
     return module.Archive(
         name="sglang-test.whl", sha256="0", files={"sglang/srt/server_args.py": source}
     )

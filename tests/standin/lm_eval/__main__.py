@@ -65,7 +65,7 @@ def hang() -> None:
         time.sleep(60)
 
 
-def configured_score() -> Any:
+def configured_score() -> object:
     text = os.environ.get("SGLANG_STANDIN_LMEVAL_SCORE", "0.95")
     try:
         return json.loads(text)
@@ -81,7 +81,7 @@ def note_client(tool: str) -> None:
             handle.write(f"{os.getpid()}\n")
     record = os.environ.get("SGLANG_STANDIN_CLIENT_RECORD")
     if record:
-        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid()}
+        line = {"tool": tool, "argv": sys.argv[1:], "cwd": str(Path.cwd()), "pid": os.getpid()}
         with open(record, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 
@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def write_results(output_path: str, model_args: str, results: dict[str, Any]) -> Path:
-    date_id = datetime.now().isoformat().replace(":", "-")
+    # Local time, as lm-eval names its results file.
+    date_id = datetime.now().isoformat().replace(":", "-")  # noqa: DTZ005 (as lm-eval does)
     path = Path(output_path)
     if path.suffix == ".json":
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -244,7 +245,7 @@ def main() -> int:
     return 0
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 

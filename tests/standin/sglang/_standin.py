@@ -9,6 +9,7 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 DEFAULT_VERSION = "0.5.23"
@@ -54,7 +55,7 @@ def note_client(tool: str, argv: list[str] | None = None, **extra: Any) -> None:
         line = {
             "tool": tool,
             "argv": sys.argv[1:] if argv is None else argv,
-            "cwd": os.getcwd(),
+            "cwd": str(Path.cwd()),
             "pid": os.getpid(),
             **extra,
         }

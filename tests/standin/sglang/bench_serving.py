@@ -332,7 +332,8 @@ def run(args: argparse.Namespace) -> int:
     if result.get("completed", 0) is None:
         result.pop("completed")
     output_file = args.output_file or (
-        f"{args.backend}_{datetime.now().strftime('%m%d')}_{args.num_prompts}_"
+        # Local time, as bench_serving names its default output file.
+        f"{args.backend}_{datetime.now().strftime('%m%d')}_{args.num_prompts}_"  # noqa: DTZ005 (see above)
         f"{args.random_input_len}_{args.random_output_len}.jsonl"
     )
     if spoil in MALFORMED:

@@ -29,7 +29,6 @@ import contextlib
 import os
 import sys
 import time
-from typing import Any
 
 from .._standin import RequestError, http_json, note_client, version_tuple
 
@@ -46,7 +45,7 @@ def base_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def run_eval(args: Any) -> dict[str, float | str]:
+def run_eval(args: argparse.Namespace) -> dict[str, float | str]:
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
         msg = "standin: simulated evaluator crash"
         raise RuntimeError(msg)
