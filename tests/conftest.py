@@ -4,7 +4,6 @@ import hashlib
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -13,8 +12,13 @@ from hypothesis import settings
 from generator.catalog import ACCURACY, BENCHMARK, yamlio
 from generator.cli import main
 from generator.context import Context
-from generator.expand.model import Expanded
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
+
+    from generator.expand.model import Expanded
 
 Invoke = Callable[..., Result]
 
@@ -35,11 +39,12 @@ def parse_each_catalog_text_once() -> Iterator[None]:
     parse = yamlio.parse_mapping
     parsed: dict[bytes, bytes] = {}
 
-    def parse_once(text: str, shown: str) -> Any:
+    def parse_once(text: str, shown: str) -> CommentedMap:
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
         if key not in parsed:
             parsed[key] = pickle.dumps(parse(text, shown))
-        return pickle.loads(parsed[key])
+        doc: CommentedMap = pickle.loads(parsed[key])
+        return doc
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(yamlio, "parse_mapping", parse_once)
