@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -72,19 +73,25 @@ def rendered_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+# The expansions of the roots commands ran against lately, by root, working directory and
+# catalog bytes (a few: the session's rendered fixture and a test's own copies).
+LOADED: OrderedDict[tuple[str, str, bytes, bytes], Expanded] = OrderedDict()
+LOADED_KEPT = 8
+
+
 @pytest.fixture
 def cli(fixture: Expanded, monkeypatch: pytest.MonkeyPatch) -> Invoke:
-    """Run `sglang-ci ARGS` in-process against a root (the fixture by default).
+    """Run `sglang-ci ARGS` in-process against a root (the fixture by default), with
+    `env` set around the command when given.
 
     The fixture catalogs never change, so a command run against them takes the session's
     expansion of them instead of loading them again. A command run against any other root
     (an edited copy, a rendered copy) loads and expands it as the command always does, the
-    first time the test runs one there with these catalog bytes (and this working
-    directory, which the error paths depend on); a later command of the same test on the
-    same bytes takes that expansion. Loading itself is tested on those copies and by the
-    properties of a second load (test_properties)."""
+    first time one runs there with these catalog bytes (and this working directory, which
+    the error paths depend on); a later command on the same bytes there, in this test or
+    another (the session's rendered fixture), takes that expansion. Loading itself is tested
+    on those copies and by the properties of a second load (test_properties)."""
     expand_root = Context.expanded
-    loaded: dict[tuple[str, str, bytes, bytes], Expanded] = {}
 
     def expanded(self: Context) -> Expanded:
         if self.root == FIXTURE:
@@ -98,14 +105,17 @@ def cli(fixture: Expanded, monkeypatch: pytest.MonkeyPatch) -> Invoke:
             )
         except OSError:
             return expand_root(self)  # the command reports the missing catalog
-        if key not in loaded:
-            loaded[key] = expand_root(self)
-        return loaded[key]
+        if key not in LOADED:
+            LOADED[key] = expand_root(self)
+            if len(LOADED) > LOADED_KEPT:
+                LOADED.popitem(last=False)
+        LOADED.move_to_end(key)
+        return LOADED[key]
 
     monkeypatch.setattr(Context, "expanded", expanded)
 
-    def invoke(*args: str, root: Path = FIXTURE) -> Result:
+    def invoke(*args: str, root: Path = FIXTURE, env: dict[str, str] | None = None) -> Result:
         runner = CliRunner()
-        return runner.invoke(main, ["--root", str(root), *args], catch_exceptions=False)
+        return runner.invoke(main, ["--root", str(root), *args], env=env, catch_exceptions=False)
 
     return invoke

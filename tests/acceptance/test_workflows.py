@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from tests.helpers import ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent
@@ -179,35 +181,63 @@ def select_script(root: Path, workflow: str, job: str = "select") -> tuple[str, 
     return step["run"], step.get("env", {})
 
 
+# A `sglang-ci` that only records the arguments the step's bash gives it.
+RECORDER = '#!/bin/sh\nprintf "%s\\0" "$@" > "$SGLANG_CI_ARGV"\n'
+
+
 def run_select(
-    root: Path, workflow: str, env: dict[str, str], tmp_path: Path, job: str = "select"
+    root: Path,
+    workflow: str,
+    env: dict[str, str],
+    tmp_path: Path,
+    job: str = "select",
+    *,
+    cli: Invoke | None = None,
 ) -> tuple[int, Any, str]:
     """The select step's own bash, run in `root` (the rendered fixture) as GitHub runs it,
-    with sglang-ci installed and image resolution off (no registry here)."""
+    with image resolution off (no registry here): with sglang-ci installed, the step as a
+    whole. With `cli`, the bash runs with a `sglang-ci` that records the arguments it is
+    given, and the command they make runs in this process, in `root` with the step's
+    environment: what the bash hands sglang-ci and what sglang-ci does with it, without a
+    second interpreter (the tests without `cli` run that one)."""
     script, _ = select_script(root, workflow, job)
     out = tmp_path / "github_output"
     out.write_text("")
     summary = tmp_path / "step_summary"
     summary.write_text("")
+    step_env = {
+        "SGLANG_CI_RESOLVE_IMAGES": "0",
+        **env,
+        "GITHUB_OUTPUT": str(out),
+        "GITHUB_STEP_SUMMARY": str(summary),
+    }
+    path = TOOL_ENV["PATH"]
+    argv = tmp_path / "sglang-ci-argv"
+    if cli is not None:
+        recorder = tmp_path / "recorder" / "sglang-ci"
+        recorder.parent.mkdir(exist_ok=True)
+        recorder.write_text(RECORDER)
+        recorder.chmod(0o755)
+        path = f"{recorder.parent}{os.pathsep}{path}"
     proc = subprocess.run(
         ["bash", "-c", script],
         cwd=root,
         capture_output=True,
         text=True,
-        env={
-            **TOOL_ENV,
-            "SGLANG_CI_RESOLVE_IMAGES": "0",
-            **env,
-            "GITHUB_OUTPUT": str(out),
-            "GITHUB_STEP_SUMMARY": str(summary),
-        },
+        env={**TOOL_ENV, **step_env, "PATH": path, "SGLANG_CI_ARGV": str(argv)},
         check=False,
     )
+    code, log = proc.returncode, proc.stdout + proc.stderr
+    if cli is not None:
+        assert (code, log) == (0, "")
+        with contextlib.chdir(root):
+            result = cli(*argv.read_text().split("\0")[:-1], root=root, env=step_env)
+        code, log = result.exit_code, result.stdout + result.stderr
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
     matrix = json.loads(outputs["matrix"]) if "matrix" in outputs else None
     if matrix is not None:
         assert outputs["count"] == str(len(matrix["include"]))
-    return proc.returncode, matrix, proc.stdout + proc.stderr
+    return code, matrix, log
 
 
 DISPATCH = {
@@ -228,10 +258,10 @@ DISPATCH = {
     [("0 14 * * 1,3", 60), ("0 14 * * 2,4", 60), ("0 14 * * 5", 71), ("0 14 * * 6", 120)],
 )
 def test_each_cron_maps_to_the_matrix_with_its_cells(
-    rendered_fixture: Path, tmp_path: Path, cron: str, cells: int
+    cli: Invoke, rendered_fixture: Path, tmp_path: Path, cron: str, cells: int
 ) -> None:
     env = {**DISPATCH, "EVENT": "schedule", "SCHEDULE": cron, "SUITE": ""}
-    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path, cli=cli)
     assert code == 0, log
     assert sum(len(job["points"]) for job in matrix["include"]) == cells
     workflow = load(rendered_fixture / ".github/workflows/benchmark.yml")
@@ -257,7 +287,7 @@ def dispatch_options(root: Path) -> list[tuple[str, str, str]]:
 
 
 def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
-    rendered_fixture: Path, fixture: Expanded, tmp_path: Path
+    cli: Invoke, rendered_fixture: Path, fixture: Expanded, tmp_path: Path
 ) -> None:
     """Every option through the select logic; the first of each suite and mode through
     the step's own bash as well (the rest call what that bash calls, in process)."""
@@ -282,7 +312,9 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
         if firsts[(suite, mode)] == label:
             preset = {"OOB_PRESET" if suite == "SGLang-OOB" else "MESH_PRESET": label}
             env = {**DISPATCH, "SUITE": suite, **preset, "MODE": mode, "IMAGE": image}
-            code, through_bash, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+            code, through_bash, log = run_select(
+                rendered_fixture, "benchmark.yml", env, tmp_path, cli=cli
+            )
             assert (code, through_bash) == (0, matrix), (label, log)
         counts = re.search(r"\((\d+) configs?, (\d+) cells?, ~(\d+(?:\.\d)?) GPU-h\)$", label)
         assert counts, label
@@ -316,22 +348,24 @@ def test_the_default_choice_runs_nothing_and_says_so(
 
 
 def test_a_bare_preset_name_works_as_gh_workflow_run_passes_it(
-    rendered_fixture: Path, tmp_path: Path
+    cli: Invoke, rendered_fixture: Path, tmp_path: Path
 ) -> None:
     env = {**DISPATCH, "OOB_PRESET": "all-deepseek"}
-    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path, cli=cli)
     assert code == 0, log
     assert log == "selected preset all-deepseek (SGLang-OOB, sglang-atom): 10 jobs, 100 points\n"
     assert len(matrix["include"]) == 10
 
 
-def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_path: Path) -> None:
+def test_configs_and_points_build_a_custom_matrix(
+    cli: Invoke, rendered_fixture: Path, tmp_path: Path
+) -> None:
     env = {
         **DISPATCH,
         "CONFIGS": "deepseek-r1-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8",
         "POINTS": "1024,1024,64,0.8;2048,128,8,1",
     }
-    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path)
+    code, matrix, log = run_select(rendered_fixture, "benchmark.yml", env, tmp_path, cli=cli)
     assert code == 0, log
     jobs = matrix["include"]
     # One server per config; the job id names the pairs, as for any job of part of a grid.
@@ -448,16 +482,19 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
     ],
 )
 def test_a_bad_dispatch_input_fails_the_select_step_with_one_line(
-    rendered_fixture: Path, tmp_path: Path, inputs: dict[str, str], error: str
+    cli: Invoke, rendered_fixture: Path, tmp_path: Path, inputs: dict[str, str], error: str
 ) -> None:
+    # The injected workflow command goes through a real sglang-ci process: its output is
+    # what the runner reads.
+    through = None if "::error" in inputs.get("CONFIGS", "") else cli
     code, matrix, log = run_select(
-        rendered_fixture, "benchmark.yml", {**DISPATCH, **inputs}, tmp_path
+        rendered_fixture, "benchmark.yml", {**DISPATCH, **inputs}, tmp_path, cli=through
     )
     assert (code, matrix, log) == (2, None, error + "\n")
 
 
 def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
-    rendered_fixture: Path, tmp_path: Path
+    cli: Invoke, rendered_fixture: Path, tmp_path: Path
 ) -> None:
     code, matrix, log = run_select(
         rendered_fixture, "accuracy-nightly.yml", {"LEVEL": "pr", "CASES": ""}, tmp_path
@@ -474,6 +511,7 @@ def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
         "accuracy-nightly.yml",
         {"LEVEL": "nightly", "CASES": "deepseek-r1-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8"},
         tmp_path,
+        cli=cli,
     )
     assert code == 0, log
     assert [(c["id"], c["timeout_minutes"]) for c in matrix["include"]] == [
@@ -485,6 +523,7 @@ def test_accuracy_dispatch_selects_single_cases_and_refuses_unknown_ones(
         "accuracy-nightly.yml",
         {"LEVEL": "pr", "CASES": "deepseek-r1-fp8-tp9"},
         tmp_path,
+        cli=cli,
     )
     assert (code, matrix) == (2, None)
     assert "error: cases: no case in level pr has id deepseek-r1-fp8-tp9" in log
