@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 from dataclasses import replace
 from typing import Any
@@ -171,19 +172,28 @@ def admitted(tmp_path: Path, day: int, drop: bool = False) -> None:
     assert done.exit_code == 0, done.output
 
 
-def build(tmp_path: Path, *, with_current: bool = True) -> Path:
-    """Days 0-8 in the earlier layout (records only); day 9, 40% lower at DROP (suspected,
-    its A/B confirmed), and day 10 judged and admitted; with_current: day 11, lower again
-    (a new suspicion), as --current, judged by report itself."""
-    if not (tmp_path / "history").exists():
-        for day in range(CLEAN):
-            write_run(tmp_path / "history", Run(day=day), records(day))
-        admitted(tmp_path, CLEAN, drop=True)
-        admitted(tmp_path, CLEAN + 1)
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Made once for the module: `history`, days 0-8 in the earlier layout (records only),
+    day 9, 40% lower at DROP (suspected, its A/B confirmed), and day 10 judged and admitted;
+    `run`, day 11, lower again (a new suspicion). Each test reports from its own copy."""
+    made = tmp_path_factory.mktemp("runs")
+    for day in range(CLEAN):
+        write_run(made / "history", Run(day=day), records(day))
+    admitted(made, CLEAN, drop=True)
+    admitted(made, CLEAN + 1)
+    write_run(made, Run(day=CLEAN + 2), records(CLEAN + 2, drop=True), name="run")
+    return made
+
+
+def build(runs: Path, tmp_path: Path, *, with_current: bool = True) -> Path:
+    """The report of the history of `runs` (copied under `tmp_path` the first time) into
+    `tmp_path`/site; with_current: day 11 as --current, judged by report itself."""
+    for name in ("history", "run"):
+        if not (tmp_path / name).exists():
+            shutil.copytree(runs / name, tmp_path / name)
     args = ["report", "--history", str(tmp_path / "history"), "--out", str(tmp_path / "site")]
     if with_current:
-        if not (tmp_path / "run").exists():
-            write_run(tmp_path, Run(day=CLEAN + 2), records(CLEAN + 2, drop=True), name="run")
         args += ["--current", str(tmp_path / "run")]
     result = cli(tmp_path, *args)
     assert result.exit_code == 0, result.output
@@ -192,10 +202,10 @@ def build(tmp_path: Path, *, with_current: bool = True) -> Path:
 
 
 def test_the_site_loads_plotly_once_from_itself(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(regressions, "EVENTS_SHOWN", 1)  # the older event: a table row
-    site = build(tmp_path)
+    site = build(runs, tmp_path)
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
     assert pages == [
         "accuracy.html",
@@ -231,8 +241,10 @@ def test_the_site_loads_plotly_once_from_itself(
     ) in events
 
 
-def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Path) -> None:
-    site = build(tmp_path, with_current=False)
+def test_without_a_current_run_the_newest_history_run_is_the_latest(
+    runs: Path, tmp_path: Path
+) -> None:
+    site = build(runs, tmp_path, with_current=False)
     index = (site / "index.html").read_text()
     assert (
         '<a href="https://github.com/example/sglang-ci/actions/runs/7010">Benchmark #10</a>'
@@ -242,11 +254,11 @@ def test_without_a_current_run_the_newest_history_run_is_the_latest(tmp_path: Pa
 
 
 def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
-    tmp_path: Path,
+    runs: Path, tmp_path: Path
 ) -> None:
     if skipped():
         pytest.skip("SGLANG_CI_NO_BROWSER=1")
-    site = build(tmp_path)
+    site = build(runs, tmp_path)
     with chromium(tmp_path / "profile") as browser:
         browser.get((site / "index.html").as_uri())
         digests = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "td.digest")]
@@ -373,9 +385,9 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
 
 
 def test_report_out_dot_in_a_git_checkout_refuses_and_deletes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    site = build(tmp_path)
+    site = build(runs, tmp_path)
     repo = tmp_path / "checkout"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -400,13 +412,13 @@ def test_report_out_dot_in_a_git_checkout_refuses_and_deletes_nothing(
 
 
 def test_report_out_on_a_site_it_built_replaces_it_and_touches_nothing_else(
-    tmp_path: Path,
+    runs: Path, tmp_path: Path
 ) -> None:
-    site = build(tmp_path)
+    site = build(runs, tmp_path)
     (tmp_path / "beside.txt").write_text("beside\n")
     (site / "index.html").write_text("stale")
     around = sorted(p.name for p in tmp_path.iterdir())
-    build(tmp_path)
+    build(runs, tmp_path)
     assert "Latest run" in (site / "index.html").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == around
     assert (tmp_path / "beside.txt").read_text() == "beside\n"
