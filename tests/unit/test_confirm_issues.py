@@ -4,6 +4,7 @@ repository in a JSON file and records every call."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -56,6 +57,7 @@ def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> issues.Gh:
     monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
     monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("GH_TOKEN", "token")
+    monkeypatch.setenv("GH_STANDIN_PYTHON", sys.executable)  # not a version manager's shim
     return issues.Gh("owner/repo", program=GH)
 
 

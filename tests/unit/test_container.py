@@ -8,20 +8,20 @@ import os
 import stat
 import subprocess
 import sys
-from typing import Any
 
 import pytest
 
 from generator.launch.container import allocated_devices
 from generator.launch.errors import InputError
-from tests.helpers import FIXTURE, ROOT
+from tests.helpers import ROOT
+from tests.launchers.support import fixture_job
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
 SCRIPT = ROOT / "scripts/run_in_container.py"
-FAKE_DOCKER = """#!/usr/bin/env python3
+FAKE_DOCKER = f"""#!{sys.executable}
 import json, os, sys
 with open(os.environ["FAKE_DOCKER_RECORD"], "a") as out:
     out.write(json.dumps(sys.argv[1:]) + "\\n")
@@ -55,13 +55,7 @@ def test_anything_else_in_an_allocation_file_is_refused(text: str, error: str) -
 
 
 def job(tmp_path: Path, cache: Path | None, allocation: Path | None) -> Path:
-    proc = subprocess.run(
-        [sys.executable, "-m", "generator", "--root", str(FIXTURE), "jobs", "--preset", "all-qwen"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    entry: dict[str, Any] = json.loads(proc.stdout)["include"][0]
+    entry = fixture_job("--preset", "all-qwen")  # as `sglang-ci jobs` prints it
     entry["container"]["model_cache"] = None if cache is None else str(cache)
     entry["container"]["allocation_file"] = None if allocation is None else str(allocation)
     path = tmp_path / "runner-temp" / "job.json"
