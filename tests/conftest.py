@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
-from generator.catalog import ACCURACY, BENCHMARK, yamlio
+from generator import catalog
+from generator.catalog import ACCURACY, BENCHMARK, at_ref, schema, yamlio
 from generator.cli import main
 from generator.context import Context
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
@@ -30,15 +31,19 @@ settings.load_profile("repeatable")
 
 
 @pytest.fixture(scope="session", autouse=True)
-def parse_each_catalog_text_once() -> Iterator[None]:
-    """ruamel.yaml's round-trip parse of a catalog text runs once per test process: a text
-    met again (the fixture catalogs, copied and loaded by hundreds of tests) gets a copy of
-    the document its first parse gave, line numbers and all (pickled: no test sees another's
-    objects). The parse is a function of the text alone (the name only reaches errors, which
-    are never kept); everything after it (the value checks, the schema, the typed model) runs
-    on every load. Tests of the parser itself call it directly, or give it new texts."""
+def parse_and_validate_each_catalog_once() -> Iterator[None]:
+    """The two costly steps of a catalog load run once per test process for each input:
+    ruamel.yaml's round-trip parse of a text, and the JSON Schema validation of a document.
+    A text met again (the fixture catalogs, copied and loaded by hundreds of tests) gets a
+    copy of the document its first parse gave, line numbers and all (pickled: no test sees
+    another's objects, and the loader may edit its own); a document equal, pickle for
+    pickle, to one that validated is valid. Both are functions of their input alone (the
+    file's name only reaches an error, and errors are never kept: a refusal runs every
+    time); everything else of a load (the value checks, the typed model) runs on every
+    load. Tests of the parser and the schema call them directly, or give them new input."""
     parse = yamlio.parse_mapping
     parsed: dict[bytes, bytes] = {}
+    valid: set[tuple[str, bytes]] = set()
 
     def parse_once(text: str, shown: str) -> CommentedMap:
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
@@ -47,8 +52,16 @@ def parse_each_catalog_text_once() -> Iterator[None]:
         doc: CommentedMap = pickle.loads(parsed[key])
         return doc
 
+    def validate_once(name: str, doc: object, shown: str) -> None:
+        key = (name, hashlib.sha256(pickle.dumps(doc)).digest())
+        if key not in valid:
+            schema.validate(name, doc, shown)
+            valid.add(key)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(yamlio, "parse_mapping", parse_once)
+        for module in (catalog, at_ref):  # each calls the validate it imported
+            patch.setattr(module, "validate", validate_once)
         yield
 
 
