@@ -351,6 +351,12 @@ class Tracker:
         total = self._sum(open_.total, worse, ref)
         if total <= 0:
             return None
+        if math.isinf(rule.limit):
+            # Never confirmed alone (its sum is unbounded): it recovers as a confirmed
+            # finding does, two runs in a row back within half its change.
+            back = open_.change / 2
+            if worse < back and open_.worse[-1] < back:
+                return None
         grown = replace(
             open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse), total=total
         )
