@@ -105,6 +105,10 @@ def benchmark(
         matrix = _read(root, benchmark_path("schedule", sched.name))
         return _pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
     suites = {s.name: s for s in catalog.suites}
+    if suite is None:
+        raise SelectionError(
+            f"suite: --suite is required for a {event} event: one of {', '.join(suites)}"
+        )
     if suite not in suites:
         raise SelectionError(f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}")
     name = preset_name(preset or NONE)

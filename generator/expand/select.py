@@ -7,7 +7,7 @@ import fnmatch
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from generator.catalog.model import PER_CELL, Catalog, Config
+from generator.catalog.model import PER_CELL, PER_SERVER, Catalog, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
 from generator.expand.model import Cell, Expanded, Job, Run, Selection
@@ -165,7 +165,7 @@ def query(
         kind, name, configs, packing = sel.kind, sel.name, sel.configs, sel.packing
         chosen = mode if mode is not None else next(iter(sel.runs))
     else:
-        kind, name, configs, packing = "all", "all", catalog.configs, "per-server"
+        kind, name, configs, packing = "all", "all", catalog.configs, PER_SERVER
         chosen = mode
     if suite_name is not None:
         configs = tuple(c for c in configs if c.suite == suite_name)

@@ -52,7 +52,7 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
     for path, text in flows.items():
         limits.check_expressions(path, text)
     integrity.check(catalog, docs)
-    boundary.check(flows)
+    boundary.check(flows, docs)
     out.update(flows)
     out.update(coverage(expanded, t))
     out.update(runners(expanded, t))

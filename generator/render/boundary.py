@@ -78,14 +78,22 @@ def upstream(jobs: Mapping[str, Any], name: str) -> set[str]:
 
 
 def _workflow(text: str) -> dict[Any, Any]:
-    doc = load_data(text) or {}
-    return doc if isinstance(doc, dict) else {}
+    return _document(load_data(text))
 
 
-def violations(workflows: Mapping[str, str]) -> list[str]:
-    """What breaks the boundary in `workflows` ({path: text}), one line each."""
-    docs = {path: _workflow(text) for path, text in workflows.items()}
+def violations(workflows: Mapping[str, str], parsed: Mapping[str, Any] | None = None) -> list[str]:
+    """What breaks the boundary in `workflows` ({path: text}), one line each; `parsed`
+    holds the documents render already parsed back (integrity.read_back), else each text
+    is parsed here."""
+    docs = {
+        path: _workflow(text) if parsed is None else _document(parsed.get(path))
+        for path, text in workflows.items()
+    }
     return [*_each(docs, workflows)]
+
+
+def _document(doc: Any) -> dict[Any, Any]:
+    return doc if isinstance(doc, dict) else {}
 
 
 def _each(docs: Mapping[str, dict[Any, Any]], texts: Mapping[str, str]) -> Iterator[str]:
@@ -126,9 +134,9 @@ def _job(where: str, jobs: Mapping[str, Any], name: str, job: Mapping[str, Any])
             )
 
 
-def check(workflows: Mapping[str, str]) -> None:
+def check(workflows: Mapping[str, str], parsed: Mapping[str, Any] | None = None) -> None:
     """BoundaryBroken naming the first violation and how many there are."""
-    found = violations(workflows)
+    found = violations(workflows, parsed)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise BoundaryBroken(f"the GPU boundary is broken: {found[0]}{more}; see docs/security.md")

@@ -216,3 +216,12 @@ def test_a_multi_line_accuracy_input_gives_one_line(cli: Invoke, args: tuple[str
     code, stdout, stderr = dispatch(cli, "accuracy", *args)
     assert (code, stdout) == (2, "")
     assert_one_safe_line(stderr)
+
+
+def test_a_dispatch_without_its_suite_names_the_suites(cli: Invoke) -> None:
+    assert dispatch(cli, "benchmark", "--event", "workflow_dispatch", "--preset", "none") == (
+        2,
+        "",
+        "error: suite: --suite is required for a workflow_dispatch event: one of "
+        "SGLang-OOB, SGLang-Mesh\n",
+    )
