@@ -23,6 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.catalog import load
+from generator.expand import expand
+from generator.render import integrity, render
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
 MAX_SHIPPED_SECONDS = 0.5
@@ -93,10 +97,6 @@ recipes:
 
 def stages() -> list[str]:
     """Medians of the shipped render's stages, in this process (imports done once)."""
-    from generator.catalog import load
-    from generator.expand import expand
-    from generator.render import integrity, render
-
     samples: dict[str, list[float]] = {"load": [], "expand": [], "render": [], "integrity": []}
     for _ in range(RUNS):
         t0 = time.perf_counter()

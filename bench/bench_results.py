@@ -55,21 +55,19 @@ SOURCES = (Path(__file__), ROOT / "tests/results_gen.py")
 def points() -> list[Point]:
     """431 points: 43 configs x 2 pairs x 5 concurrencies (every fourth config MTP), and
     one single-point config."""
-    out = []
-    for i in range(43):
-        mtp = i % 4 == 0
-        for isl, osl in ((1024, 1024), (8192, 1024)):
-            for c in (4, 16, 32, 64, 128):
-                out.append(
-                    Point(
-                        config=f"cfg-{i:02d}{'-mtp' if mtp else ''}",
-                        isl=isl,
-                        osl=osl,
-                        concurrency=c,
-                        spec="mtp" if mtp else "none",
-                        draft_tokens=3 if mtp else None,
-                    )
-                )
+    out = [
+        Point(
+            config=f"cfg-{i:02d}{'-mtp' if mtp else ''}",
+            isl=isl,
+            osl=osl,
+            concurrency=c,
+            spec="mtp" if mtp else "none",
+            draft_tokens=3 if mtp else None,
+        )
+        for i, mtp in ((i, i % 4 == 0) for i in range(43))
+        for isl, osl in ((1024, 1024), (8192, 1024))
+        for c in (4, 16, 32, 64, 128)
+    ]
     out.append(Point(config="cfg-single", concurrency=8))
     return out
 
@@ -256,7 +254,8 @@ def timed(cmd: list[str], runs: int) -> tuple[float, int]:
         samples.append(time.perf_counter() - start)
         peaks.append(usage.ru_maxrss * 1024)
         if os.waitstatus_to_exitcode(status) not in (0, 1):
-            raise SystemExit(f"{' '.join(cmd)} failed")
+            msg = f"{' '.join(cmd)} failed"
+            raise SystemExit(msg)
     return statistics.median(samples), max(peaks)
 
 

@@ -41,7 +41,6 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import bench_results  # noqa: E402
 from verdict_history import (  # noqa: E402
     STEPS,
     ConfigRun,
@@ -58,7 +58,9 @@ from verdict_history import (  # noqa: E402
     generate,
 )
 
+from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
+from generator.expand import expand  # noqa: E402
 from generator.results.carry import Earlier, carried  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
 from generator.results.events import CONFIRMED, Event, events, merged  # noqa: E402
@@ -71,6 +73,10 @@ from generator.results.history import (  # noqa: E402
 )
 from generator.results.judge import POINT, SERVER, Rules, judge_server, rules  # noqa: E402
 from tests.results_gen import point_record, write_run  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 RUNNER = "atom-mi355-8gpu-aac-runner"
 FAMILY = "rocm/atom-dev"
@@ -94,11 +100,12 @@ THROUGHPUT = "output_throughput_per_gpu"
 DRIFT_LIMIT = 0.05
 
 
-def otava(values: Sequence[float], p_value: float, permutations: int) -> list[int]:
+def otava(values: Sequence[float], p_value: float, _permutations: int) -> list[int]:
     """Apache Otava's change points (its public `compute_change_points`: E-Divisive's split
     with a Student t-test for significance), for the comparison of the two libraries; only
     where `apache-otava` is installed (it is not a dependency, see docs/results.md)."""
-    from otava.analysis import compute_change_points
+    # Imported here: apache-otava is optional, and only this comparison needs it.
+    from otava.analysis import compute_change_points  # noqa: PLC0415 (optional dependency)
 
     found, _ = compute_change_points(
         list(values), window_len=max(len(values), 2), max_pvalue=p_value, min_magnitude=0.0
@@ -111,9 +118,6 @@ DETECTORS: dict[str, Detector] = {"edivisive": edivisive, "otava": otava}
 
 def shipped_specs() -> list[ConfigSpec]:
     """The shipped catalog's benchmark configs with their points and cron weekdays."""
-    from generator.catalog import load
-    from generator.expand import expand
-
     catalog = load(ROOT)
     ex = expand(catalog)
     days: dict[str, set[int]] = defaultdict(set)
@@ -397,8 +401,6 @@ def full_baselines(specs: list[ConfigSpec], policy: Policy) -> tuple[int, int]:
 def time_compare() -> tuple[float, float] | None:
     """`results compare` on bench_results.py's five-year history: median wall time and
     median CPU time (user + system) of 3 fresh processes."""
-    import bench_results
-
     where = bench_results.cached_history()
     work = where / "verdicts-work"
     if not (work / "run").exists():
@@ -469,21 +471,31 @@ def drift_before(t: Tally) -> tuple[int, int]:
 def details(cv: float, t: Tally) -> list[str]:
     fa = 1000 * t.false_confirmed / max(t.clean_point_nights, 1)
     lines = [
-        f"### CV {cv:.0%}: {t.judged:,} server-runs, {t.clean_point_nights:,} clean point-nights, "
-        f"{t.clean_runs} clean runs",
+        (
+            f"### CV {cv:.0%}: {t.judged:,} server-runs, {t.clean_point_nights:,} clean "
+            f"point-nights, {t.clean_runs} clean runs"
+        ),
         "",
         f"- confirmed false alarms per 1000 clean point-nights: {fa:.2f}",
-        f"- clean runs that turn red: {pct(t.clean_runs_red, t.clean_runs)} "
-        f"({t.clean_runs_red} / {t.clean_runs}); with a suspected event: "
-        f"{pct(t.clean_runs_suspected, t.clean_runs)}",
+        (
+            f"- clean runs that turn red: {pct(t.clean_runs_red, t.clean_runs)} "
+            f"({t.clean_runs_red} / {t.clean_runs}); with a suspected event: "
+            f"{pct(t.clean_runs_suspected, t.clean_runs)}"
+        ),
         f"- one-run -15% outliers confirmed: {t.outliers_confirmed} / {t.outliers}",
-        f"- events per detected config-wide step: {events_per_step(t)[0]:.2f} "
-        f"(at most {events_per_step(t)[1]})",
-        f"- change-point calls: {t.detector_calls:,}, "
-        f"{1000 * t.detector_seconds / max(t.detector_calls, 1):.1f} ms each",
+        (
+            f"- events per detected config-wide step: {events_per_step(t)[0]:.2f} "
+            f"(at most {events_per_step(t)[1]})"
+        ),
+        (
+            f"- change-point calls: {t.detector_calls:,}, "
+            f"{1000 * t.detector_seconds / max(t.detector_calls, 1):.1f} ms each"
+        ),
         "",
-        "| injected change | n | suspected on its 1st run | confirmed by run 2 | by 4 | by 7 "
-        "| median runs to confirm | first bad run exact |",
+        (
+            "| injected change | n | suspected on its 1st run | confirmed by run 2 | by 4 | by 7 "
+            "| median runs to confirm | first bad run exact |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for kind in ("config", "point"):
@@ -526,8 +538,10 @@ def targets(t: Tally, baselines: tuple[int, int], timed: tuple[float, float] | N
     full, total = baselines
     rows = [
         (
-            "confirmed false alarms per 1000 clean point-nights (points and curves; an event "
-            "once a run)",
+            (
+                "confirmed false alarms per 1000 clean point-nights (points and curves; an event "
+                "once a run)"
+            ),
             "<= 1",
             f"{fa:.2f}",
             fa <= 1,
@@ -539,8 +553,10 @@ def targets(t: Tally, baselines: tuple[int, int], timed: tuple[float, float] | N
             red <= 0.02,
         ),
         (
-            "-5% config-wide step suspected on its first run / confirmed within 4 runs of its "
-            "config",
+            (
+                "-5% config-wide step suspected on its first run / confirmed within 4 runs of its "
+                "config"
+            ),
             ">= 80% / >= 90%",
             f"{pct(s1, n5)} / {pct(c4, n5)} (n={n5})",
             s1 >= 0.8 * n5 and c4 >= 0.9 * n5,
@@ -594,7 +610,7 @@ def targets(t: Tally, baselines: tuple[int, int], timed: tuple[float, float] | N
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="Two CV 3% histories only.")
+    parser.add_argument("--quick", action="store_true", help="Two CV 3%% histories only.")
     parser.add_argument("--detector", default="edivisive", choices=sorted(DETECTORS))
     parser.add_argument("--workers", type=int, default=2, help="Processes judging histories.")
     parser.add_argument("--no-compare", action="store_true", help="Do not time compare.")

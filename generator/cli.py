@@ -8,21 +8,24 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
+from generator import dispatch
 from generator.catalog.model import LEVELS
 from generator.confirm.cli import confirm_group
 from generator.context import Context, run
+from generator.diff import diff
+from generator.diff import text as diff_text
 from generator.errors import CheckFailed, SelectionError, did_you_mean
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
 from generator.explain import explain
+from generator.images import registry_from_env
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
@@ -37,19 +40,23 @@ from generator.results.cli import results_group
 from generator.summary import markdown, summary
 from generator.verify_cli import verify_group
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from generator.dispatch import Selected
 
 
-def emit(data: Any) -> None:
+def emit(data: object) -> None:
     sys.stdout.write(dumps(data))
 
 
-def once(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+def once(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> str | None:
     """The value of an option given at most once (click would keep the last silently)."""
     if len(values) > 1:
         shown = ", ".join(f"'{v}'" for v in values)
-        raise click.BadParameter(f"given {len(values)} times ({shown}); give it once")
+        msg = f"given {len(values)} times ({shown}); give it once"
+        raise click.BadParameter(msg)
     return values[0] if values else None
 
 
@@ -77,14 +84,15 @@ image_option = single("--image", help="Image override.")
 
 def _one_selection(group: str | None, cron: str | None, preset: str | None) -> None:
     if sum(x is not None for x in (group, cron, preset)) > 1:
-        raise click.UsageError("pass at most one of --group, --cron and --preset")
+        msg = "pass at most one of --group, --cron and --preset"
+        raise click.UsageError(msg)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
+    default=Path(),
     show_default=True,
     help="The checkout to read: its catalogs/ and templates/.",
 )
@@ -139,7 +147,8 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
         expanded = c.expanded()
         known = [s.name for s in expanded.catalog.accuracy_suites]
         if suite is not None and suite not in known:
-            raise SelectionError(f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}")
+            msg = f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}"
+            raise SelectionError(msg)
         emit(
             [
                 case_entry(expanded.catalog, r, lv)
@@ -203,7 +212,8 @@ def plan_cmd(
     _one_selection(selectors["group"], selectors["cron"], selectors["preset"])
     chosen = any(v is not None for v in selectors.values())
     if (week or base is not None) and chosen:
-        raise click.UsageError(f"{'--base' if base is not None else '--week'} takes no selection")
+        msg = f"{'--base' if base is not None else '--week'} takes no selection"
+        raise click.UsageError(msg)
 
     def work(c: Context) -> None:
         expanded = c.expanded()
@@ -230,10 +240,11 @@ def _checked(expanded: Expanded) -> Expanded:
     bad = lint_errors(lint(expanded))
     if bad:
         first = bad[0]
-        raise CheckFailed(
+        msg = (
             f"{first.loc}: {first.rule} {first.name}: {first.message} "
             f"({len(bad)} lint error(s); run `sglang-ci lint`)"
         )
+        raise CheckFailed(msg)
     return expanded
 
 
@@ -262,10 +273,11 @@ def check_cmd(ctx: click.Context) -> None:
         diffs = drift(c.root, outputs)
         if diffs:
             sys.stdout.write("".join(diffs))
-            raise CheckFailed(
+            msg = (
                 f"{len(diffs)} generated file(s) differ from the catalogs; "
                 f"run `{FIX}` and commit the result"
             )
+            raise CheckFailed(msg)
         click.echo(f"check: {len(outputs)} generated files match the catalogs")
 
     run(ctx, work)
@@ -303,11 +315,8 @@ def dispatch_group() -> None:
 
 
 def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> None:
-    from generator.dispatch import outputs
-    from generator.images import registry_from_env
-
     selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
-    _append("GITHUB_OUTPUT", outputs(selected))
+    _append("GITHUB_OUTPUT", dispatch.outputs(selected))
     _append("GITHUB_STEP_SUMMARY", selected.summary)
     click.echo(f"selected {one_line(selected.what)}")
 
@@ -331,7 +340,6 @@ def _append(variable: str, text: str) -> None:
 @click.pass_context
 def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
     """The benchmark workflow's matrix for this event."""
-    from generator import dispatch
 
     def work(c: Context) -> None:
         values = {k: (v or None) for k, v in opts.items()}
@@ -352,8 +360,6 @@ def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
 @click.pass_context
 def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> None:
     """The accuracy workflow's matrix: a level, or some of its cases."""
-    from generator import dispatch
-
     run(
         ctx,
         lambda c: _selected(
@@ -374,8 +380,6 @@ def dispatch_pr(ctx: click.Context, /, base: str, head: str, benchmark: bool) ->
     """A pull request's GPU run: what `sglang-ci diff BASE` lists for the commit HEAD,
     images pinned, computed by this checkout's code from HEAD's catalogs read as data;
     outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
-    from generator import dispatch
-    from generator.images import registry_from_env
 
     def work(c: Context) -> None:
         accuracy, jobs = dispatch.pr(
@@ -402,13 +406,12 @@ def diff_cmd(ctx: click.Context, /, base: str, as_json: bool) -> None:
     server, evaluator, gate or image changed (and the PR-level cases when the launcher,
     scripts or templates changed), and the benchmark jobs whose server, client, points
     or image changed. A docs-only change lists none."""
-    from generator.diff import diff, text
 
     def work(c: Context) -> None:
         changes = diff(c.root, base, c.expanded())
         if as_json:
             emit(changes.as_json())
         else:
-            click.echo(text(changes), nl=False)
+            click.echo(diff_text(changes), nl=False)
 
     run(ctx, work)

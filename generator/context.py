@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Callable
-from pathlib import Path
 
 import click
 
 from generator.catalog import load
 from generator.errors import SglangCIError
 from generator.expand import expand
-from generator.expand.model import Expanded
 from generator.launch.logtext import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
 
 UNEXPECTED_EXIT = 3
 

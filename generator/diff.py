@@ -21,8 +21,11 @@ from typing import Any
 
 from generator.catalog.model import LEVELS, PR
 from generator.errors import SglangCIError
-from generator.expand.model import Expanded
 from generator.render.matrices import MATRICES, level_entries, run_matrix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")
@@ -68,7 +71,8 @@ def _git(root: Path, *args: str) -> str:
         ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
-        raise DiffError(f"git {' '.join(args)}: {done.stderr.strip() or 'failed'}")
+        msg = f"git {' '.join(args)}: {done.stderr.strip() or 'failed'}"
+        raise DiffError(msg)
     return done.stdout
 
 
@@ -97,7 +101,8 @@ def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
         try:
             entries = json.loads(_git(root, "show", f"{ref}:{rel}"))["include"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise DiffError(f"{ref}:{rel}: not a matrix ({exc})") from exc
+            msg = f"{ref}:{rel}: not a matrix ({exc})"
+            raise DiffError(msg) from exc
         if rel.startswith(f"{MATRICES}/accuracy/"):
             _add_cases(cases, Path(rel).stem, entries)
         else:

@@ -10,22 +10,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import date
-from pathlib import Path
 from typing import Any
 
+from generator.catalog.at_ref import commit_of, load_at
 from generator.catalog.model import LEVELS, PER_SERVER
-from generator.diff import Changes
+from generator.diff import diff
 from generator.errors import Loc, SelectionError, did_you_mean
+from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
 from generator.images import parse_reference, resolve_matrix, summary_markdown
-from generator.images.registry import Registry
 from generator.jsonio import compact
-from generator.render.limits import check_matrix
+from generator.render.limits import MAX_MATRIX_JOBS, check_matrix
 from generator.render.matrices import accuracy_path, benchmark_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import date
+    from pathlib import Path
+
+    from generator.diff import Changes
+    from generator.expand.model import Expanded
+    from generator.images.registry import Registry
 
 NONE = "none"  # the dropdown's default: run nothing
 
@@ -51,9 +58,8 @@ def _read(root: Path, rel: str) -> dict[str, Any]:
     try:
         data: dict[str, Any] = json.loads((root / rel).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise SelectionError(
-            f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
-        ) from exc
+        msg = f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
+        raise SelectionError(msg) from exc
     return data
 
 
@@ -70,7 +76,8 @@ def _pin(
     for entry in matrix["include"]:
         mode = entry["server_mode"]
         if not entry["image"]:
-            raise SelectionError(f"server mode '{mode}' needs an image of its own: set the image")
+            msg = f"server mode '{mode}' needs an image of its own: set the image"
+            raise SelectionError(msg)
         # Whatever chose it (a dispatch, the catalog's default, a case's image or nightly
         # pattern), an image outside the mode's repositories never reaches a runner.
         check_image(expanded.catalog, mode, entry["image"])
@@ -106,17 +113,19 @@ def benchmark(
         return _pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
     suites = {s.name: s for s in catalog.suites}
     if suite is None:
-        raise SelectionError(
-            f"suite: --suite is required for a {event} event: one of {', '.join(suites)}"
-        )
+        msg = f"suite: --suite is required for a {event} event: one of {', '.join(suites)}"
+        raise SelectionError(msg)
     if suite not in suites:
-        raise SelectionError(f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}")
+        msg = f"suite: unknown suite '{suite}'{did_you_mean(str(suite), suites)}"
+        raise SelectionError(msg)
     name = preset_name(preset or NONE)
     if configs and name != NONE:
-        raise SelectionError("choose a preset or configs, not both")
+        msg = "choose a preset or configs, not both"
+        raise SelectionError(msg)
     if not configs and name == NONE:
         if points:
-            raise SelectionError("points: choose a preset or configs to run them on")
+            msg = "points: choose a preset or configs to run them on"
+            raise SelectionError(msg)
         return Selected(
             what="nothing (no preset chosen)",
             matrix={"include": []},
@@ -134,7 +143,8 @@ def benchmark(
         )
         foreign = [c.prefix for c in picked if c.suite != suite]
         if foreign:
-            raise SelectionError(f"configs: {', '.join(foreign)} not in suite {suite}")
+            msg = f"configs: {', '.join(foreign)} not in suite {suite}"
+            raise SelectionError(msg)
         jobs = (
             custom_jobs(expanded, picked, parse_points(points), chosen_mode)
             if points
@@ -169,7 +179,8 @@ def accuracy(
 ) -> Selected:
     """The accuracy workflow's matrix: a level, or some of its cases."""
     if level not in LEVELS:
-        raise SelectionError(f"level: unknown level '{level}'{did_you_mean(level, LEVELS)}")
+        msg = f"level: unknown level '{level}'{did_you_mean(level, LEVELS)}"
+        raise SelectionError(msg)
     matrix = _read(root, accuracy_path(level))
     what = f"accuracy level {level}"
     if cases:
@@ -178,9 +189,8 @@ def accuracy(
         unknown = [c for c in wanted if c not in known]
         if unknown:
             hint = did_you_mean(unknown[0], known)
-            raise SelectionError(
-                f"cases: no case in level {level} has id {', '.join(unknown)}{hint}"
-            )
+            msg = f"cases: no case in level {level} has id {', '.join(unknown)}{hint}"
+            raise SelectionError(msg)
         matrix = {
             "include": [e for e in matrix["include"] if e["id"] in wanted or e["case"] in wanted]
         }
@@ -208,11 +218,6 @@ def pr(
     Run with the default branch's code in its checkout `root`: the head's catalogs are
     read as data (`catalog.at_ref`, the runner contract and image repositories the
     default branch's), and no code of the pull request runs."""
-    from generator.catalog.at_ref import commit_of, load_at
-    from generator.diff import diff
-    from generator.expand import expand
-    from generator.render.limits import MAX_MATRIX_JOBS
-
     sha, catalog = load_at(root, head)
     expanded = expand(catalog)
     changes = diff(root, base, expanded, head_ref=sha)
@@ -223,10 +228,11 @@ def pr(
         ("benchmark jobs", changes.job_entries if benchmark else (), "the benchmark workflow"),
     ):
         if len(entries) > MAX_MATRIX_JOBS:
-            raise SelectionError(
+            msg = (
                 f"this change reaches {len(entries)} {kind}, more than a matrix holds "
                 f"({MAX_MATRIX_JOBS}): run {workflow} on the branch instead"
             )
+            raise SelectionError(msg)
         matrix = {"include": list(entries)}
         check_matrix(f"this change's {kind}", where, matrix)
         picked.append(_pin(expanded, f"{kind} changed against {base}", matrix, today, client))
@@ -248,9 +254,11 @@ def approval_markdown(
     lines = [
         "### What this change runs on the GPUs",
         "",
-        f"Computed by the default branch's sglang-ci (`{trusted}`) from the catalogs of the "
-        f"pull request's head `{head}`, read as data; the runner contract and the image "
-        "repositories are the default branch's. The GPU jobs check out that head.",
+        (
+            f"Computed by the default branch's sglang-ci (`{trusted}`) from the catalogs of the "
+            f"pull request's head `{head}`, read as data; the runner contract and the image "
+            "repositories are the default branch's. The GPU jobs check out that head."
+        ),
         "",
         f"{len(changes.files)} file(s) changed against `{changes.base}`.",
         "",

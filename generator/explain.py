@@ -8,7 +8,6 @@ what only the machine knows is shown as the variables the launcher reads it from
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
 
 from generator.catalog.model import PER_SERVER, Config
 from generator.errors import SelectionError, did_you_mean
@@ -18,6 +17,10 @@ from generator.expand.select import check_mode, default_mode, image_for
 from generator.launch import commands
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
 from generator.launch.knobs import DEFAULTS, LOGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Catalog values never hold NUL (the loader refuses it), so these marks stand for the
 # variables and nothing else.
@@ -66,9 +69,11 @@ def line(tokens: Iterable[str]) -> str:
 
 def _models(entry: JobEntry | CaseEntry) -> list[str]:
     lines = [
-        "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
-        f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
-        "under a lock:"
+        (
+            "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
+            f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
+            "under a lock:"
+        )
     ]
     for model, path in commands.models(entry, WHERE).items():
         lines.append("#   " + line(commands.download_argv(model, path)))
@@ -97,10 +102,14 @@ def _server(entry: JobEntry | CaseEntry) -> list[str]:
 def job_text(job: JobEntry, title: str) -> str:
     lines = [
         f"# {title}",
-        f"# runner: {job['runner']}   image: {job['image'] or '(set by the dispatch)'}"
-        f"   server mode: {job['server_mode']}",
-        f"# estimated: {job['startup_minutes']} min of start-up, {job['estimate_minutes']} min "
-        "in all",
+        (
+            f"# runner: {job['runner']}   image: {job['image'] or '(set by the dispatch)'}"
+            f"   server mode: {job['server_mode']}"
+        ),
+        (
+            f"# estimated: {job['startup_minutes']} min of start-up, {job['estimate_minutes']} min "
+            "in all"
+        ),
         *PREAMBLE,
         *_server(job),
     ]
@@ -174,7 +183,8 @@ def _job_units(expanded: Expanded, t: Target, mode: str | None) -> list[tuple[Jo
         chosen = mode if mode is not None else next(iter(runs))
         if chosen not in runs:
             check_mode(expanded.catalog, (c.suite for c in t.selection.configs), chosen, None)
-            raise SelectionError(f"{t.kind} '{t.id}' has no run in server mode '{chosen}'")
+            msg = f"{t.kind} '{t.id}' has no run in server mode '{chosen}'"
+            raise SelectionError(msg)
         return [(j, f"{t.kind} {t.id}") for j in runs[chosen].jobs]
     config = t.config
     assert config is not None
@@ -192,7 +202,8 @@ def _cell(expanded: Expanded, t: Target, mode: str | None) -> tuple[Cell, Job]:
         for cell in job.cells:
             if cell.id == t.id:
                 return cell, job
-    raise SelectionError(f"cell '{t.id}' has no run in server mode '{chosen}'")
+    msg = f"cell '{t.id}' has no run in server mode '{chosen}'"
+    raise SelectionError(msg)
 
 
 def _case_runs(expanded: Expanded, t: Target) -> list[CaseRun]:
@@ -209,7 +220,8 @@ def _targets(expanded: Expanded, wanted: str, kind: str | None) -> list[Target]:
     ids = [i for i, ts in expanded.index.items() if kind is None or any(t.kind == kind for t in ts)]
     what = f"no {kind}" if kind else "nothing"
     others = f" (it names a {' and a '.join(t.kind for t in found)})" if found else ""
-    raise SelectionError(f"{what} has id '{wanted}'{others}{did_you_mean(wanted, ids)}")
+    msg = f"{what} has id '{wanted}'{others}{did_you_mean(wanted, ids)}"
+    raise SelectionError(msg)
 
 
 def explain(
@@ -222,7 +234,8 @@ def explain(
 ) -> str:
     """The commands of everything `wanted` names (`kind` narrows it to one of KINDS)."""
     if kind is not None and kind not in KINDS:
-        raise SelectionError(f"unknown kind '{kind}'{did_you_mean(kind, KINDS)}")
+        msg = f"unknown kind '{kind}'{did_you_mean(kind, KINDS)}"
+        raise SelectionError(msg)
     catalog = expanded.catalog
     parts: dict[tuple[str, str, str], str] = {}
     kinds: list[str] = []

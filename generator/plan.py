@@ -4,15 +4,19 @@ and side by side with the one-job-per-cell shape. See docs/planning.md."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from generator.catalog.cron import runs_per_week
-from generator.catalog.model import Catalog
 from generator.confirm.budget import run_budget, settings
 from generator.expand.estimate import shown as minutes
-from generator.expand.model import Expanded, Job, Shape
-from generator.expand.select import Query
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from generator.catalog.model import Catalog
+    from generator.expand.model import Expanded, Job, Shape
+    from generator.expand.select import Query
 
 WEEK_TOTALS = (
     "cells_per_week",

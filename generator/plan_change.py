@@ -18,8 +18,11 @@ from generator.catalog.cron import runs_per_week
 from generator.errors import CatalogError, Loc, SglangCIError
 from generator.expand import expand
 from generator.expand.cost import shape
-from generator.expand.model import Expanded
 from generator.plan import plan_week, tidy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 
 class BaseError(SglangCIError):
@@ -30,7 +33,8 @@ def _git(root: Path, *args: str) -> bytes:
     done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise BaseError(f"git {' '.join(args)}: {message[-1] if message else 'failed'}")
+        msg = f"git {' '.join(args)}: {message[-1] if message else 'failed'}"
+        raise BaseError(msg)
     return done.stdout
 
 
@@ -49,7 +53,8 @@ def expanded_at_base(root: Path, ref: str) -> tuple[str, Expanded]:
             if loc is not None:
                 rel = BENCHMARK if loc.file.endswith(BENCHMARK) else ACCURACY
                 loc = Loc(f"{ref}:{rel}", loc.line)
-            raise CatalogError(f"{e.message} (the catalogs at {ref})", loc) from e
+            msg = f"{e.message} (the catalogs at {ref})"
+            raise CatalogError(msg, loc) from e
 
 
 def _per_config(expanded: Expanded) -> dict[str, tuple[float, float]]:
@@ -120,7 +125,7 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
     }
 
 
-def _signed(value: float | int) -> str:
+def _signed(value: float) -> str:
     return f"+{value}" if value > 0 else str(value)
 
 
@@ -128,17 +133,18 @@ def change_text(data: dict[str, Any]) -> str:
     """The change as a plain-text table: a line of totals, the cron groups, the configs."""
     launches, hours = data["launches_per_week"], data["gpu_hours_per_week"]
     lines = [
-        f"week against {data['base']} (merge base {data['merge_base'][:12]}): "
-        f"{launches['base']} -> {launches['head']} launches ({_signed(launches['change'])}), "
-        f"{hours['base']} -> {hours['head']} GPU-h ({_signed(hours['change'])})",
+        (
+            f"week against {data['base']} (merge base {data['merge_base'][:12]}): "
+            f"{launches['base']} -> {launches['head']} launches ({_signed(launches['change'])}), "
+            f"{hours['base']} -> {hours['head']} GPU-h ({_signed(hours['change'])})"
+        ),
         "",
     ]
     width = max([len(g["name"]) for g in data["groups"]] + [10])
     head = ["", "launches", "", "", "GPU-h", "", ""]
     lines.append(_row(head, width))
     lines.append(_row(["cron group", "base", "head", "change", "base", "head", "change"], width))
-    for g in data["groups"]:
-        lines.append(_row([g["name"], *_cells(g)], width))
+    lines += [_row([g["name"], *_cells(g)], width) for g in data["groups"]]
     lines.append(
         _row(["per week", *_cells(data, "launches_per_week", "gpu_hours_per_week")], width)
     )

@@ -28,8 +28,10 @@ def format_text(data: dict[str, Any]) -> str:
     p, c = data["packed"], data["per_cell"]
     widths = [16, 8, 7, 7, 12]
     lines = [
-        f"{KIND_NAMES[data['kind']]} {data['name']}: "
-        f"{plural(data['configs'], 'config')}, {plural(data['cells'], 'cell')}",
+        (
+            f"{KIND_NAMES[data['kind']]} {data['name']}: "
+            f"{plural(data['configs'], 'config')}, {plural(data['cells'], 'cell')}"
+        ),
         "",
         _row(["shape", "launches", "GPU-h", "wall h", "longest job"], widths),
         _row(
@@ -57,18 +59,13 @@ def format_text(data: dict[str, Any]) -> str:
     width = max(len(j["id"]) for j in data["jobs"])
     jw = [max(width, 3), 6, 8, 8]
     lines.append(_row(["job", "points", "start-up", "estimate"], jw))
-    for j in data["jobs"]:
-        lines.append(
-            _row(
-                [
-                    j["id"],
-                    j["points"],
-                    f"{j['startup_minutes']} min",
-                    f"{j['estimate_minutes']} min",
-                ],
-                jw,
-            )
+    lines += [
+        _row(
+            [j["id"], j["points"], f"{j['startup_minutes']} min", f"{j['estimate_minutes']} min"],
+            jw,
         )
+        for j in data["jobs"]
+    ]
     if "confirmation" in data:
         lines += ["", *_confirmation_run(data["confirmation"])]
     return "\n".join(lines) + "\n"

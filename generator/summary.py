@@ -6,9 +6,12 @@ from typing import Any
 
 from generator.catalog.cron import describe
 from generator.catalog.model import LEVELS
-from generator.expand.model import Expanded, Run, Selection
 from generator.expand.select import query
 from generator.plan import hours_text, plan_week, plural
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded, Run, Selection
 
 
 def _count(configs: int, run: Run) -> dict[str, int]:
@@ -85,8 +88,10 @@ def markdown(data: dict[str, Any]) -> str:
         "| suite | configs | cells | server launches |",
         "|---|---:|---:|---:|",
     ]
-    for s in data["benchmark"]["suites"]:
-        lines.append(f"| {s['suite']} | {s['configs']} | {s['cells']} | {s['jobs']} |")
+    lines += [
+        f"| {s['suite']} | {s['configs']} | {s['cells']} | {s['jobs']} |"
+        for s in data["benchmark"]["suites"]
+    ]
     t = data["benchmark"]["total"]
     lines += [
         f"| **total** | {t['configs']} | {t['cells']} | {t['jobs']} |",
@@ -137,12 +142,16 @@ def _week_table(plan: dict[str, Any]) -> list[str]:
         "",
         "## Weekly plan",
         "",
-        f"Estimated with `sglang-ci plan --week` on the declared runners: {runners}. "
-        "Wall hours spread each run's jobs over the machines of their runner label; "
-        "see [planning.md](planning.md).",
+        (
+            f"Estimated with `sglang-ci plan --week` on the declared runners: {runners}. "
+            "Wall hours spread each run's jobs over the machines of their runner label; "
+            "see [planning.md](planning.md)."
+        ),
         "",
-        "| cron group | runs a week | cells | launches | GPU-h | wall h "
-        "| launches, one job per cell | GPU-h | wall h |",
+        (
+            "| cron group | runs a week | cells | launches | GPU-h | wall h "
+            "| launches, one job per cell | GPU-h | wall h |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for g in plan["groups"]:

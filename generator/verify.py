@@ -17,7 +17,6 @@ estimates). Its id must be the one `expand` gives such a job.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from generator.catalog.model import Catalog, Pair
@@ -31,6 +30,10 @@ from generator.expand.pack import pairs_suffix
 from generator.expand.servers import config_server
 from generator.images.allowed import is_allowed, is_pinned
 from generator.images.reference import ImageError, parse_reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
 
 # The fields an entry's image pin sets (the select step's, docs/images.md).
 IMAGE_KEYS = ("image", "image_requested", "image_tag", "image_digest", "image_resolution")
@@ -50,15 +53,18 @@ def check_caller(
     `default_branch`; Refused otherwise."""
     unknown = [name for name in allowed if name not in CALLERS]
     if unknown or not allowed:
-        raise Refused(f"callers: {', '.join(unknown) or 'none'} is not one of {', '.join(CALLERS)}")
+        msg = f"callers: {', '.join(unknown) or 'none'} is not one of {', '.join(CALLERS)}"
+        raise Refused(msg)
     if not _REPOSITORY.fullmatch(repository) or not default_branch:
-        raise Refused(f"'{repository}' on '{default_branch}' is not a repository and a branch")
+        msg = f"'{repository}' on '{default_branch}' is not a repository and a branch"
+        raise Refused(msg)
     wanted = [f"{repository}/.github/workflows/{n}@refs/heads/{default_branch}" for n in allowed]
     if workflow_ref not in wanted:
-        raise Refused(
+        msg = (
             f"called from '{workflow_ref}': GPU jobs run only for {', '.join(allowed)} of "
             f"{repository} on {default_branch}"
         )
+        raise Refused(msg)
     return workflow_ref
 
 
@@ -78,10 +84,11 @@ def _same(
 ) -> None:
     differ = _differences(handed, derived, skip)
     if differ:
-        raise Refused(
+        msg = (
             f"{what}: the entry handed differs from what the catalogs at {sha[:12]} derive, "
             f"in {', '.join(differ)}"
         )
+        raise Refused(msg)
 
 
 def check_image(
@@ -94,21 +101,25 @@ def check_image(
         ref = parse_reference(image)
         allowed = ref.pattern is None and is_allowed(image, repositories)
     except ImageError as e:
-        raise Refused(f"{what}: {e.message}") from None
+        msg = f"{what}: {e.message}"
+        raise Refused(msg) from None
     if not allowed:
-        raise Refused(
+        msg = (
             f"{what}: image '{image}' is not of server mode '{mode}''s image repositories "
             f"({', '.join(repositories) or 'none'} on the default branch)"
         )
+        raise Refused(msg)
     if is_pinned(image):
         if digest is not None and digest != ref.digest:
-            raise Refused(f"{what}: image '{image}' does not carry its digest '{digest}'")
+            msg = f"{what}: image '{image}' does not carry its digest '{digest}'"
+            raise Refused(msg)
         return
     if not unpinned_ok:
-        raise Refused(
+        msg = (
             f"{what}: image '{image}' is not pinned by digest; GPU jobs run pinned images "
             "(a tag only for a dispatch that turns image resolution off)"
         )
+        raise Refused(msg)
 
 
 def _entry_image(
@@ -135,23 +146,27 @@ def derive_job(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> dict[s
     what = f"job {entry['id']}"
     config = next((c for c in catalog.configs if c.prefix == entry.get("config")), None)
     if config is None:
-        raise Refused(f"{what}: no config '{entry.get('config')}' in the catalogs at {sha[:12]}")
+        msg = f"{what}: no config '{entry.get('config')}' in the catalogs at {sha[:12]}"
+        raise Refused(msg)
     mode = str(entry["server_mode"])
     modes = catalog.suite(config.suite).server_modes
     if mode not in modes:
-        raise Refused(f"{what}: suite {config.suite} has no server mode '{mode}'")
+        msg = f"{what}: suite {config.suite} has no server mode '{mode}'"
+        raise Refused(msg)
     points = _points(entry)
     servers = {pair: config_server(catalog, config, pair, mode) for pair, _, _ in points}
     cells = config_cells(catalog, config, servers, points)
     if len({c.server for c in cells}) != 1:
-        raise Refused(f"{what}: its points need more than one server; a job starts one")
+        msg = f"{what}: its points need more than one server; a job starts one"
+        raise Refused(msg)
     base = config.prefix + pairs_suffix(config, cells)
     part = _PART.search(entry["id"])
     named = entry["id"] == base or (part is not None and entry["id"] == base + part[0])
     if part is not None and int(part[1]) > int(part[2]):
         named = False
     if not (named or (len(cells) == 1 and entry["id"] == cells[0].id)):
-        raise Refused(f"{what}: a job of these points is named {base}, a part of it or its cell")
+        msg = f"{what}: a job of these points is named {base}, a part of it or its cell"
+        raise Refused(msg)
     job = Job(
         id=str(entry["id"]),
         server=cells[0].server,
@@ -178,10 +193,12 @@ def verify_case(
     what = f"case {entry['id']}"
     run = next((r for r in expanded.case_runs if r.id == entry["id"]), None)
     if run is None:
-        raise Refused(f"{what}: no case run '{entry['id']}' in the catalogs at {sha[:12]}")
+        msg = f"{what}: no case run '{entry['id']}' in the catalogs at {sha[:12]}"
+        raise Refused(msg)
     level = entry.get("level")
     if level not in run.case.levels:
-        raise Refused(f"{what}: the case does not run at level '{level}'")
+        msg = f"{what}: the case does not run at level '{level}'"
+        raise Refused(msg)
     derived = dict(case_entry(expanded.catalog, run, str(level)))
     _same(what, entry, derived, IMAGE_KEYS, sha)
     _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
@@ -195,22 +212,23 @@ def verify_confirm(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> st
     what = f"A/B {entry['id']}"
     conf = entry.get("confirmation")
     if not isinstance(conf, dict):
-        raise Refused(f"{what}: no 'confirmation' block")
+        msg = f"{what}: no 'confirmation' block"
+        raise Refused(msg)
     job = {k: v for k, v in entry.items() if k != "confirmation"}
     derived = derive_job(expanded, job, sha)
     _same(what, job, derived, (*IMAGE_KEYS, "timeout_minutes"), sha)
     timeout = entry.get("timeout_minutes")
     least = catalog.estimates.job_timeout_minutes
     if not isinstance(timeout, int) or not least <= timeout <= MAX_TIMEOUT_MINUTES:
-        raise Refused(
-            f"{what}: timeout_minutes {timeout!r} is not in [{least}, {MAX_TIMEOUT_MINUTES}]"
-        )
+        msg = f"{what}: timeout_minutes {timeout!r} is not in [{least}, {MAX_TIMEOUT_MINUTES}]"
+        raise Refused(msg)
     policy = catalog.regression.confirm
     steps = policy.max_bisect_steps if policy.bisect else 0
     if (conf.get("repeats"), conf.get("max_bisect_steps")) != (policy.repeats, steps):
-        raise Refused(
+        msg = (
             f"{what}: repeats and bisection steps are not the catalogs' ({policy.repeats}, {steps})"
         )
+        raise Refused(msg)
     mode = str(entry["server_mode"])
     check_image(
         what, entry["image"], entry.get("image_digest") or None, mode, catalog, unpinned_ok=False
@@ -218,6 +236,7 @@ def verify_confirm(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> st
     sides = [conf.get("a"), conf.get("b"), *(conf.get("candidates") or [])]
     for side in sides:
         if not isinstance(side, dict) or not isinstance(side.get("image"), str):
-            raise Refused(f"{what}: an A/B side names no image")
+            msg = f"{what}: an A/B side names no image"
+            raise Refused(msg)
         check_image(what, side["image"], side.get("image_digest"), mode, catalog, unpinned_ok=False)
     return f"{what} ({mode}) is the catalogs' at {sha[:12]}, {len(sides)} pinned images"

@@ -7,15 +7,25 @@ not allow); 2 bad input (an entry file that is no entry, a commit that is not th
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from generator import verify
+from generator.catalog.at_ref import load_at
 from generator.context import run
 from generator.errors import SglangCIError
+from generator.expand import expand
+from generator.launch.contract import check_case, check_job, load_object
+from generator.launch.errors import InputError
 from generator.launch.logtext import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from generator.context import Context
 
 _file = click.Path(dir_okay=False, path_type=Path)
 
@@ -26,7 +36,7 @@ class EntryError(SglangCIError):
 
 def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
 
-    def done(c: Any) -> None:
+    def done(c: Context) -> None:
         click.echo(f"verified: {one_line(work(c.root))}")
 
     run(ctx, done)
@@ -53,13 +63,11 @@ def caller_cmd(
     allowed: tuple[str, ...],
 ) -> None:
     """Refuse any caller but ALLOWED workflows of REPOSITORY on DEFAULT_BRANCH."""
-    from generator.verify import check_caller
-
     _run(
         ctx,
-        lambda root: (
+        lambda _root: (
             "called from "
-            + check_caller(
+            + verify.check_caller(
                 workflow_ref, repository=repository, default_branch=default_branch, allowed=allowed
             )
         ),
@@ -67,9 +75,6 @@ def caller_cmd(
 
 
 def _entry(path: Path) -> dict[str, Any]:
-    from generator.launch.contract import load_object
-    from generator.launch.errors import InputError
-
     try:
         return load_object(path)
     except InputError as e:
@@ -86,12 +91,6 @@ def _entry_command(kind: str) -> Callable[..., None]:
     )
     @click.pass_context
     def command(ctx: click.Context, entry_file: Path, ref: str, allow_unpinned: bool) -> None:
-        from generator import verify
-        from generator.catalog.at_ref import load_at
-        from generator.expand import expand
-        from generator.launch.contract import check_case, check_job
-        from generator.launch.errors import InputError
-
         def work(root: Path) -> str:
             data = _entry(entry_file)
             try:

@@ -50,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-path", default=None)
     args = parser.parse_args(argv)
 
-    import sglang
-    from sglang.test.few_shot_gsm8k import run_eval
+    # Imported here: only the image has sglang; the version helpers above run anywhere.
+    import sglang  # noqa: PLC0415 (the image's own package)
+    from sglang.test.few_shot_gsm8k import run_eval  # noqa: PLC0415 (the image's own package)
 
     version = str(getattr(sglang, "__version__", ""))
     host = host_for(version)

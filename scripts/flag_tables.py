@@ -41,10 +41,13 @@ import subprocess
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "generator" / "catalog" / "flagtables"
@@ -106,7 +109,8 @@ class Archive:
 
     def source(self, path: str) -> str:
         if path not in self.files:
-            raise TableError(f"{self.name}: no {path}")
+            msg = f"{self.name}: no {path}"
+            raise TableError(msg)
         return self.files[path]
 
     def tree(self, path: str) -> ast.Module:
@@ -132,7 +136,8 @@ def download(name: str, version: str, cache: Path) -> Path:
         subprocess.run([*command, "--quiet", "--dest", str(cache)], check=True)
         found = _archives(name, version, cache)
     if not found:
-        raise TableError(f"pip downloaded no archive of {name}=={version} into {cache}")
+        msg = f"pip downloaded no archive of {name}=={version} into {cache}"
+        raise TableError(msg)
     return found[0]
 
 
@@ -176,7 +181,8 @@ def _nargs_code(value: object) -> str | None:
         return str(value)
     if value in ("?", "*", "+"):
         return str(value)
-    raise TableError(f"nargs {value!r} is not one argparse takes")
+    msg = f"nargs {value!r} is not one argparse takes"
+    raise TableError(msg)
 
 
 def _action_name(node: ast.expr) -> str | None:
@@ -246,7 +252,8 @@ def _options_and_nargs(
         return options, "0"
     if action in classes.defaults:
         return options, classes.defaults[action]
-    raise TableError(f"{where}: action {action!r} is neither argparse's nor defined here")
+    msg = f"{where}: action {action!r} is neither argparse's nor defined here"
+    raise TableError(msg)
 
 
 def derived_dest(options: list[str]) -> str:
@@ -280,7 +287,8 @@ def explicit_actions(node: ast.AST, classes: ActionClasses, where: str) -> list[
     for call in add_argument_calls(node):
         options = [_const(a) for a in call.args]
         if not options or not all(isinstance(o, str) for o in options):
-            raise TableError(f"{where}:{call.lineno}: add_argument without literal option names")
+            msg = f"{where}:{call.lineno}: add_argument without literal option names"
+            raise TableError(msg)
         names = [str(o) for o in options]
         if not names[0].startswith("-"):
             continue  # a positional argument
@@ -288,7 +296,8 @@ def explicit_actions(node: ast.AST, classes: ActionClasses, where: str) -> list[
         action = _action_name(kw["action"]) if "action" in kw else None
         nargs = _const(kw.get("nargs"))
         if "nargs" in kw and not isinstance(kw["nargs"], ast.Constant):
-            raise TableError(f"{where}:{call.lineno}: nargs is not a literal")
+            msg = f"{where}:{call.lineno}: nargs is not a literal"
+            raise TableError(msg)
         all_names, code = _options_and_nargs(
             names, action, nargs, classes, f"{where}:{call.lineno}"
         )
@@ -353,10 +362,12 @@ def field_actions(cls: ast.ClassDef, classes: ActionClasses, where: str) -> list
         names = [str(cli_name)]
         if aliases is not None:
             if not isinstance(aliases, ast.List | ast.Tuple):
-                raise TableError(f"{at}: aliases is not a literal list")
+                msg = f"{at}: aliases is not a literal list"
+                raise TableError(msg)
             names += [str(_const(a)) for a in aliases.elts]
         if "nargs" in meta and not isinstance(meta["nargs"], ast.Constant):
-            raise TableError(f"{at}: nargs is not a literal")
+            msg = f"{at}: nargs is not a literal"
+            raise TableError(msg)
         nargs = _const(meta.get("nargs"))
         if "action" in meta:
             action_kwargs = meta.get("action_kwargs")
@@ -397,7 +408,8 @@ def server_parser(archive: Archive) -> dict[str, object]:
     classes = ActionClasses.from_trees(action_trees)
     add = _function(tree, "add_cli_args")
     if add is None:
-        raise TableError(f"{archive.name}: {path} has no add_cli_args")
+        msg = f"{archive.name}: {path} has no add_cli_args"
+        raise TableError(msg)
     actions = explicit_actions(add, classes, path)
     uses_fields = any(
         isinstance(n, ast.Call) and _action_name(n.func) == "add_cli_args_from_dataclass"
@@ -425,7 +437,8 @@ def _field_classes(archive: Archive, tree: ast.Module) -> list[tuple[str, ast.Cl
             isinstance(t, ast.Name) and t.id == "_INPUT_NAMESPACES" for t in node.targets
         ):
             if not isinstance(node.value, ast.List | ast.Tuple):
-                raise TableError(f"{archive.name}: _INPUT_NAMESPACES is not a literal list")
+                msg = f"{archive.name}: _INPUT_NAMESPACES is not a literal list"
+                raise TableError(msg)
             names = [str(_action_name(e)) for e in node.value.elts]
     out: list[tuple[str, ast.ClassDef]] = []
     if own is not None and not names:
@@ -437,10 +450,12 @@ def _field_classes(archive: Archive, tree: ast.Module) -> list[tuple[str, ast.Cl
                 found[name] = (path, cls)
     for name in names:
         if name not in found:
-            raise TableError(f"{archive.name}: namespace class {name} not in arg_groups/fields/")
+            msg = f"{archive.name}: namespace class {name} not in arg_groups/fields/"
+            raise TableError(msg)
         out.append(found[name])
     if not out:
-        raise TableError(f"{archive.name}: no ServerArgs fields found")
+        msg = f"{archive.name}: no ServerArgs fields found"
+        raise TableError(msg)
     return out
 
 
@@ -482,7 +497,8 @@ def _init_params(tree: ast.Module, cls: str) -> list[str]:
         else None
     )
     if init is None:
-        raise TableError(f"no {cls}.__init__")
+        msg = f"no {cls}.__init__"
+        raise TableError(msg)
     args = init.args
     return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg != "self"]
 

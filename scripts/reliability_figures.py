@@ -75,8 +75,10 @@ class Figures:
         return [
             f"Faults survived / tried: {self.survived} / {len(self.faults)}",
             f"Hostile inputs refused / tried: {self.refused} / {len(self.refusals)}",
-            "Hostile values carried as literal data / tried: "
-            f"{self.carried} / {len(self.literals)}",
+            (
+                "Hostile values carried as literal data / tried: "
+                f"{self.carried} / {len(self.literals)}"
+            ),
         ]
 
 
@@ -90,7 +92,8 @@ def figures(*, collect_only: bool) -> Figures:
     paths = [FAULT_DIR, *HOSTILE_FILES]
     code = _pytest(["--collect-only", "-n0", *paths], recorder)
     if code != 0:
-        raise SystemExit(f"reliability_figures.py: collecting {paths} failed with {code}")
+        msg = f"reliability_figures.py: collecting {paths} failed with {code}"
+        raise SystemExit(msg)
     hostile = [n for n in recorder.collected if n.split("::")[0] in HOSTILE_FILES]
     if not collect_only:
         _pytest([*recorder.faults, *hostile], recorder)

@@ -9,13 +9,16 @@ from __future__ import annotations
 import io
 import shutil
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from tests.helpers import TEMPLATES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUNNER = "gpu-runner-8"
 MODELS: dict[str, tuple[str, str, str]] = {
@@ -41,7 +44,7 @@ def dump(doc: dict[str, Any]) -> str:
     yaml.width = 1000
     yaml.allow_unicode = True
     yaml.representer.sort_base_mapping_type_on_output = False
-    yaml.representer.ignore_aliases = lambda data: True
+    yaml.representer.ignore_aliases = lambda _data: True
     out = io.StringIO()
     yaml.dump(doc, out)
     return out.getvalue()
@@ -184,7 +187,7 @@ def _subset(draw: st.DrawFn, items: tuple[Any, ...] | list[Any], min_size: int =
 
 
 @st.composite
-def _suite(draw: st.DrawFn, name: str, key: str) -> dict[str, Any]:
+def _suite(draw: st.DrawFn, key: str) -> dict[str, Any]:
     suite: dict[str, Any] = {
         "key": key,
         "runner": RUNNER,
@@ -277,7 +280,7 @@ def _selection(
 def catalog_specs(draw: st.DrawFn) -> CatalogSpec:
     """1-8 configs over 1-2 suites, with schedules and presets that each select something."""
     n_suites = draw(st.integers(1, 2))
-    suites = {f"Suite-{k.upper()}": draw(_suite(f"Suite-{k.upper()}", k)) for k in "ab"[:n_suites]}
+    suites = {f"Suite-{k.upper()}": draw(_suite(k)) for k in "ab"[:n_suites]}
     names = list(suites)
     n_configs = draw(st.integers(max(1, n_suites), 8))
     # Every suite gets at least one config.

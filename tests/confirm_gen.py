@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from generator.launch import ab
 from tests import results_gen as gen
 from tests.launchers.support import fixture_job
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 FAMILY = "rocm/atom-dev"
 REQUESTED = f"{FAMILY}:sglang-latest"

@@ -10,8 +10,11 @@ from hypothesis import settings
 from generator.catalog import ACCURACY, BENCHMARK
 from generator.cli import main
 from generator.context import Context
-from generator.expand.model import Expanded
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 Invoke = Callable[..., Result]
 

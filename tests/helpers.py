@@ -7,7 +7,10 @@ from pathlib import Path
 
 from generator.catalog import load
 from generator.expand import expand
-from generator.expand.model import Expanded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 ROOT = Path(__file__).resolve().parents[1]
 # A frozen copy of the shipped catalogs: the exact counts of the spec are pinned on it, so

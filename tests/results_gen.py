@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from generator.results.record import SCHEMA_ID, needs_acceptance, point_validity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
 
 IMAGE = "rocm/sgl-dev:nightly"
 RUNNER = "mi355-8gpu"

@@ -9,10 +9,13 @@ against them) by a shared factor and each point's by its own, with seeded Gaussi
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
 
 from generator.results.history import PointKey, RunInfo, Sample, ServerKey, ServerSeries
 from tests.results_gen import TTFT_MS, curve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 POINTS = tuple(PointKey(isl=1024, osl=1024, concurrency=c) for c in (4, 8, 16, 32, 64))
 KEY = ServerKey(

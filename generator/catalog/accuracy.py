@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
 from generator.catalog.model import (
@@ -16,7 +15,6 @@ from generator.catalog.model import (
     Model,
     one_of,
 )
-from generator.catalog.reader import Reader
 from generator.catalog.sections import build_models, build_parallel
 from generator.catalog.upstream import model_arg_problem
 from generator.errors import did_you_mean
@@ -24,8 +22,15 @@ from generator.images.allowed import check_allowed
 from generator.images.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
 
-def _scalar(value: Any) -> str | int | float | bool:
+    from generator.catalog.benchmark import BenchmarkBuilder
+    from generator.catalog.reader import Reader
+
+
+def _scalar(value: object) -> str | int | float | bool:
     if isinstance(value, bool | int | float):
         return value
     return str(value)
@@ -64,9 +69,8 @@ class AccuracyBuilder:
         self.models: dict[str, Model] = dict(bench.models)
         for name, model in build_models(r, r.doc.get("models")).items():
             if name in self.models:
-                raise r.fail(
-                    f"model '{name}' is already declared in the benchmark catalog", ["models", name]
-                )
+                msg = f"model '{name}' is already declared in the benchmark catalog"
+                raise r.fail(msg, ["models", name])
             self.models[name] = model
         self.suites = build_suites(r)
         cron = str(r.doc["schedule"]["cron"])
@@ -75,13 +79,14 @@ class AccuracyBuilder:
             raise r.fail(problem, ["schedule", "cron"])
         self.schedule = (cron, str(r.doc["schedule"]["level"]))
 
-    def _known(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
+    def _known(self, value: str, known: Collection[str], what: str, path: list[str | int]) -> str:
         if value not in known:
-            raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
+            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
+            raise self.r.fail(msg, path)
         return value
 
     def _runners(
-        self, raw: Any, levels: tuple[str, ...], path: list[str | int]
+        self, raw: str | Mapping[str, Any], levels: tuple[str, ...], path: list[str | int]
     ) -> tuple[str, tuple[tuple[str, str], ...]]:
         """A label for every level: one label, or a mapping of each of the case's levels to
         its label (the levels of one case may run on different machines)."""
@@ -102,7 +107,7 @@ class AccuracyBuilder:
         )
         return pairs[0][1], pairs
 
-    def case(self, i: int, raw: Any) -> Case:
+    def case(self, i: int, raw: Mapping[str, Any]) -> Case:
         r = self.r
         path: list[str | int] = ["cases", i]
         suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
@@ -124,10 +129,8 @@ class AccuracyBuilder:
             present = {v.name for v in config.env}
             for j, name in enumerate(unset):
                 if name not in present:
-                    raise r.fail(
-                        f"unset_env '{name}' is not set by benchmark config '{config.prefix}'",
-                        [*path, "unset_env", j],
-                    )
+                    msg = f"unset_env '{name}' is not set by benchmark config '{config.prefix}'"
+                    raise r.fail(msg, [*path, "unset_env", j])
             model, parallel, spec = config.model, config.parallel, config.spec
             flags = override_flags(config.args, merge_flags(extra_flags))
             env = tuple(
@@ -175,7 +178,7 @@ class AccuracyBuilder:
             loc=r.loc(path),
         )
 
-    def _images(self, raw: Any, path: list[str | int]) -> tuple[tuple[str, str], ...]:
+    def _images(self, raw: Mapping[str, Any], path: list[str | int]) -> tuple[tuple[str, str], ...]:
         """A case's images (key -> reference or nightly pattern), each of a repository
         the cases' server mode (the catalog's first) declares."""
         mode = next(iter(self.bench.modes.values()))
@@ -192,10 +195,8 @@ class AccuracyBuilder:
         for i, raw in enumerate(self.r.doc["cases"]):
             case = self.case(i, raw)
             if case.id in seen:
-                raise self.r.fail(
-                    f"duplicate case id '{case.id}' (first at line {seen[case.id]})",
-                    ["cases", i, "id"],
-                )
+                msg = f"duplicate case id '{case.id}' (first at line {seen[case.id]})"
+                raise self.r.fail(msg, ["cases", i, "id"])
             seen[case.id] = case.loc.line
             out.append(case)
         return tuple(out)

@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from generator.catalog import ACCURACY, BENCHMARK, build
-from generator.catalog.model import Catalog
 from generator.catalog.reader import Reader
 from generator.catalog.schema import validate
 from generator.catalog.yamlio import MAX_CATALOG_BYTES, load_mapping
 from generator.errors import Loc, SelectionError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.model import Catalog
 
 
 def git(root: Path, *args: str) -> bytes:
@@ -31,20 +34,21 @@ def git(root: Path, *args: str) -> bytes:
     done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", errors="replace").strip() or "failed"
-        raise SelectionError(f"git {' '.join(args)}: {said}")
+        msg = f"git {' '.join(args)}: {said}"
+        raise SelectionError(msg)
     return done.stdout
 
 
 def commit_of(root: Path, ref: str) -> str:
     """The full commit id `ref` names in the repository at `root`."""
     if not ref or ref.startswith("-"):
-        raise SelectionError(f"'{ref}' is not a commit")
+        msg = f"'{ref}' is not a commit"
+        raise SelectionError(msg)
     try:
         return git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     except SelectionError:
-        raise SelectionError(
-            f"'{ref}' names no commit of the checkout at {root} (fetched with its history?)"
-        ) from None
+        msg = f"'{ref}' names no commit of the checkout at {root} (fetched with its history?)"
+        raise SelectionError(msg) from None
 
 
 def _document(root: Path, sha: str, rel: str, scratch: Path) -> tuple[Any, str]:
@@ -60,7 +64,7 @@ def _document(root: Path, sha: str, rel: str, scratch: Path) -> tuple[Any, str]:
     return load_mapping(path, shown), shown
 
 
-def _labels(items: Any, trusted: Any, key: str) -> None:
+def _labels(items: list[dict[str, Any]], trusted: list[dict[str, Any]], key: str) -> None:
     """Each item (a config by prefix, a case by id) the default branch has gets its label."""
     theirs = {str(item[key]): item for item in trusted}
     for item in items:
@@ -73,7 +77,9 @@ def _labels(items: Any, trusted: Any, key: str) -> None:
             item.pop("runner", None)
 
 
-def _trusted_parts(bench: Any, acc: Any, trusted: Any, trusted_acc: Any) -> None:
+def _trusted_parts(
+    bench: dict[str, Any], acc: dict[str, Any], trusted: dict[str, Any], trusted_acc: dict[str, Any]
+) -> None:
     """The default branch's runner contract, runner labels and image repositories, in
     place."""
     bench["runners"] = trusted["runners"]

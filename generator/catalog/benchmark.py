@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from generator.catalog.flags import merge_env, merge_flags
 from generator.catalog.model import (
@@ -23,7 +23,6 @@ from generator.catalog.model import (
     Variable,
     one_of,
 )
-from generator.catalog.reader import Reader
 from generator.catalog.sections import (
     build_estimates,
     build_models,
@@ -36,6 +35,12 @@ from generator.errors import CatalogError, did_you_mean
 from generator.images.allowed import check_allowed, names_registry, repository
 from generator.images.reference import ImageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping
+
+    from generator.catalog.reader import Reader
+
 # A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
 # (GitHub's limit) of at most 256 points each (the launcher's), so more could never run.
 MAX_CONFIG_CELLS = 256 * 256
@@ -43,6 +48,9 @@ MAX_CONFIG_CELLS = 256 * 256
 # packed and one job per cell). The largest catalog measured (docs/performance.md) has
 # 100,000; the bound is checked on the grid sizes, before any cell exists.
 MAX_CATALOG_CELLS = 250_000
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class BenchmarkBuilder:
@@ -79,12 +87,13 @@ class BenchmarkBuilder:
         except ImageError as e:
             raise self.r.fail(e.message, path) from e
 
-    def _check(self, value: str, known: Any, what: str, path: list[str | int]) -> str:
+    def _check(self, value: str, known: Collection[str], what: str, path: list[str | int]) -> str:
         if value not in known:
-            raise self.r.fail(f"unknown {what} '{value}'{did_you_mean(value, known)}", path)
+            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
+            raise self.r.fail(msg, path)
         return value
 
-    def _runner(self, label: str, raw: Any) -> Runner:
+    def _runner(self, label: str, raw: Mapping[str, Any]) -> Runner:
         allocation = raw.get("gpu_allocation")
         return Runner(
             label=label,
@@ -96,7 +105,7 @@ class BenchmarkBuilder:
             loc=self.r.loc(["runners", label]),
         )
 
-    def _client(self, name: str, raw: Any) -> Client:
+    def _client(self, name: str, raw: Mapping[str, Any]) -> Client:
         path: list[str | int] = ["clients", name]
         module = str(raw["module"])
         flags = merge_flags(
@@ -128,7 +137,7 @@ class BenchmarkBuilder:
         known = [p for p in parsers_known() if p != SERVER]
         if module in known:
             return module
-        if module.split(".")[0] == "sglang":
+        if module.split(".", maxsplit=1)[0] == "sglang":
             msg = (
                 f"client module '{module}' is not one {supported()} runs as a benchmark"
                 f"{did_you_mean(module, known)}"
@@ -136,7 +145,7 @@ class BenchmarkBuilder:
             raise self.r.fail(msg, [*path, "module"])
         return None
 
-    def _mode(self, name: str, raw: Any) -> ServerMode:
+    def _mode(self, name: str, raw: Mapping[str, Any]) -> ServerMode:
         path: list[str | int] = ["server_modes", name]
         variables = []
         for k, v in (raw.get("variables") or {}).items():
@@ -162,18 +171,18 @@ class BenchmarkBuilder:
         """A mode's image repositories, each written with its registry."""
         for i, text in enumerate(raw):
             if not names_registry(str(text)):
-                raise self.r.fail(
+                msg = (
                     f"image repository '{text}' names no registry: write it with its "
-                    f"registry, e.g. docker.io/{text}",
-                    [*path, "image_repositories", i],
+                    f"registry, e.g. docker.io/{text}"
                 )
+                raise self.r.fail(msg, [*path, "image_repositories", i])
             try:
                 repository(str(text))
             except ImageError as e:
                 raise self.r.fail(e.message, [*path, "image_repositories", i]) from e
         return tuple(str(t) for t in raw)
 
-    def _suite(self, name: str, raw: Any) -> Suite:
+    def _suite(self, name: str, raw: Mapping[str, Any]) -> Suite:
         path: list[str | int] = ["suites", name]
         self._check(str(raw["runner"]), self.runners, "runner", [*path, "runner"])
         self._check(str(raw["sampling"]), self.samplings, "sampling", [*path, "sampling"])
@@ -194,7 +203,7 @@ class BenchmarkBuilder:
             loc=self.r.loc(path),
         )
 
-    def config(self, i: int, raw: Any) -> Config:
+    def config(self, i: int, raw: Mapping[str, Any]) -> Config:
         r = self.r
         path: list[str | int] = ["configs", i]
         suite = self.suites[self._check(str(raw["suite"]), self.suites, "suite", [*path, "suite"])]
@@ -227,7 +236,8 @@ class BenchmarkBuilder:
             pair = parse_pair(str(pair_text))
             pp: list[str | int] = [*path, "per_pair", pair_text]
             if pair not in [p for p, _ in grid]:
-                raise r.fail(f"per_pair {pair} is not a pair this config runs", pp)
+                msg = f"per_pair {pair} is not a pair this config runs"
+                raise r.fail(msg, pp)
             per_pair.append(
                 (
                     pair,
@@ -275,7 +285,7 @@ class BenchmarkBuilder:
             loc=r.loc(path),
         )
 
-    def _at(self, merge: Any, items: list[Any], path: list[str | int]) -> Any:
+    def _at(self, merge: Callable[[list[T]], R], items: list[T], path: list[str | int]) -> R:
         """Merge fragments; a conflict is reported at the list that combined them."""
         try:
             return merge(items)
@@ -283,7 +293,7 @@ class BenchmarkBuilder:
             raise self.r.fail(e.message, path) from e
 
     def _grid(
-        self, suite: Suite, raw: Any, path: list[str | int]
+        self, suite: Suite, raw: Mapping[str, Any] | None, path: list[str | int]
     ) -> tuple[tuple[Pair, tuple[int, ...]], ...]:
         if raw is None:
             if suite.concurrency is None:
@@ -295,10 +305,8 @@ class BenchmarkBuilder:
             pair = parse_pair(str(pair_text))
             if pair not in suite.pairs:
                 shown = ", ".join(str(p) for p in suite.pairs)
-                raise self.r.fail(
-                    f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})",
-                    [*path, pair_text],
-                )
+                msg = f"pair {pair} is not one of suite {suite.name}'s pairs ({shown})"
+                raise self.r.fail(msg, [*path, pair_text])
             out.append((pair, tuple(sorted(int(c) for c in conc))))
         order = {p: n for n, p in enumerate(suite.pairs)}
         return tuple(sorted(out, key=lambda item: order[item[0]]))

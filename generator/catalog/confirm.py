@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 @dataclass(frozen=True, kw_only=True)
 class Confirm:
@@ -33,7 +37,7 @@ class Confirm:
         return dict(self.__dict__)
 
 
-def build_confirm(raw: Any) -> Confirm:
+def build_confirm(raw: Mapping[str, Any] | None) -> Confirm:
     """The Confirm of a schema-valid `regression.confirm` mapping (None: the defaults)."""
     if raw is None:
         return Confirm()

@@ -13,6 +13,7 @@ import itertools
 import re
 from datetime import datetime, timedelta
 
+from cron_descriptor import get_description
 from cronsim import CronSim, CronSimError
 
 _NAMES = {
@@ -29,7 +30,8 @@ _FIELDS = (
 _ITEM = re.compile(r"^(\*|[0-9A-Za-z]+(?:-[0-9A-Za-z]+)?)(?:/([0-9]+))?$")
 SHORTEST_MINUTES = 5
 # Fire times are counted from a Monday; 28 Gregorian years from it are exactly 1461 weeks.
-_EPOCH = datetime(2001, 1, 1)
+# A naive calendar on purpose: GitHub reads a cron in UTC, which has no daylight saving.
+_EPOCH = datetime(2001, 1, 1)  # noqa: DTZ001 (UTC wall-clock time, see above)
 _WEEKS = 1461
 _SAMPLE_FIRES = 2000
 
@@ -115,8 +117,6 @@ def cron_problem(expr: str) -> str | None:
 
 def describe(expr: str) -> str:
     """A human description ("At 02:00 PM, only on Monday and Wednesday") with UTC noted."""
-    from cron_descriptor import get_description  # only the commands that describe need it
-
     return f"{get_description(expr)} (UTC)"
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from generator.catalog.model import EnvVar, Flag
 from generator.errors import CatalogError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from generator.catalog.model import EnvVar, Flag
 
 # Alternative spellings SGLang's argparse accepts for the same destination
 # (python/sglang/srt/server_args.py: add_argument("--tensor-parallel-size", "--tp-size", ...)).

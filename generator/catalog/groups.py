@@ -3,7 +3,6 @@ checked here); what each one selects is worked out by the expand stage."""
 
 from __future__ import annotations
 
-from generator.catalog.benchmark import BenchmarkBuilder
 from generator.catalog.cron import cron_problem
 from generator.catalog.model import (
     PACKINGS,
@@ -16,6 +15,10 @@ from generator.catalog.model import (
     field_value,
     one_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.benchmark import BenchmarkBuilder
 
 
 def known_values(b: BenchmarkBuilder, configs: tuple[Config, ...]) -> dict[str, set[str]]:
@@ -39,9 +42,8 @@ def build_schedules(b: BenchmarkBuilder, known: dict[str, set[str]]) -> tuple[Sc
         for other in out:
             if other.cron == cron or other.name == raw["name"]:
                 what = "cron" if other.cron == cron else "name"
-                raise b.r.fail(
-                    f"schedule {what} repeats the one at line {other.loc.line}", [*path, what]
-                )
+                msg = f"schedule {what} repeats the one at line {other.loc.line}"
+                raise b.r.fail(msg, [*path, what])
         mode = raw.get("server_mode")
         if mode is not None:
             b._check(str(mode), b.modes, "server mode", [*path, "server_mode"])

@@ -6,8 +6,11 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from generator.catalog.regression import Policy
-from generator.errors import Loc
-from generator.launch.contract import EvaluatorKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.errors import Loc
+    from generator.launch.contract import EvaluatorKind
 
 SPEC_NONE = "none"
 # Accuracy levels: the nightly workflow runs one, the PR check the other.
@@ -30,7 +33,8 @@ def one_of(value: object, choices: tuple[T, ...]) -> T:
     for choice in choices:
         if value == choice:
             return choice
-    raise ValueError(f"{value!r} is none of {choices}: the schema should have refused it")
+    msg = f"{value!r} is none of {choices}: the schema should have refused it"
+    raise ValueError(msg)
 
 
 @dataclass(frozen=True, kw_only=True)

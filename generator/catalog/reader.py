@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from generator.catalog.model import EnvVar, Flag, Selector
 from generator.catalog.upstream import SERVER, flag_problem
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 MAX_RANGE = 65536
@@ -21,7 +24,7 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f\u0085\u2028\u2029\u200e\u200f\u202a-\u
 class Reader:
     """Reads one catalog document; every error it raises names the file and line."""
 
-    def __init__(self, doc: Any, shown: str) -> None:
+    def __init__(self, doc: Mapping[str, Any], shown: str) -> None:
         self.doc = doc
         self.shown = shown
 
@@ -31,7 +34,7 @@ class Reader:
     def fail(self, message: str, path: Sequence[str | int]) -> CatalogError:
         return CatalogError(message, self.loc(path))
 
-    def values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
+    def values(self, raw: object, path: Sequence[str | int]) -> tuple[str, ...]:
         out = self._values(raw, path)
         for value in out:
             if value.startswith("--"):
@@ -46,7 +49,7 @@ class Reader:
                 raise self.fail(msg, path)
         return out
 
-    def _values(self, raw: Any, path: Sequence[str | int]) -> tuple[str, ...]:
+    def _values(self, raw: object, path: Sequence[str | int]) -> tuple[str, ...]:
         if raw is True:
             return ()
         items = raw if isinstance(raw, list) else [raw]
@@ -56,14 +59,15 @@ class Reader:
             if match:
                 low, high = int(match[1]), int(match[2])
                 if low > high or high - low > MAX_RANGE:
-                    raise self.fail(f"range '{item}' must go up and span at most {MAX_RANGE}", path)
+                    msg = f"range '{item}' must go up and span at most {MAX_RANGE}"
+                    raise self.fail(msg, path)
                 out.extend(str(n) for n in range(low, high + 1))
             else:
                 out.append(str(item))
         return tuple(out)
 
     def flags(
-        self, mapping: Any, path: Sequence[str | int], *, parser: str | None = SERVER
+        self, mapping: Mapping[str, Any], path: Sequence[str | int], *, parser: str | None = SERVER
     ) -> tuple[Flag, ...]:
         """`mapping`'s flags, each one a flag of `parser` (SGLang's server by default; a
         client module's parser; None: not checked) with as many values as it takes. The
@@ -79,7 +83,7 @@ class Reader:
             out.append(flag)
         return tuple(out)
 
-    def env(self, mapping: Any, path: Sequence[str | int]) -> tuple[EnvVar, ...]:
+    def env(self, mapping: Mapping[str, Any], path: Sequence[str | int]) -> tuple[EnvVar, ...]:
         return tuple(
             EnvVar(name=str(name), value=str(value), loc=self.loc([*path, name]))
             for name, value in mapping.items()
@@ -87,7 +91,7 @@ class Reader:
 
     def items(
         self,
-        raw: Any,
+        raw: list[Any],
         path: Sequence[str | int],
         fragments: dict[str, Any],
         kind: str,
@@ -99,7 +103,8 @@ class Reader:
             if isinstance(item, str):
                 if item not in fragments:
                     hint = did_you_mean(item, fragments)
-                    raise self.fail(f"unknown {kind} fragment '{item}'{hint}", [*path, i])
+                    msg = f"unknown {kind} fragment '{item}'{hint}"
+                    raise self.fail(msg, [*path, i])
                 used.append(item)
                 out.extend(fragments[item])
             elif kind == "args":
@@ -109,7 +114,10 @@ class Reader:
         return out
 
     def selectors(
-        self, raw: Any, path: Sequence[str | int], known: dict[str, set[str]]
+        self,
+        raw: Mapping[str, Any] | list[Mapping[str, Any]],
+        path: Sequence[str | int],
+        known: dict[str, set[str]],
     ) -> tuple[Selector, ...]:
         raw_list = raw if isinstance(raw, list) else [raw]
         out = []
@@ -121,7 +129,8 @@ class Reader:
                 for v in values:
                     if v not in known[field]:
                         hint = did_you_mean(v, known[field])
-                        raise self.fail(f"no config has {field} '{v}'{hint}", [*sel_path, field])
+                        msg = f"no config has {field} '{v}'{hint}"
+                        raise self.fail(msg, [*sel_path, field])
                 fields.append((str(field), values))
             out.append(Selector(fields=tuple(fields)))
         return tuple(out)

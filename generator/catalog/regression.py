@@ -13,8 +13,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -23,6 +22,11 @@ from generator.catalog.confirm import Confirm, build_confirm
 from generator.catalog.verdicts import ChangePoints, Pooled, build_change_points, build_pooled
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 SECTION = "regression"
 Action = Literal["fail", "warn"]
@@ -103,7 +107,7 @@ def section_schema() -> dict[str, Any]:
     return data
 
 
-def build_policy(raw: Any, shown: str) -> Policy:
+def build_policy(raw: object, shown: str) -> Policy:
     """The Policy of a loaded `regression:` mapping (None: every default). Errors name
     `shown` and the line (ruamel mappings carry their lines; plain dicts give line 1)."""
     if raw is None:
@@ -118,39 +122,41 @@ def build_policy(raw: Any, shown: str) -> Policy:
             path.append(extra[0])
             message = f"unknown key '{extra[0]}'{did_you_mean(extra[0], allowed)}"
         where = ".".join(str(p) for p in [SECTION, *path])
-        raise CatalogError(f"{where}: {message}", Loc(shown, line_of(raw, path)))
-    runs = int(raw.get("runs", Policy.runs))
-    min_runs = int(raw.get("min_runs", Policy.min_runs))
+        msg = f"{where}: {message}"
+        raise CatalogError(msg, Loc(shown, line_of(raw, path)))
+    doc = cast("Mapping[str, Any]", raw)  # schema-valid: a mapping
+    runs = int(doc.get("runs", Policy.runs))
+    min_runs = int(doc.get("min_runs", Policy.min_runs))
     if min_runs > runs:
         message = f"{SECTION}.min_runs {min_runs} is more than runs {runs}: no baseline could do"
-        raise CatalogError(message, Loc(shown, line_of(raw, ["min_runs"])))
-    window = int(raw.get("window", Policy.window))
+        raise CatalogError(message, Loc(shown, line_of(doc, ["min_runs"])))
+    window = int(doc.get("window", Policy.window))
     if runs > window:
         message = f"{SECTION}.runs {runs} is more than window {window}: no baseline could be full"
-        raise CatalogError(message, Loc(shown, line_of(raw, ["runs"])))
+        raise CatalogError(message, Loc(shown, line_of(doc, ["runs"])))
     changes = {
         **DEFAULT_MIN_CHANGE,
-        **{str(k): float(v) for k, v in (raw.get("min_change") or {}).items()},
+        **{str(k): float(v) for k, v in (doc.get("min_change") or {}).items()},
     }
-    t = raw.get("thresholds") or {}
+    t = doc.get("thresholds") or {}
     defaults = ThresholdRule()
     return Policy(
         runs=runs,
         min_runs=min_runs,
         window=window,
-        k=float(raw.get("k", Policy.k)),
-        consistency=float(raw.get("consistency", Policy.consistency)),
+        k=float(doc.get("k", Policy.k)),
+        consistency=float(doc.get("consistency", Policy.consistency)),
         min_change=tuple(changes.items()),
-        server=build_pooled(raw.get("server")),
-        change_points=build_change_points(raw.get("change_points")),
-        on_regression="warn" if raw.get("on_regression") == "warn" else "fail",
-        on_gate="warn" if raw.get("on_gate") == "warn" else "fail",
+        server=build_pooled(doc.get("server")),
+        change_points=build_change_points(doc.get("change_points")),
+        on_regression="warn" if doc.get("on_regression") == "warn" else "fail",
+        on_gate="warn" if doc.get("on_gate") == "warn" else "fail",
         thresholds=ThresholdRule(
             floor=float(t.get("floor", defaults.floor)),
             margin=float(t.get("margin", defaults.margin)),
             min_runs=int(t.get("min_runs", defaults.min_runs)),
         ),
-        confirm=build_confirm(raw.get("confirm")),
+        confirm=build_confirm(doc.get("confirm")),
     )
 
 
@@ -165,7 +171,8 @@ def policy_for(root: Path, path: Path | None) -> tuple[Policy, str]:
     """The policy and where it came from: `--policy FILE`, else the benchmark catalog under
     `root` (through the catalog loader, so the catalog is validated as everywhere), else
     the defaults (a directory without catalogs)."""
-    from generator.catalog import BENCHMARK, load  # the catalog stage, only when needed
+    # Imported here: the catalog loader imports this module for the policy section.
+    from generator.catalog import BENCHMARK, load  # noqa: PLC0415 (import cycle)
 
     if path is not None:
         return policy_file(path), str(path)

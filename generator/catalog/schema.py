@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
@@ -15,6 +14,10 @@ from referencing import Registry, Resource
 
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SCHEMAS = ("benchmark", "accuracy")
 
@@ -38,7 +41,7 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(_schema(name), registry=registry)
 
 
-def validate(name: str, doc: Any, shown: str) -> None:
+def validate(name: str, doc: object, shown: str) -> None:
     """Raise CatalogError for the most relevant schema violation, if any."""
     error = best_match(validator(name).iter_errors(doc))
     if error is None:
@@ -53,7 +56,8 @@ def validate(name: str, doc: Any, shown: str) -> None:
         if extra:
             path.append(extra[0])
             message = f"unknown key '{extra[0]}'{did_you_mean(str(extra[0]), allowed)}"
-    raise CatalogError(f"{_where(path)}{message}", Loc(shown, line_of(doc, path)))
+    msg = f"{_where(path)}{message}"
+    raise CatalogError(msg, Loc(shown, line_of(doc, path)))
 
 
 def _where(path: Sequence[str | int]) -> str:
@@ -90,10 +94,9 @@ PATTERNS = {
 def _describe(error: ValidationError) -> str:
     kind = error.validator
     value = error.instance
-    if kind == "type":
-        return (
-            f"expected {_type_names(error.validator_value)}, found {_type_of(value)} {_show(value)}"
-        )
+    if kind == "type":  # the keyword's value: a type name or a list of them
+        types = _type_names(cast("str | list[str]", error.validator_value))
+        return f"expected {types}, found {_type_of(value)} {_show(value)}"
     if kind == "required":
         return str(error.message).replace("is a required property", "is required")
     if kind == "pattern":
@@ -109,7 +112,7 @@ def _describe(error: ValidationError) -> str:
     return str(error.message)
 
 
-def _type_names(types: Any) -> str:
+def _type_names(types: str | list[str]) -> str:
     names = {
         "object": "a mapping",
         "array": "a list",
@@ -124,7 +127,7 @@ def _type_names(types: Any) -> str:
     return " or ".join(names.get(t, t) for t in types)
 
 
-def _type_of(value: Any) -> str:
+def _type_of(value: object) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, dict):
@@ -140,7 +143,7 @@ def _type_of(value: Any) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, (dict, list)):
         return ""
     text = json.dumps(value, ensure_ascii=False, default=str)

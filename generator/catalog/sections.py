@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog.model import Estimates, Model, Pair, Parallel, PointModel, StartupRule
-from generator.catalog.reader import Reader
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.catalog.reader import Reader
 
 # A point's timeout is its estimate times this factor unless the catalog says otherwise.
 POINT_TIMEOUT_FACTOR = 3.0
@@ -16,7 +21,7 @@ def parse_pair(text: str) -> Pair:
     return Pair(isl=int(isl), osl=int(osl))
 
 
-def build_models(r: Reader, raw: Any) -> dict[str, Model]:
+def build_models(r: Reader, raw: Mapping[str, Any] | None) -> dict[str, Model]:
     return {
         str(name): Model(
             name=str(name),
@@ -31,11 +36,11 @@ def build_models(r: Reader, raw: Any) -> dict[str, Model]:
     }
 
 
-def number(raw: Any) -> float | None:
+def number(raw: float | None) -> float | None:
     return None if raw is None else float(raw)
 
 
-def build_estimates(r: Reader, raw: Any) -> Estimates:
+def build_estimates(r: Reader, raw: Mapping[str, Any]) -> Estimates:
     """The declared estimates; the start-up rules go up in size and end with a catch-all."""
     path: list[str | int] = ["estimates"]
     rules = tuple(
@@ -75,5 +80,5 @@ def build_estimates(r: Reader, raw: Any) -> Estimates:
     )
 
 
-def build_parallel(raw: Any) -> Parallel:
+def build_parallel(raw: Mapping[str, Any]) -> Parallel:
     return Parallel(tp=int(raw["tp"]), dp=int(raw.get("dp", 1)), ep=int(raw.get("ep", 1)))

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
 from generator.errors import did_you_mean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 SGLANG = "sglang"
 LM_EVAL = "lm-eval"

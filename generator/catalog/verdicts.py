@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 @dataclass(frozen=True, kw_only=True)
 class Pooled:
@@ -50,7 +54,7 @@ class ChangePoints:
         return dict(self.__dict__)
 
 
-def build_pooled(raw: Any) -> Pooled:
+def build_pooled(raw: Mapping[str, Any] | None) -> Pooled:
     if raw is None:
         return Pooled()
     d = Pooled()
@@ -64,7 +68,7 @@ def build_pooled(raw: Any) -> Pooled:
     )
 
 
-def build_change_points(raw: Any) -> ChangePoints:
+def build_change_points(raw: Mapping[str, Any] | None) -> ChangePoints:
     if raw is None:
         return ChangePoints()
     d = ChangePoints()

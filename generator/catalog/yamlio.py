@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -18,6 +16,11 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, ScalarEvent
 
 from generator.errors import CatalogError, Loc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 # Room for catalogs of ten thousand configs and more; larger files are refused unread.
 MAX_CATALOG_BYTES = 16 * 1024 * 1024
@@ -41,7 +44,8 @@ def _yaml() -> YAML:
     return yaml
 
 
-def load_data(text: str) -> Any:
+# Any YAML document, of whatever shape: each caller reads the shape it expects.
+def load_data(text: str) -> Any:  # noqa: ANN401 (arbitrary YAML, see above)
     """A YAML document as plain dicts, lists and scalars (YAML 1.2, no line numbers)."""
     return YAML(typ="safe", pure=True).load(text)
 
@@ -78,7 +82,7 @@ def _where(path: Sequence[str | int]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def check_values(root: Any, shown: str) -> None:
+def check_values(root: object, shown: str) -> None:
     """Every value within MAX_NESTING levels, every number finite and of at most
     MAX_NUMBER_DIGITS digits (`.nan` and `.inf` would pass every bound check). Iterative,
     so no document can exhaust the stack here."""
@@ -119,13 +123,15 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
     try:
         data = path.read_bytes()
     except OSError as e:
-        raise CatalogError(f"cannot read catalog: {e.strerror}", Loc(shown, 1)) from e
+        msg = f"cannot read catalog: {e.strerror}"
+        raise CatalogError(msg, Loc(shown, 1)) from e
     if len(data) > MAX_CATALOG_BYTES:
         msg = f"catalog is {len(data)} bytes; the limit is {MAX_CATALOG_BYTES} bytes"
         raise CatalogError(msg, Loc(shown, 1))
     text = _decode(data, shown)
     if not text.strip():
-        raise CatalogError("catalog is empty", Loc(shown, 1))
+        msg = "catalog is empty"
+        raise CatalogError(msg, Loc(shown, 1))
     doc = parse_mapping(text, shown)
     check_values(doc, shown)
     return doc
@@ -138,7 +144,8 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
         doc = _yaml().load(text)
     except MaxDepthExceededError as e:
         line = e.problem_mark.line + 1 if e.problem_mark else 1
-        raise CatalogError(f"nested deeper than {MAX_NESTING} levels", Loc(shown, line)) from e
+        msg = f"nested deeper than {MAX_NESTING} levels"
+        raise CatalogError(msg, Loc(shown, line)) from e
     except ValueError as e:
         raise _unreadable(text, shown, e) from e
     except MarkedYAMLError as e:
@@ -153,12 +160,15 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
             problem = f"{problem} {context}"
         if "duplicate key" in problem or "found duplicate key" in str(e):
             problem = f"duplicate key {_dup_key(str(e))}".rstrip()
-        raise CatalogError(f"YAML error: {problem}", Loc(shown, line)) from e
+        msg = f"YAML error: {problem}"
+        raise CatalogError(msg, Loc(shown, line)) from e
     except YAMLError as e:
-        raise CatalogError(f"YAML error: {e}", Loc(shown, 1)) from e
+        msg = f"YAML error: {e}"
+        raise CatalogError(msg, Loc(shown, 1)) from e
     if not isinstance(doc, CommentedMap):
         kind = type(doc).__name__ if doc is not None else "nothing"
-        raise CatalogError(f"the top level must be a mapping, found {kind}", Loc(shown, 1))
+        msg = f"the top level must be a mapping, found {kind}"
+        raise CatalogError(msg, Loc(shown, 1))
     return doc
 
 
@@ -171,7 +181,7 @@ def _dup_key(text: str) -> str:
     return "'" + text[start : text.find('"', start)] + "'"
 
 
-def line_of(root: Any, path: Sequence[str | int], *, key: bool = True) -> int:
+def line_of(root: object, path: Sequence[str | int], *, key: bool = True) -> int:
     """The 1-based line of the node at `path` (its key's line for mapping entries)."""
     node: Any = root
     line = 1

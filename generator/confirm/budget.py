@@ -10,14 +10,18 @@ runner, so its GPU-hours are its length times the runner's GPUs. A run emits at 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.catalog.confirm import Confirm
-from generator.catalog.model import Runner
-from generator.expand.model import Job
 from generator.launch import ab
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from generator.catalog.confirm import Confirm
+    from generator.catalog.model import Runner
+    from generator.expand.model import Job
 
 
 @dataclass(frozen=True, kw_only=True)

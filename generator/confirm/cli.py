@@ -16,8 +16,14 @@ from typing import Any
 
 import click
 
+from generator.catalog.regression import policy_for
+from generator.confirm import events, issues, matrix, outcomes, tracked
 from generator.context import run_at_root
 from generator.jsonio import dumps
+from generator.launch.abjob import check_confirmation
+from generator.launch.errors import InputError
+from generator.results.output import JSON, check_file, write_file
+from generator.results.record import ResultsError
 
 _file = click.Path(dir_okay=False, path_type=Path)
 _dir = click.Path(file_okay=False, path_type=Path)
@@ -30,16 +36,16 @@ policy_option = click.option(
 
 
 def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
-    from generator.results.record import ResultsError
-
     out: list[dict[str, Any]] = []
     for path in paths:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ResultsError(f"{path}: cannot read the matrix: {exc}") from exc
+            msg = f"{path}: cannot read the matrix: {exc}"
+            raise ResultsError(msg) from exc
         if not isinstance(data, dict) or not isinstance(data.get("include"), list):
-            raise ResultsError(f"{path}: not a matrix (an object with an 'include' list)")
+            msg = f"{path}: not a matrix (an object with an 'include' list)"
+            raise ResultsError(msg)
         out += [e for e in data["include"] if isinstance(e, dict) and "points" in e]
     return out
 
@@ -72,8 +78,6 @@ def matrix_cmd(
     policy_path: Path | None,
 ) -> None:
     """The confirmation matrix: one A/B job per new suspected event's server."""
-    from generator.catalog.regression import policy_for
-    from generator.confirm import events, matrix
 
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
@@ -101,13 +105,8 @@ def outcomes_cmd(
     as_json: bool,
 ) -> None:
     """The outcome of each A/B job, judged from its documents."""
-    from generator.confirm import outcomes
-    from generator.launch.abjob import check_confirmation
-    from generator.launch.errors import InputError
-    from generator.results.output import JSON, check_file, write_file
-    from generator.results.record import ResultsError
 
-    def work(root: Path) -> int:
+    def work(_root: Path) -> int:
         if confirmation is not None:
             check_file(confirmation, JSON, outcomes.is_confirmation_file)
         try:
@@ -145,9 +144,6 @@ def issues_cmd(
     policy_path: Path | None,
 ) -> None:
     """Open, comment on and close one tracking issue per confirmed event (gh)."""
-    from generator.catalog.regression import policy_for
-    from generator.confirm import events, issues, outcomes, tracked
-    from generator.results.output import JSON, check_file, write_file
 
     def work(root: Path) -> int:
         if out is not None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SUSPECTED, CONFIRMED = "suspected", "confirmed"
 # Point verdicts that say the point was measured (its server was judged this run).
@@ -124,12 +127,13 @@ def _event(data: dict[str, Any]) -> Event:
     )
 
 
-def parse(data: Any, where: str) -> Verdicts:
+def parse(data: object, where: str) -> Verdicts:
     """The verdicts of a `results compare --json` object; ResultsError when it is not one."""
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(
         "sglang-ci/verdicts/"
     ):
-        raise ResultsError(f"{where}: not the JSON of `sglang-ci results compare --json`")
+        msg = f"{where}: not the JSON of `sglang-ci results compare --json`"
+        raise ResultsError(msg)
     events = tuple(_event(e) for e in data.get("events") or () if isinstance(e, dict))
     measured = set()
     changes: dict[tuple[Any, ...], dict[str, float]] = {}
@@ -155,5 +159,6 @@ def load(path: Path) -> Verdicts:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the verdicts: {exc}") from exc
+        msg = f"{path}: cannot read the verdicts: {exc}"
+        raise ResultsError(msg) from exc
     return parse(data, str(path))

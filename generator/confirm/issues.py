@@ -20,7 +20,6 @@ import json
 import re
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,10 @@ from generator.confirm.events import CONFIRMED, Event, Verdicts
 from generator.confirm.outcomes import Outcome, judgement_text, short
 from generator.confirm.tracked import Tracked
 from generator.errors import SglangCIError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 MARKER = "sglang-ci-event"
 RUN_MARKER = "sglang-ci-run"
@@ -137,8 +140,10 @@ def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
         "",
         f"- first bad run: `{event.first_bad_run}`; last good run: `{event.last_good_run}`",
         f"- confirmed by: {event.confirmed_by or 'the A/B on the runner'} (run {_link(run)})",
-        f"- server: fingerprint `{s.fingerprint}`, runner `{s.runner_label}`, "
-        f"image family `{s.image_family}`",
+        (
+            f"- server: fingerprint `{s.fingerprint}`, runner `{s.runner_label}`, "
+            f"image family `{s.image_family}`"
+        ),
         "- points: " + ", ".join(p.label for p in event.points),
         "",
         "What differs between the last good and the first bad run:",
@@ -159,8 +164,10 @@ def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
             lines.append(f"- first bad image: {short(outcome.first_bad)}")
         lines.append("")
     lines += [
-        "This issue is kept by sglang-ci: commented on while the event stays open, closed "
-        "when it recovers.",
+        (
+            "This issue is kept by sglang-ci: commented on while the event stays open, closed "
+            "when it recovers."
+        ),
         "",
         marker(event),
         run_marker(run),
@@ -225,10 +232,12 @@ class Gh:
         try:
             done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
         except (OSError, subprocess.SubprocessError) as exc:
-            raise IssueError(f"cannot run {self.program}: {exc}") from exc
+            msg = f"cannot run {self.program}: {exc}"
+            raise IssueError(msg) from exc
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["no message"])[0]
-            raise IssueError(f"gh {' '.join(args[:2])} failed ({done.returncode}): {first}")
+            msg = f"gh {' '.join(args[:2])} failed ({done.returncode}): {first}"
+            raise IssueError(msg)
         return done.stdout
 
     def with_body(self, args: list[str], text: str) -> str:

@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
-from generator.confirm.events import Event, Verdicts
 from generator.launch import ab
 from generator.launch.abjob import SideImage
 from generator.results.runs import json_files, started
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from generator.confirm.events import Event, Verdicts
 
 MAX_TIMEOUT_MINUTES = 72 * 60
 THROUGHPUT = "output_throughput_per_gpu"
@@ -221,6 +225,5 @@ def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> l
             f"(run `{conf['a']['run']}`), B `{conf['b']['image']}`, "
             f"{len(conf['candidates'])} nightly image(s) between"
         )
-    for s in skipped:
-        lines.append(f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}")
+    lines += [f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}" for s in skipped]
     return [*lines, ""]

@@ -12,13 +12,18 @@ import dataclasses
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generator.launch import ab
-from generator.launch.abjob import ConfirmationEntry, SideImage
+from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from generator.launch.abjob import ConfirmationEntry, SideImage
 
 DOCUMENT = "sglang-ci/confirmation/1"
 MISSING = "missing"
@@ -205,7 +210,7 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     ]
 
 
-def is_confirmation_file(data: Any) -> bool:
+def is_confirmation_file(data: object) -> bool:
     """Whether `data` is what confirmation_file gives (a file `--confirmation` may replace)."""
     return isinstance(data, list) and all(
         isinstance(d, dict) and set(d) == {"event", "result"} for d in data
@@ -287,12 +292,12 @@ def from_dict(data: dict[str, Any]) -> Outcome:
 
 def load(path: Path) -> dict[str, Outcome]:
     """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
-    from generator.results.record import ResultsError
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the outcomes: {exc}") from exc
+        msg = f"{path}: cannot read the outcomes: {exc}"
+        raise ResultsError(msg) from exc
     if not isinstance(data, list):
-        raise ResultsError(f"{path}: not the JSON of `sglang-ci confirm outcomes --json`")
+        msg = f"{path}: not the JSON of `sglang-ci confirm outcomes --json`"
+        raise ResultsError(msg)
     return {o.event: o for o in (from_dict(d) for d in data)}

@@ -57,11 +57,11 @@ def document(
     }
 
 
-def _number(value: Any) -> int | None:
+def _number(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def read(data: Any) -> list[Tracked]:
+def read(data: object) -> list[Tracked]:
     """The issues of one document; [] when `data` is not one (another JSON file)."""
     if not isinstance(data, Mapping) or data.get("schema") != SCHEMA:
         return []

@@ -87,11 +87,11 @@ def _claim(
     """A job id names one matrix entry of its server mode and packing, and its artifacts."""
     first = owner.setdefault(key, config)
     if first is not config:
-        raise CatalogError(
+        msg = (
             f"job id '{key[2]}' is made by config '{first.prefix}' (line {first.loc.line}) "
-            f"and by config '{config.prefix}'; rename one prefix",
-            config.loc,
+            f"and by config '{config.prefix}'; rename one prefix"
         )
+        raise CatalogError(msg, config.loc)
 
 
 def _unique_runs(runs: tuple[CaseRun, ...]) -> None:
@@ -101,12 +101,12 @@ def _unique_runs(runs: tuple[CaseRun, ...]) -> None:
     for run in runs:
         other = first.setdefault(run.id, run)
         if other is not run and other.case is not run.case:
-            raise CatalogError(
+            msg = (
                 f"case '{run.case.id}' makes the run id '{run.id}', which case "
                 f"'{other.case.id}' (line {other.case.loc.line}) makes too; two jobs would "
-                "upload one artifact: rename one case",
-                run.case.loc,
+                "upload one artifact: rename one case"
             )
+            raise CatalogError(msg, run.case.loc)
 
 
 def _case_runs(catalog: Catalog, case: Case) -> list[CaseRun]:
@@ -172,11 +172,13 @@ def _schedule(
     configs: tuple[Config, ...],
 ) -> Selection:
     if not configs:
-        raise CatalogError(f"cron group '{s.name}' selects no config", s.select_loc)
+        msg = f"cron group '{s.name}' selects no config"
+        raise CatalogError(msg, s.select_loc)
     try:
         check_mode(catalog, (c.suite for c in configs), s.server_mode, None)
     except SelectionError as e:
-        raise CatalogError(f"cron group '{s.name}': {e.message}", s.loc) from e
+        msg = f"cron group '{s.name}': {e.message}"
+        raise CatalogError(msg, s.loc) from e
     run = assemble(catalog, cells, jobs, configs, s.server_mode, s.packing)
     return Selection(
         kind="schedule",
@@ -202,7 +204,8 @@ def _preset(
     configs: tuple[Config, ...],
 ) -> Selection:
     if not configs:
-        raise CatalogError(f"preset '{p.name}' selects no config", p.select_loc)
+        msg = f"preset '{p.name}' selects no config"
+        raise CatalogError(msg, p.select_loc)
     modes = catalog.suite(p.suite).server_modes
     return Selection(
         kind="preset",

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from generator.catalog.model import PER_CELL, Catalog, Config, Pair
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cells import config_cells
-from generator.expand.model import Expanded, Job
 from generator.expand.pack import pack
 from generator.expand.select import check_mode, default_mode
 from generator.expand.servers import config_server
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded, Job
 
 # ISL and OSL of at most 9 digits (as the catalog's pairs), CONC of at most 6, RATIO of at
 # most 12 characters: the numbers are read only once they fit.
@@ -34,27 +37,32 @@ class Point:
 def parse_points(text: str) -> tuple[Point, ...]:
     """`ISL,OSL,CONC,RATIO;...` as points; SelectionError naming the first bad item."""
     if len(text) > MAX_POINTS_CHARS:
-        raise SelectionError(f"points: {len(text):,} characters; at most {MAX_POINTS_CHARS:,}")
+        msg = f"points: {len(text):,} characters; at most {MAX_POINTS_CHARS:,}"
+        raise SelectionError(msg)
     items = [item for item in text.split(";") if item.strip()]
     if not items:
-        raise SelectionError("points: give at least one ISL,OSL,CONC,RATIO")
+        msg = "points: give at least one ISL,OSL,CONC,RATIO"
+        raise SelectionError(msg)
     if len(items) > MAX_POINTS:
-        raise SelectionError(f"points: {len(items)} items; at most {MAX_POINTS}")
+        msg = f"points: {len(items)} items; at most {MAX_POINTS}"
+        raise SelectionError(msg)
     out: list[Point] = []
     for n, item in enumerate(items, 1):
         match = _POINT.match(item)
         shown = item.strip() if len(item.strip()) <= 40 else item.strip()[:37] + "..."
         if match is None:
-            raise SelectionError(
+            msg = (
                 f"points: item {n} '{shown}' is not ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; "
                 "ISL and OSL of at most 9 digits, CONC of at most 6)"
             )
+            raise SelectionError(msg)
         isl, osl, conc, ratio = int(match[1]), int(match[2]), int(match[3]), float(match[4])
         if min(isl, osl, conc) < 1 or not 0 < ratio <= 1:
-            raise SelectionError(
+            msg = (
                 f"points: item {n} '{shown}' needs ISL, OSL and CONC of at least 1 "
                 "and a RATIO in (0, 1]"
             )
+            raise SelectionError(msg)
         point = Point(pair=Pair(isl=isl, osl=osl), concurrency=conc, ratio=ratio)
         if point not in out:
             out.append(point)
@@ -71,11 +79,13 @@ def find_configs(expanded: Expanded, text: str, suite: str | None = None) -> tup
         if not prefix:
             continue
         if prefix not in by_prefix:
-            raise SelectionError(f"configs: {_unknown(prefix, mine or list(by_prefix))}")
+            msg = f"configs: {_unknown(prefix, mine or list(by_prefix))}"
+            raise SelectionError(msg)
         if by_prefix[prefix] not in out:
             out.append(by_prefix[prefix])
     if not out:
-        raise SelectionError("configs: name at least one config prefix")
+        msg = "configs: name at least one config prefix"
+        raise SelectionError(msg)
     return tuple(out)
 
 

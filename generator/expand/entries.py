@@ -11,7 +11,6 @@ from typing import Any, cast
 from generator.catalog.model import SPEC_NONE, Catalog, Client
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
-from generator.expand.model import CaseRun, Cell, Job, Server
 from generator.launch.contract import (
     LM_EVAL,
     CaseEntry,
@@ -21,6 +20,10 @@ from generator.launch.contract import (
     JobEntry,
     PointEntry,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import CaseRun, Cell, Job, Server
 
 DRAFT_STEPS = "--speculative-num-steps"
 
@@ -108,7 +111,7 @@ def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
         "client": client_entry(catalog.client(catalog.suite(config.suite).client)),
         "points": [point_entry(c) for c in job.cells],
     }
-    return cast(JobEntry, entry)
+    return cast("JobEntry", entry)
 
 
 def cell_entry(cell: Cell, image: str) -> dict[str, Any]:
@@ -159,6 +162,6 @@ def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
         "min_acceptance_rate": case.min_acceptance_rate,
         "timeout_minutes": dict(suite.timeout_minutes)[level],
         "eval_timeout_minutes": suite.eval_timeout_minutes,
-        "evaluator": cast(EvaluatorEntry, evaluator),
+        "evaluator": cast("EvaluatorEntry", evaluator),
     }
-    return cast(CaseEntry, entry)
+    return cast("CaseEntry", entry)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 
-from generator.catalog.model import Config, Estimates, PointModel
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.model import Config, Estimates, PointModel
 
 
 def shown(minutes: float) -> int:

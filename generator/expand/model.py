@@ -3,11 +3,14 @@ and the `Expanded` catalog that holds them all with an index from every id."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from generator.catalog.model import Case, Catalog, Config, Pair, Preset, Schedule
-from generator.errors import Loc
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.catalog.model import Case, Catalog, Config, Pair, Preset, Schedule
+    from generator.errors import Loc
 
 
 @dataclass(frozen=True, kw_only=True)

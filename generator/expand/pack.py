@@ -7,14 +7,17 @@ server; a config, cron group or preset with `packing: per-cell` gets one job per
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from generator.catalog.model import Catalog, Config
 from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
 from generator.expand.ids import bounded
 from generator.expand.model import Cell, Job, Server
 from generator.launch.contract import MAX_POINTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from generator.catalog.model import Catalog, Config
 
 _SLACK = 1e-9  # float sums of the same minutes in another order
 # Points a job sweeps at most: the launcher refuses a job of more (generator/launch/contract.py).
@@ -32,11 +35,11 @@ def pack(
     startup = startup_minutes(catalog.estimates, config)
     longest = max(cells, key=lambda c: c.minutes)
     if startup + longest.minutes > bound + _SLACK:
-        raise CatalogError(
+        msg = (
             f"point {longest.id} is estimated at {shown(longest.minutes)} min; with "
-            f"{startup:g} min of start-up it exceeds max_job_minutes {bound:g}",
-            config.loc,
+            f"{startup:g} min of start-up it exceeds max_job_minutes {bound:g}"
         )
+        raise CatalogError(msg, config.loc)
     if per_cell:
         return tuple(
             Job(id=c.id, server=c.server, cells=(c,), startup_minutes=startup) for c in cells

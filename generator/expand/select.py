@@ -4,7 +4,6 @@ how its cells become jobs. Everything here assembles what `expand` computed."""
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from generator.catalog.model import PER_CELL, PER_SERVER, Catalog, Config
@@ -12,6 +11,10 @@ from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
 from generator.expand.model import Cell, Expanded, Job, Run, Selection
 from generator.images.allowed import check_allowed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 
 def default_mode(catalog: Catalog, config: Config) -> str:
@@ -55,10 +58,11 @@ def check_mode(
         suite = catalog.suite(name)
         chosen = mode or suite.server_modes[0]
         if chosen not in suite.server_modes:
-            raise SelectionError(
+            msg = (
                 f"suite {suite.name} has no server mode '{chosen}' "
                 f"(it has: {', '.join(suite.server_modes)})"
             )
+            raise SelectionError(msg)
         if image is not None:
             check_image(catalog, chosen, image)
 
@@ -70,7 +74,8 @@ def check_image(catalog: Catalog, mode: str, image: str) -> None:
     check_allowed(image, mode, declared.image_repositories)
     pattern = declared.image_pattern
     if pattern and not fnmatch.fnmatchcase(image, pattern):
-        raise SelectionError(f"server mode '{mode}' runs only on {pattern} images, not '{image}'")
+        msg = f"server mode '{mode}' runs only on {pattern} images, not '{image}'"
+        raise SelectionError(msg)
 
 
 def image_for(catalog: Catalog, mode: str | None, image: str | None) -> str:
@@ -100,7 +105,8 @@ def _suite_name(catalog: Catalog, suite: str | None) -> str | None:
         if suite in (s.name, s.key):
             return s.name
     known = [s.name for s in catalog.suites]
-    raise SelectionError(f"unknown suite '{suite}'{did_you_mean(suite, known)}")
+    msg = f"unknown suite '{suite}'{did_you_mean(suite, known)}"
+    raise SelectionError(msg)
 
 
 def find_schedule(expanded: Expanded, *, name: str | None, cron: str | None) -> Selection:
@@ -111,9 +117,11 @@ def find_schedule(expanded: Expanded, *, name: str | None, cron: str | None) -> 
             return s
     if name is not None:
         known = [s.name for s in expanded.schedules]
-        raise SelectionError(f"unknown cron group '{name}'{did_you_mean(name, known)}")
+        msg = f"unknown cron group '{name}'{did_you_mean(name, known)}"
+        raise SelectionError(msg)
     known = [str(s.cron) for s in expanded.schedules]
-    raise SelectionError(f"unknown cron '{cron}'{did_you_mean(str(cron), known)}")
+    msg = f"unknown cron '{cron}'{did_you_mean(str(cron), known)}"
+    raise SelectionError(msg)
 
 
 def find_preset(expanded: Expanded, name: str, suite: str | None = None) -> Selection:
@@ -126,20 +134,23 @@ def find_preset(expanded: Expanded, name: str, suite: str | None = None) -> Sele
         return found[0]
     if len(found) > 1:
         suites = ", ".join(str(p.suite) for p in found)
-        raise SelectionError(f"preset '{name}' exists in several suites ({suites}); pass --suite")
+        msg = f"preset '{name}' exists in several suites ({suites}); pass --suite"
+        raise SelectionError(msg)
     elsewhere = sorted({str(p.suite) for p in expanded.presets if name in (p.name, *p.aliases)})
     if suite is not None and elsewhere:
-        raise SelectionError(
+        msg = (
             f"preset '{name}' is a preset of {' and '.join(elsewhere)}, not of {suite}: "
             f"choose suite {elsewhere[0]} (--suite {elsewhere[0]}), or a {suite} preset"
         )
+        raise SelectionError(msg)
     known = [
         n
         for p in expanded.presets
         if suite is None or p.suite == suite
         for n in (p.name, *p.aliases)
     ]
-    raise SelectionError(f"unknown preset '{name}'{did_you_mean(name, known)}")
+    msg = f"unknown preset '{name}'{did_you_mean(name, known)}"
+    raise SelectionError(msg)
 
 
 def query(
@@ -172,7 +183,8 @@ def query(
         if kind == "all":
             kind, name = "suite", suite_name
     if not configs:
-        raise SelectionError(f"the selection {kind} '{name}' has no config")
+        msg = f"the selection {kind} '{name}' has no config"
+        raise SelectionError(msg)
     check_mode(catalog, (c.suite for c in configs), chosen, image)
     if sel is not None and suite_name is None and chosen in sel.runs:
         run = sel.runs[chosen]

@@ -24,9 +24,10 @@ from generator.expand.model import Server
 def _substitute(flag: Flag, values: dict[str, str]) -> Flag:
     out = []
     for value in flag.values:
+        text = value
         for name, replacement in values.items():
-            value = value.replace("{" + name + "}", replacement)
-        out.append(value)
+            text = text.replace("{" + name + "}", replacement)
+        out.append(text)
     return Flag(name=flag.name, values=tuple(out), loc=flag.loc)
 
 
@@ -160,7 +161,8 @@ def config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str
     try:
         return _config_server(catalog, config, pair, mode)
     except CatalogError as e:
-        raise _named(f"config '{config.prefix}'", e) from e
+        where = f"config '{config.prefix}'"
+        raise _named(where, e) from e
 
 
 def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str) -> Server:
@@ -194,4 +196,5 @@ def case_server(catalog: Catalog, case: Case, level: str | None = None) -> Serve
             mode_name=catalog.server_modes[0].name,
         )
     except CatalogError as e:
-        raise _named(f"case '{case.id}'", e) from e
+        where = f"case '{case.id}'"
+        raise _named(where, e) from e

@@ -6,9 +6,11 @@ one repository, and `evil.example/rocm/atom-dev` another."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from generator.images.reference import ImageError, parse_reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class NotAllowed(ImageError):
@@ -37,10 +39,11 @@ def is_allowed(image: str, repositories: Iterable[str]) -> bool:
 def check_allowed(image: str, mode: str, repositories: tuple[str, ...]) -> None:
     """NotAllowed naming the repositories of `mode` unless `image` is of one of them."""
     if not is_allowed(image, repositories):
-        raise NotAllowed(
+        msg = (
             f"image '{image}': server mode '{mode}' runs images of "
             f"{', '.join(repositories) or 'no repository'} only"
         )
+        raise NotAllowed(msg)
 
 
 def is_pinned(image: str) -> bool:

@@ -3,13 +3,17 @@ step-summary block that lists what each one became."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import date
 from typing import Any
 
 from generator.images.reference import ImageError
-from generator.images.registry import Registry
 from generator.images.resolve import RESOLVE_ENV, Resolution, resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from datetime import date
+
+    from generator.images.registry import Registry
 
 
 def resolve_matrix(
@@ -20,14 +24,16 @@ def resolve_matrix(
     (the path taken) added; and the resolutions, in the order their images first appear."""
     entries = matrix.get("include")
     if not isinstance(entries, list):
-        raise ImageError("the matrix has no 'include' list of entries")
+        msg = "the matrix has no 'include' list of entries"
+        raise ImageError(msg)
     resolved: dict[str, Resolution] = {}
     pinned: list[dict[str, Any]] = []
     for index, entry in enumerate(entries):
         where = entry.get("id", f"#{index}") if isinstance(entry, dict) else f"#{index}"
         image = entry.get("image") if isinstance(entry, dict) else None
         if not isinstance(image, str) or not image:
-            raise ImageError(f"matrix entry {where}: no image to resolve")
+            msg = f"matrix entry {where}: no image to resolve"
+            raise ImageError(msg)
         if image not in resolved:
             resolved[image] = resolve(image, today, window_days, client)
         r = resolved[image]

@@ -44,7 +44,7 @@ class TagPattern:
         if found is None:
             return None
         try:
-            day = dt.datetime.strptime(found["date"], "%Y%m%d").date()
+            day = dt.date.fromisoformat(found["date"])  # YYYYMMDD, ISO 8601's basic form
         except ValueError:  # eight digits that are not a calendar date
             return None
         version = found["version"] if "version" in self.regex.groupindex else ""
@@ -60,19 +60,22 @@ def parse_pattern(template: str, tag_re: re.Pattern[str]) -> TagPattern:
     names = _PLACEHOLDER_RE.findall(template)
     for name in names:
         if name not in PLACEHOLDERS:
-            raise ValueError(
-                f"unknown placeholder '{{{name}}}'; a pattern has {{version}} and {{date}}"
-            )
+            msg = f"unknown placeholder '{{{name}}}'; a pattern has {{version}} and {{date}}"
+            raise ValueError(msg)
     if names.count("date") != 1 or names.count("version") > 1:
-        raise ValueError("a pattern has {date} once and {version} at most once")
+        msg = "a pattern has {date} once and {version} at most once"
+        raise ValueError(msg)
     pieces = _PLACEHOLDER_RE.split(template)  # literal, name, literal, name, literal
     literals = pieces[::2]
     if any("{" in text or "}" in text for text in literals):
-        raise ValueError("a brace outside a placeholder")
+        msg = "a brace outside a placeholder"
+        raise ValueError(msg)
     if any(text == "" for text in literals[1:-1]):
-        raise ValueError("placeholders must be separated by literal text")
+        msg = "placeholders must be separated by literal text"
+        raise ValueError(msg)
     if not tag_re.fullmatch(_PLACEHOLDER_RE.sub(lambda m: _SAMPLES[m[1]], template)):
-        raise ValueError("the pattern does not give a valid tag once filled in")
+        msg = "the pattern does not give a valid tag once filled in"
+        raise ValueError(msg)
     regex = "".join(
         f"(?P<{piece}>{PLACEHOLDERS[piece]})" if odd else re.escape(piece)
         for odd, piece in ((i % 2 == 1, p) for i, p in enumerate(pieces))

@@ -14,11 +14,14 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from email.message import Message
 from typing import Protocol
 from urllib.error import HTTPError, URLError
 
 from generator.images.reference import DIGEST_RE, ImageError, Reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from email.message import Message
 
 # A multi-arch tag is an index (a manifest list); accepting it makes the registry report
 # the index's digest rather than pick one platform's manifest.
@@ -104,21 +107,25 @@ class RegistryClient:
             seen.add(url)
             response = self._request(ref, "GET", url, "application/json")
             if response.status == 404:
-                raise RegistryError(f"repository not found: {where}")
+                msg = f"repository not found: {where}"
+                raise RegistryError(msg)
             self._expect_ok(response, f"tag list of {where}")
             try:
                 page = json.loads(response.body)
                 names = page.get("tags") or []
             except (ValueError, AttributeError):
-                raise RegistryError(f"tag list of {where} is not JSON") from None
+                msg = f"tag list of {where} is not JSON"
+                raise RegistryError(msg) from None
             if not isinstance(names, list) or not all(isinstance(t, str) for t in names):
-                raise RegistryError(f"tag list of {where} is not a list of strings")
+                msg = f"tag list of {where} is not a list of strings"
+                raise RegistryError(msg)
             tags.extend(names)
             link = _NEXT_LINK.search(response.headers.get("Link", ""))
             if link is None:
                 return tags
             url = urllib.parse.urljoin(url, link[1])
-        raise RegistryError(f"tag list of {where} pages without end")
+        msg = f"tag list of {where} pages without end"
+        raise RegistryError(msg)
 
     def digest(self, ref: Reference, tag: str) -> str:
         where = f"{ref.registry}/{ref.repository}"
@@ -126,7 +133,8 @@ class RegistryClient:
         accept = ", ".join(MANIFEST_TYPES)
         response = self._request(ref, "HEAD", url, accept)
         if response.status == 404:
-            raise RegistryError(f"tag '{tag}' not found in {where}")
+            msg = f"tag '{tag}' not found in {where}"
+            raise RegistryError(msg)
         self._expect_ok(response, f"manifest of {where}:{tag}")
         digest = response.headers.get("Docker-Content-Digest")
         if digest is None:  # the header is a SHOULD of the API: hash the manifest itself
@@ -134,15 +142,18 @@ class RegistryClient:
             self._expect_ok(response, f"manifest of {where}:{tag}")
             digest = "sha256:" + hashlib.sha256(response.body).hexdigest()
         if not DIGEST_RE.fullmatch(digest):
-            raise RegistryError(f"{where}:{tag} has digest '{digest}', not a sha256 digest")
+            msg = f"{where}:{tag} has digest '{digest}', not a sha256 digest"
+            raise RegistryError(msg)
         return digest
 
     @staticmethod
     def _expect_ok(response: _Response, what: str) -> None:
         if response.status == 401:
-            raise RegistryError(f"{what}: access denied (no such repository, or not public)")
+            msg = f"{what}: access denied (no such repository, or not public)"
+            raise RegistryError(msg)
         if response.status != 200:
-            raise RegistryError(f"{what}: HTTP {response.status}")
+            msg = f"{what}: HTTP {response.status}"
+            raise RegistryError(msg)
 
     def _request(self, ref: Reference, method: str, url: str, accept: str) -> _Response:
         """One request, with the repository's bearer token if it has one; a 401 gets a new
@@ -161,14 +172,16 @@ class RegistryClient:
     def _token(self, ref: Reference, challenge: str) -> str:
         scheme, _, params_text = challenge.strip().partition(" ")
         if scheme.lower() != "bearer":
-            raise RegistryError(
+            msg = (
                 f"{ref.registry} asks for credentials ({scheme or 'no challenge'}); "
                 "only anonymous pulls are supported"
             )
+            raise RegistryError(msg)
         params = dict(_CHALLENGE_PARAM.findall(params_text))
         realm = params.pop("realm", "")
         if urllib.parse.urlsplit(realm).scheme not in ("http", "https"):
-            raise RegistryError(f"{ref.registry} names no token realm in its challenge")
+            msg = f"{ref.registry} names no token realm in its challenge"
+            raise RegistryError(msg)
         params.setdefault("scope", f"repository:{ref.repository}:pull")
         query = urllib.parse.urlencode(
             {k: v for k, v in params.items() if k in ("service", "scope")}
@@ -177,14 +190,16 @@ class RegistryClient:
         sep = "&" if urllib.parse.urlsplit(realm).query else "?"
         response = self._send("GET", f"{realm}{sep}{query}", {"User-Agent": "sglang-ci"}, host)
         if response.status != 200:
-            raise RegistryError(f"token service {host}: HTTP {response.status}")
+            msg = f"token service {host}: HTTP {response.status}"
+            raise RegistryError(msg)
         try:
             answer = json.loads(response.body)
             token = answer.get("token") or answer.get("access_token")
         except (ValueError, AttributeError):
             token = None
         if not isinstance(token, str) or not token:
-            raise RegistryError(f"token service {host} gave no token")
+            msg = f"token service {host} gave no token"
+            raise RegistryError(msg)
         return token
 
     def _send(self, method: str, url: str, headers: dict[str, str], host: str) -> _Response:
@@ -202,7 +217,8 @@ class RegistryClient:
             except (URLError, OSError) as error:
                 if attempt == self.attempts:
                     reason = getattr(error, "reason", error)
-                    raise RegistryUnreachable(f"registry unreachable: {host} ({reason})") from error
+                    msg = f"registry unreachable: {host} ({reason})"
+                    raise RegistryUnreachable(msg) from error
                 time.sleep(delay)
                 delay *= 2
                 continue
@@ -210,4 +226,5 @@ class RegistryClient:
                 return response
             time.sleep(delay)
             delay *= 2
-        raise AssertionError("unreachable")  # the loop returns or raises
+        msg = "unreachable"
+        raise AssertionError(msg)  # the loop returns or raises

@@ -3,7 +3,6 @@ newest nightly in the window and its digest; a digest stays as written."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
@@ -15,6 +14,10 @@ from generator.images.registry import (
     RegistryError,
     RegistryUnreachable,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 RESOLVE_ENV = "SGLANG_CI_RESOLVE_IMAGES"
 
@@ -45,7 +48,8 @@ def registry_from_env(environ: Mapping[str, str]) -> RegistryClient | None:
     """A registry client, or None when `SGLANG_CI_RESOLVE_IMAGES=0` turns resolution off."""
     value = environ.get(RESOLVE_ENV, "")
     if value not in ("", "0", "1"):
-        raise ImageError(f"{RESOLVE_ENV} is 0 (off) or 1 (on, the default), not '{value}'")
+        msg = f"{RESOLVE_ENV} is 0 (off) or 1 (on, the default), not '{value}'"
+        raise ImageError(msg)
     return None if value == "0" else RegistryClient()
 
 
@@ -53,17 +57,19 @@ def resolve(requested: str, today: date, window_days: int, client: Registry | No
     """Pin `requested` (None as the client: resolution is off). A nightly pattern takes
     today's tag, else the newest within the `window_days` days before today."""
     if window_days < 0:
-        raise ImageError(f"the nightly window is {window_days} days; it cannot be negative")
+        msg = f"the nightly window is {window_days} days; it cannot be negative"
+        raise ImageError(msg)
     ref = parse_reference(requested)
     if ref.digest is not None:
         pinned = f"{ref.name}@{ref.digest}"
         return _resolution(ref, ref.tag, ref.digest, pinned, "digest")
     if client is None:
         if ref.pattern is not None:
-            raise ImageError(
+            msg = (
                 f"{requested}: a nightly pattern names no tag to run while {RESOLVE_ENV}=0 "
                 "turns resolution off; name a tag, or turn resolution on"
             )
+            raise ImageError(msg)
         return _resolution(ref, ref.tag, None, None, "unpinned")
     try:
         if ref.pattern is None:
@@ -78,9 +84,11 @@ def resolve(requested: str, today: date, window_days: int, client: Registry | No
             else f"a nightly pattern needs it: name a tag and set {RESOLVE_ENV}=0 (the "
             "workflows' resolve_images: false) to run it unpinned"
         )
-        raise ImageError(f"{requested}: {exc.message}; without the registry, {offline}") from exc
+        msg = f"{requested}: {exc.message}; without the registry, {offline}"
+        raise ImageError(msg) from exc
     except RegistryError as exc:
-        raise ImageError(f"{requested}: {exc.message}") from exc
+        msg = f"{requested}: {exc.message}"
+        raise ImageError(msg) from exc
 
 
 def _nightly(ref: Reference, client: Registry, today: date, window_days: int) -> Resolution:
@@ -97,10 +105,11 @@ def _nightly(ref: Reference, client: Registry, today: date, window_days: int) ->
             if newest
             else f"no tag matches the pattern among {len(listed)} tags"
         )
-        raise ImageError(
+        msg = (
             f"no tag matching {ref.text} between {first.isoformat()} and {today.isoformat()} "
             f"(today and the {window_days} days before; {found})"
         )
+        raise ImageError(msg)
     chosen = max(in_window, key=lambda n: n.key)
     digest = client.digest(ref, chosen.tag)
     days_back = (today - chosen.date).days

@@ -51,27 +51,33 @@ class ConfirmationEntry(JobEntry):
     confirmation: ConfirmationFields
 
 
-def _side(data: Any, where: str) -> SideImage:
+def _side(data: object, where: str) -> SideImage:
     if not isinstance(data, dict):
-        raise InputError(f"{where} must be an object")
+        msg = f"{where} must be an object"
+        raise InputError(msg)
     image = data.get("image")
     if not isinstance(image, str) or not PINNED.match(image):
-        raise InputError(f"{where}: 'image' must be pinned by digest (repository@sha256:...)")
+        msg = f"{where}: 'image' must be pinned by digest (repository@sha256:...)"
+        raise InputError(msg)
     digest = data.get("image_digest")
     if digest != image.split("@", 1)[1]:
-        raise InputError(f"{where}: 'image_digest' must be the digest of 'image'")
+        msg = f"{where}: 'image_digest' must be the digest of 'image'"
+        raise InputError(msg)
     for key in ("image_requested", "image_tag"):
         if not isinstance(data.get(key), str):
-            raise InputError(f"{where}: '{key}' must be a string")
+            msg = f"{where}: '{key}' must be a string"
+            raise InputError(msg)
     if data.get("run") is not None and not isinstance(data["run"], str):
-        raise InputError(f"{where}: 'run' must be a string or null")
-    return cast(SideImage, data)
+        msg = f"{where}: 'run' must be a string or null"
+        raise InputError(msg)
+    return cast("SideImage", data)
 
 
 def _integer(data: dict[str, Any], key: str, where: str, low: int, high: int) -> None:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(f"{where}: '{key}' must be an integer from {low} to {high}")
+        msg = f"{where}: '{key}' must be an integer from {low} to {high}"
+        raise InputError(msg)
 
 
 def check_confirmation(data: dict[str, Any], where: str) -> ConfirmationEntry:
@@ -80,18 +86,22 @@ def check_confirmation(data: dict[str, Any], where: str) -> ConfirmationEntry:
     block = data.get("confirmation")
     at = f"{where}: confirmation"
     if not isinstance(block, dict):
-        raise InputError(f"{at} must be an object")
+        msg = f"{at} must be an object"
+        raise InputError(msg)
     event = block.get("event")
     if not isinstance(event, str) or not EVENT_RE.match(event):
-        raise InputError(f"{at}: 'event' must match {EVENT_RE.pattern}")
+        msg = f"{at}: 'event' must match {EVENT_RE.pattern}"
+        raise InputError(msg)
     _integer(block, "repeats", at, 2, MAX_REPEATS)
     _integer(block, "max_bisect_steps", at, 0, MAX_STEPS)
     level = block.get("level")
     if isinstance(level, bool) or not isinstance(level, float | int) or not 0.5 <= level < 1:
-        raise InputError(f"{at}: 'level' must be a number from 0.5 to below 1")
+        msg = f"{at}: 'level' must be a number from 0.5 to below 1"
+        raise InputError(msg)
     metrics = block.get("metrics")
     if not isinstance(metrics, dict) or not metrics:
-        raise InputError(f"{at}: 'metrics' must be a non-empty object")
+        msg = f"{at}: 'metrics' must be a non-empty object"
+        raise InputError(msg)
     for name, rule in metrics.items():
         change = rule.get("min_change") if isinstance(rule, dict) else None
         if (
@@ -101,15 +111,17 @@ def check_confirmation(data: dict[str, Any], where: str) -> ConfirmationEntry:
             or not isinstance(change, float | int)
             or not 0 < change < 1
         ):
-            raise InputError(
+            msg = (
                 f"{at}: metrics.{name} must have a boolean 'higher_is_better' and a "
                 "'min_change' between 0 and 1"
             )
+            raise InputError(msg)
     _side(block.get("a"), f"{at}.a")
     _side(block.get("b"), f"{at}.b")
     candidates = block.get("candidates")
     if not isinstance(candidates, list):
-        raise InputError(f"{at}: 'candidates' must be a list")
+        msg = f"{at}: 'candidates' must be a list"
+        raise InputError(msg)
     for index, candidate in enumerate(candidates):
         _side(candidate, f"{at}.candidates[{index}]")
-    return cast(ConfirmationEntry, data)
+    return cast("ConfirmationEntry", data)

@@ -20,11 +20,14 @@ from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import LM_EVAL, CaseEntry
 from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, NotReady
-from generator.launch.knobs import Knobs
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
 from generator.launch.server import Server
 from generator.launch.sink import Sink
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.launch.knobs import Knobs
 
 EVAL_TAIL_LINES = 80
 EXIT_CODES = {"passed": OK, "failed": FAILED, "error": INFRASTRUCTURE, "timeout": INFRASTRUCTURE}

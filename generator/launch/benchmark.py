@@ -17,14 +17,17 @@ from typing import Any
 
 from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
-from generator.launch.contract import JobEntry, PointEntry
 from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, NotReady
-from generator.launch.knobs import Knobs
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import Server
 from generator.launch.sink import Sink
 from generator.launch.turns import Gate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.launch.contract import JobEntry, PointEntry
+    from generator.launch.knobs import Knobs
 
 BENCH_TAIL_LINES = 60
 

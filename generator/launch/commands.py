@@ -226,6 +226,6 @@ def _number(value: float) -> str:
     return repr(float(value))
 
 
-def _arg(value: str | int | float | bool) -> str:
+def _arg(value: str | float | bool) -> str:
     """An lm-eval model argument as its parser reads it (booleans as True/False)."""
     return str(value)

@@ -31,18 +31,25 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import IO, Any, cast
 
 from generator.launch import ab, commands, record, turns
-from generator.launch.abjob import ConfirmationEntry, SideImage
+from generator.launch.abjob import check_confirmation
 from generator.launch.console import say
-from generator.launch.contract import JobEntry
-from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, LaunchError, error
+from generator.launch.container import PASSED, checkout_dir, container_name, devices
+from generator.launch.contract import load_object
+from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
 from generator.launch.knobs import DEFAULTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import FrameType
+
+    from generator.launch.abjob import ConfirmationEntry, SideImage
+    from generator.launch.contract import JobEntry
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"
@@ -143,7 +150,7 @@ class Run:
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
         argv = commands.container_argv(
-            cast(JobEntry, job),
+            cast("JobEntry", job),
             name=self.name,
             devices=devices,
             workspace=ctx.workspace,
@@ -429,18 +436,14 @@ def main_confirm(
     path: str, environ: Mapping[str, str] | None = None, *, checkout: str | None = None
 ) -> int:
     """`run_in_container.py confirm FILE [CHECKOUT]`: check the job, then run it."""
-    from generator.launch.abjob import check_confirmation
-    from generator.launch.container import PASSED, checkout_dir, container_name, devices
-    from generator.launch.contract import load_object
-    from generator.launch.errors import InputError
-
     env = dict(os.environ if environ is None else environ)
     try:
         workspace = checkout_dir(checkout, env)
         entry = check_confirmation(load_object(Path(path)), path)
         cache = entry["container"]["model_cache"]
         if cache is not None and not Path(cache).is_dir():
-            raise InputError(f"the runner label's model cache {cache} is not a directory here")
+            msg = f"the runner label's model cache {cache} is not a directory here"
+            raise InputError(msg)
         found = devices(entry)
     except LaunchError as exc:
         return error("run_in_container.py", exc)

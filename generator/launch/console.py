@@ -17,9 +17,12 @@ import secrets
 import sys
 import threading
 import time
-from pathlib import Path
 
 from generator.launch.logtext import is_command_like
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _BLOCK = 64 * 1024
 # The most of a log that is read for its tail, and the longest line shown: a tool that

@@ -14,13 +14,16 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.launch import commands
 from generator.launch.console import say
 from generator.launch.contract import ServerEntry, check_case, check_job, load_object
 from generator.launch.errors import InputError, LaunchError, bug, error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 PROGRAM = "run_in_container.py"
@@ -60,12 +63,15 @@ def allocated_devices(text: str, source: str) -> list[str]:
         elif token.startswith("--device="):
             device, i = token.removeprefix("--device="), i + 1
         else:
-            raise InputError(f"{source}: '{token}' is not a --device flag of a render device")
+            msg = f"{source}: '{token}' is not a --device flag of a render device"
+            raise InputError(msg)
         if not _DEVICE.match(device):
-            raise InputError(f"{source}: '{device}' is not a render device (/dev/dri/renderD<n>)")
+            msg = f"{source}: '{device}' is not a render device (/dev/dri/renderD<n>)"
+            raise InputError(msg)
         out.append(f"--device={device}")
     if not out:
-        raise InputError(f"{source}: lists no GPU")
+        msg = f"{source}: lists no GPU"
+        raise InputError(msg)
     return out
 
 
@@ -77,10 +83,11 @@ def devices(entry: ServerEntry) -> list[str]:
     try:
         text = Path(source).read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(
+        msg = (
             f"the runner label {entry['runner']} allocates GPUs in {source}, which cannot be "
             f"read here: {exc.strerror}"
-        ) from exc
+        )
+        raise InputError(msg) from exc
     return allocated_devices(text, source)
 
 
@@ -99,10 +106,11 @@ def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
     (the requested commit, beside the default branch's checkout this script runs from),
     else the job's workspace."""
     if given is None:
-        return environ.get("GITHUB_WORKSPACE") or os.getcwd()
+        return environ.get("GITHUB_WORKSPACE") or str(Path.cwd())
     path = Path(given).resolve()
     if not (path / "scripts").is_dir():
-        raise InputError(f"{given}: not a checkout of this repository (no scripts/ in it)")
+        msg = f"{given}: not a checkout of this repository (no scripts/ in it)"
+        raise InputError(msg)
     return str(path)
 
 
@@ -121,9 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bug(PROGRAM, exc, None)
 
 
-def _main(kind: str, path: str, given: str | None) -> int:
+# os.execvp at the end replaces this process: there is no return to write after it.
+def _main(kind: str, path: str, given: str | None) -> int:  # noqa: RET503 (see above)
     if kind == "confirm":
-        from generator.launch.confirm import main_confirm
+        # Imported here: launch.confirm imports this module's helpers at its top.
+        from generator.launch.confirm import main_confirm  # noqa: PLC0415 (import cycle)
 
         return main_confirm(path, checkout=given)
     environ = os.environ
@@ -131,7 +141,8 @@ def _main(kind: str, path: str, given: str | None) -> int:
     entry: ServerEntry = check_job(data, path) if kind == "benchmark" else check_case(data, path)
     cache = entry["container"]["model_cache"]
     if cache is not None and not Path(cache).is_dir():
-        raise InputError(f"the runner label's model cache {cache} is not a directory here")
+        msg = f"the runner label's model cache {cache} is not a directory here"
+        raise InputError(msg)
     workspace = checkout_dir(given, environ)
     argv_docker = commands.container_argv(
         entry,

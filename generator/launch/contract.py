@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
 from generator.launch.errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 # The flags the launcher gives every server (commands.server_argv). SGLang's parser takes a
@@ -153,28 +156,35 @@ def load_object(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise InputError(f"cannot read JSON from {path}: {exc.strerror}") from exc
+        msg = f"cannot read JSON from {path}: {exc.strerror}"
+        raise InputError(msg) from exc
     if len(raw) > MAX_FILE_BYTES:
-        raise InputError(f"{path}: more than {MAX_FILE_BYTES} bytes; a job or case is smaller")
+        msg = f"{path}: more than {MAX_FILE_BYTES} bytes; a job or case is smaller"
+        raise InputError(msg)
     try:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
         text = str(exc) if not isinstance(exc, RecursionError) else "nested too deep"
-        raise InputError(f"cannot read JSON from {path}: {text.splitlines()[0]}") from exc
+        msg = f"cannot read JSON from {path}: {text.splitlines()[0]}"
+        raise InputError(msg) from exc
     if not isinstance(data, dict):
-        raise InputError(f"{path}: the top level must be a JSON object")
+        msg = f"{path}: the top level must be a JSON object"
+        raise InputError(msg)
     return data
 
 
 def _str(obj: dict[str, Any], key: str, where: str, *, ident: bool = False) -> str:
     value = obj.get(key)
     if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: '{key}' must be a non-empty string")
+        msg = f"{where}: '{key}' must be a non-empty string"
+        raise InputError(msg)
     if len(value) > (MAX_ID_CHARS if ident else MAX_TEXT_CHARS):
         limit = MAX_ID_CHARS if ident else MAX_TEXT_CHARS
-        raise InputError(f"{where}: '{key}' is {len(value)} characters; at most {limit}")
+        msg = f"{where}: '{key}' is {len(value)} characters; at most {limit}"
+        raise InputError(msg)
     if ident and not ID_RE.fullmatch(value):
-        raise InputError(f"{where}: '{key}' {_short(value)} must match {ID_RE.pattern}")
+        msg = f"{where}: '{key}' {_short(value)} must match {ID_RE.pattern}"
+        raise InputError(msg)
     return value
 
 
@@ -186,25 +196,29 @@ def _short(value: str) -> str:
 def _strings(value: object, what: str, where: str) -> list[str]:
     """A list of at most MAX_TOKENS strings of at most MAX_TEXT_CHARS, none with NUL."""
     if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
-        raise InputError(f"{where}: {what} must be a list of strings")
+        msg = f"{where}: {what} must be a list of strings"
+        raise InputError(msg)
     if len(value) > MAX_TOKENS:
-        raise InputError(f"{where}: {what} has {len(value)} items; at most {MAX_TOKENS}")
+        msg = f"{where}: {what} has {len(value)} items; at most {MAX_TOKENS}"
+        raise InputError(msg)
     for item in value:
         if "\0" in item or len(item) > MAX_TEXT_CHARS:
-            raise InputError(
-                f"{where}: {what} items must be at most {MAX_TEXT_CHARS} characters, without NUL"
-            )
+            msg = f"{where}: {what} items must be at most {MAX_TEXT_CHARS} characters, without NUL"
+            raise InputError(msg)
     return value
 
 
 def _number(obj: dict[str, Any], key: str, where: str, *, integer: bool) -> float:
     value = obj.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(f"{where}: '{key}' must be a number")
+        msg = f"{where}: '{key}' must be a number"
+        raise InputError(msg)
     if integer and not isinstance(value, int):
-        raise InputError(f"{where}: '{key}' must be an integer")
+        msg = f"{where}: '{key}' must be an integer"
+        raise InputError(msg)
     if not math.isfinite(value):
-        raise InputError(f"{where}: '{key}' must be finite")
+        msg = f"{where}: '{key}' must be finite"
+        raise InputError(msg)
     return float(value)
 
 
@@ -215,45 +229,55 @@ def _server_fields(obj: dict[str, Any], where: str) -> None:
     for key in ("image", "runner", "server_mode"):
         value = obj.get(key, "")
         if not isinstance(value, str) or len(value) > MAX_TEXT_CHARS or "\0" in value:
-            raise InputError(f"{where}: '{key}' must be a string (empty until pinned)")
+            msg = f"{where}: '{key}' must be a string (empty until pinned)"
+            raise InputError(msg)
     gpus = _number(obj, "gpus", where, integer=True)
     if not 1 <= gpus <= MAX_GPUS:
-        raise InputError(f"{where}: 'gpus' is {gpus:g}; a server needs 1 to {MAX_GPUS} GPUs")
+        msg = f"{where}: 'gpus' is {gpus:g}; a server needs 1 to {MAX_GPUS} GPUs"
+        raise InputError(msg)
     draft = obj.get("draft_tokens")
     if draft is not None and _number(obj, "draft_tokens", where, integer=True) < 1:
-        raise InputError(f"{where}: 'draft_tokens' must be at least 1")
+        msg = f"{where}: 'draft_tokens' must be at least 1"
+        raise InputError(msg)
     if "timeout_minutes" in obj and _number(obj, "timeout_minutes", where, integer=True) < 1:
-        raise InputError(f"{where}: 'timeout_minutes' must be at least 1")
+        msg = f"{where}: 'timeout_minutes' must be at least 1"
+        raise InputError(msg)
     container = obj.get("container")
     if not isinstance(container, dict):
-        raise InputError(f"{where}: 'container' must be an object with a list of 'options'")
+        msg = f"{where}: 'container' must be an object with a list of 'options'"
+        raise InputError(msg)
     _strings(container.get("options"), "container 'options'", where)
     for key in ("model_cache", "allocation_file"):
         value = container.get(key)
         if value is not None and (not isinstance(value, str) or not value.startswith("/")):
-            raise InputError(f"{where}: container '{key}' must be an absolute path or null")
+            msg = f"{where}: container '{key}' must be an absolute path or null"
+            raise InputError(msg)
     args = _strings(obj.get("server_args"), "'server_args'", where)
     for token in args:
         name = token.partition("=")[0]
         owned = [f for f in LAUNCHER_FLAGS if len(name) > 2 and f.startswith(name)]
         if name.startswith("--") and owned:
             said = "is" if name in owned else f"abbreviates {owned[0]} for SGLang, which is"
-            raise InputError(
+            msg = (
                 f"{where}: server_args: {name} {said} set by the launcher on every server: "
                 "remove it from the job"
             )
+            raise InputError(msg)
     _env(obj, where)
 
 
 def _env(obj: dict[str, Any], where: str) -> None:
     env = obj.get("env")
     if not isinstance(env, dict):
-        raise InputError(f"{where}: 'env' must be an object")
+        msg = f"{where}: 'env' must be an object"
+        raise InputError(msg)
     for key, value in env.items():
         if not ENV_KEY_RE.fullmatch(key):
-            raise InputError(f"{where}: env key {key!r} is not a valid variable name")
+            msg = f"{where}: env key {key!r} is not a valid variable name"
+            raise InputError(msg)
         if not isinstance(value, str) or "\0" in value:
-            raise InputError(f"{where}: env value of {key} must be a string without NUL")
+            msg = f"{where}: env value of {key} must be a string without NUL"
+            raise InputError(msg)
 
 
 def check_job(data: dict[str, Any], where: str) -> JobEntry:
@@ -261,71 +285,91 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
     _server_fields(data, where)
     client = data.get("client")
     if not isinstance(client, dict):
-        raise InputError(f"{where}: 'client' must be an object")
+        msg = f"{where}: 'client' must be an object"
+        raise InputError(msg)
     _str(client, "module", f"{where}: client")
     _strings(client.get("args"), "client 'args'", where)
     _env(client, f"{where}: client")
     if "turns" in data and not (isinstance(data["turns"], str) and data["turns"].startswith("/")):
-        raise InputError(f"{where}: 'turns' must be an absolute directory path")
+        msg = f"{where}: 'turns' must be an absolute directory path"
+        raise InputError(msg)
     if _number(data, "point_timeout_factor", where, integer=False) <= 0:
-        raise InputError(f"{where}: 'point_timeout_factor' must be positive")
+        msg = f"{where}: 'point_timeout_factor' must be positive"
+        raise InputError(msg)
     points = data.get("points")
     if not isinstance(points, list) or not points:
-        raise InputError(f"{where}: 'points' must be a non-empty list")
+        msg = f"{where}: 'points' must be a non-empty list"
+        raise InputError(msg)
     if len(points) > MAX_POINTS:
-        raise InputError(f"{where}: {len(points)} points; a job runs at most {MAX_POINTS}")
+        msg = f"{where}: {len(points)} points; a job runs at most {MAX_POINTS}"
+        raise InputError(msg)
     seen: set[str] = set()
     for index, point in enumerate(points):
         at = f"{where}: points[{index}]"
         if not isinstance(point, dict):
-            raise InputError(f"{at} must be an object")
+            msg = f"{at} must be an object"
+            raise InputError(msg)
         point_id = _str(point, "id", at, ident=True)
         if point_id in seen:
-            raise InputError(f"{at}: duplicate point id {point_id!r}")
+            msg = f"{at}: duplicate point id {point_id!r}"
+            raise InputError(msg)
         seen.add(point_id)
         for key in ("isl", "osl", "concurrency", "num_prompts", "num_warmups"):
             if _number(point, key, at, integer=True) < (1 if key != "num_warmups" else 0):
-                raise InputError(f"{at}: '{key}' is out of range")
+                msg = f"{at}: '{key}' is out of range"
+                raise InputError(msg)
         if not 0 < _number(point, "random_range_ratio", at, integer=False) <= 1:
-            raise InputError(f"{at}: 'random_range_ratio' must be in (0, 1]")
+            msg = f"{at}: 'random_range_ratio' must be in (0, 1]"
+            raise InputError(msg)
         if _number(point, "estimate_minutes", at, integer=True) < 1:
-            raise InputError(f"{at}: 'estimate_minutes' must be at least 1")
-    return cast(JobEntry, data)
+            msg = f"{at}: 'estimate_minutes' must be at least 1"
+            raise InputError(msg)
+    return cast("JobEntry", data)
 
 
 def check_case(data: dict[str, Any], where: str) -> CaseEntry:
     """`data` as a CaseEntry, or InputError naming what is wrong."""
     _server_fields(data, where)
     if not 0 <= _number(data, "threshold", where, integer=False) <= 1:
-        raise InputError(f"{where}: 'threshold' must be in [0, 1]")
+        msg = f"{where}: 'threshold' must be in [0, 1]"
+        raise InputError(msg)
     evaluator = data.get("evaluator")
     if not isinstance(evaluator, dict):
-        raise InputError(f"{where}: 'evaluator' must be an object")
+        msg = f"{where}: 'evaluator' must be an object"
+        raise InputError(msg)
     kind = evaluator.get("kind")
     at = f"{where}: evaluator"
     if _number(data, "eval_timeout_minutes", where, integer=False) <= 0:
-        raise InputError(f"{where}: 'eval_timeout_minutes' must be positive")
+        msg = f"{where}: 'eval_timeout_minutes' must be positive"
+        raise InputError(msg)
     if data.get("min_acceptance_rate") is not None and not (
         0 <= _number(data, "min_acceptance_rate", where, integer=False) <= 1
     ):
-        raise InputError(f"{where}: 'min_acceptance_rate' must be in [0, 1]")
+        msg = f"{where}: 'min_acceptance_rate' must be in [0, 1]"
+        raise InputError(msg)
     if kind == LM_EVAL:
         for key in ("task", "metric", "model"):
             if any(c in _str(evaluator, key, at) for c in "\n\r\0"):
-                raise InputError(f"{at}: '{key}' must be one line")
+                msg = f"{at}: '{key}' must be one line"
+                raise InputError(msg)
         if _number(evaluator, "num_fewshot", at, integer=True) < 0:
-            raise InputError(f"{at}: 'num_fewshot' must be at least 0")
+            msg = f"{at}: 'num_fewshot' must be at least 0"
+            raise InputError(msg)
         model_args = evaluator.get("model_args")
         if not isinstance(model_args, dict) or not all(
             isinstance(v, str | int | float | bool) for v in model_args.values()
         ):
-            raise InputError(f"{at}: 'model_args' must be an object of strings and numbers")
+            msg = f"{at}: 'model_args' must be an object of strings and numbers"
+            raise InputError(msg)
         if any("," in str(v) or "=" in str(v) for v in (data["model_path"], *model_args.values())):
-            raise InputError(f"{where}: lm-eval model_args cannot carry ',' or '=' in a value")
+            msg = f"{where}: lm-eval model_args cannot carry ',' or '=' in a value"
+            raise InputError(msg)
     elif kind == "sglang-few-shot-gsm8k":
         for key in ("num_shots", "num_questions", "parallel", "max_new_tokens"):
             if _number(evaluator, key, at, integer=True) < (0 if key == "num_shots" else 1):
-                raise InputError(f"{at}: '{key}' is out of range")
+                msg = f"{at}: '{key}' is out of range"
+                raise InputError(msg)
     else:
-        raise InputError(f"{at}: 'kind' must be one of {', '.join(EVALUATOR_KINDS)}")
-    return cast(CaseEntry, data)
+        msg = f"{at}: 'kind' must be one of {', '.join(EVALUATOR_KINDS)}"
+        raise InputError(msg)
+    return cast("CaseEntry", data)

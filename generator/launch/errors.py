@@ -9,10 +9,13 @@ exit 3. A signal ends the launcher with 128 + its number (process.Cancelled).
 from __future__ import annotations
 
 import traceback
-from pathlib import Path
 
 from generator.launch.console import say
 from generator.launch.logtext import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 OK = 0
 FAILED = 1  # a point failed or was invalid, a gate did not pass

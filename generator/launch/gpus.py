@@ -37,7 +37,7 @@ class Gpus:
     devices: tuple[str, ...] = ()
 
 
-def _json(argv: list[str]) -> Any:
+def _json(argv: list[str]) -> object:
     """The tool's JSON output, or None when it fails or prints something else. Lines
     before the JSON (a warning the tool prints first) are skipped."""
     try:
@@ -56,7 +56,7 @@ def _json(argv: list[str]) -> Any:
         return None
 
 
-def _gigabytes(value: Any, unit: str = "B") -> float | None:
+def _gigabytes(value: object, unit: str = "B") -> float | None:
     """A memory size in GiB, from a number and its unit or '288 GB' text. The tools' units
     are binary: amd-smi's "MB" is MiB (the library divides bytes by 1024 * 1024), so an
     MI300X reads 192 and an MI355X 288, as their data sheets say."""
@@ -74,7 +74,7 @@ def _gigabytes(value: Any, unit: str = "B") -> float | None:
     return None
 
 
-def _gpu_entries(data: Any) -> list[dict[str, Any]]:
+def _gpu_entries(data: object) -> list[dict[str, Any]]:
     """The per-GPU objects of an amd-smi JSON answer: a bare list, or the object newer
     releases print for `static` and `metric` ({"gpu_data": [...], "cpu_data": ...})."""
     if isinstance(data, dict):
@@ -113,7 +113,7 @@ def _rocm_smi() -> Gpus:
     names = _json(["rocm-smi", "--showproductname", "--json"])
     cards = sorted(k for k in names if k.startswith("card")) if isinstance(names, dict) else []
     model = None
-    if cards:
+    if isinstance(names, dict) and cards:
         model = names[cards[0]].get("Card Series") or names[cards[0]].get("Card series")
     memory = _json(["rocm-smi", "--showmeminfo", "vram", "--json"])
     total = None
@@ -150,13 +150,14 @@ def check(gpus: Gpus, needed: int) -> None:
     if gpus.tool is None:
         return
     if gpus.count is None:
-        raise Infrastructure(f"{gpus.tool} did not list the GPUs; cannot check the {needed} needed")
+        msg = f"{gpus.tool} did not list the GPUs; cannot check the {needed} needed"
+        raise Infrastructure(msg)
     if gpus.count < needed:
         shown = ", ".join(gpus.devices) or "none"
-        raise Infrastructure(
-            f"the job needs {needed} GPUs but {gpus.tool} lists {gpus.count} ({shown})"
-        )
+        msg = f"the job needs {needed} GPUs but {gpus.tool} lists {gpus.count} ({shown})"
+        raise Infrastructure(msg)
     if gpus.processes:
         held = "; ".join(f"GPU {p.gpu}: pid {p.pid} ({p.name})" for p in gpus.processes)
-        raise Infrastructure(f"GPUs already in use before the server starts: {held}")
+        msg = f"GPUs already in use before the server starts: {held}"
+        raise Infrastructure(msg)
     log(f"GPUs: {gpus.count} x {gpus.model or 'unknown model'} ({gpus.tool}), none in use")

@@ -7,12 +7,15 @@ inherit the caller's environment untouched. An empty value counts as unset.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.launch.commands import Where
 from generator.launch.errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 _INTEGER = re.compile(r"[0-9]+")
@@ -135,7 +138,8 @@ def read_knobs(environ: Mapping[str, str], cwd: Path, root: Path) -> Knobs:
     summary = environ.get("GITHUB_STEP_SUMMARY")
     cache = environ.get("MODEL_CACHE")
     if cache and not Path(cache).is_absolute():
-        raise InputError(f"MODEL_CACHE must be an absolute path, got {cache!r}")
+        msg = f"MODEL_CACHE must be an absolute path, got {cache!r}"
+        raise InputError(msg)
     return Knobs(
         python=_text(environ, "PYTHON"),
         port=_port(environ),
@@ -162,14 +166,16 @@ def _text(environ: Mapping[str, str], name: str) -> str:
 def _port(environ: Mapping[str, str]) -> int:
     text = _text(environ, "SGLANG_PORT")
     if not _INTEGER.fullmatch(text) or not 1 <= int(text) <= 65535:
-        raise InputError(f"SGLANG_PORT must be a port number from 1 to 65535, got {text!r}")
+        msg = f"SGLANG_PORT must be a port number from 1 to 65535, got {text!r}"
+        raise InputError(msg)
     return int(text)
 
 
 def _seconds(environ: Mapping[str, str], name: str) -> float:
     text = _text(environ, name)
     if not _NUMBER.fullmatch(text):
-        raise InputError(f"{name} must be a number of seconds such as 5 or 0.5, got {text!r}")
+        msg = f"{name} must be a number of seconds such as 5 or 0.5, got {text!r}"
+        raise InputError(msg)
     return float(text)
 
 
@@ -178,14 +184,14 @@ def _positive(environ: Mapping[str, str], name: str) -> float | None:
     if not text:
         return None
     if not _NUMBER.fullmatch(text) or float(text) <= 0:
-        raise InputError(
-            f"{name} must be a positive number of seconds such as 600 or 0.5, got {text!r}"
-        )
+        msg = f"{name} must be a positive number of seconds such as 600 or 0.5, got {text!r}"
+        raise InputError(msg)
     return float(text)
 
 
 def _count(environ: Mapping[str, str], name: str) -> int:
     text = _text(environ, name)
     if not _INTEGER.fullmatch(text):
-        raise InputError(f"{name} must be a whole number such as 0 or 1, got {text!r}")
+        msg = f"{name} must be a whole number such as 0 or 1, got {text!r}"
+        raise InputError(msg)
     return int(text)

@@ -13,7 +13,6 @@ import functools
 import io
 import os
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from generator.launch.accuracy import run_accuracy
@@ -22,6 +21,10 @@ from generator.launch.contract import check_case, check_job, load_object
 from generator.launch.errors import InputError, LaunchError, bug, error
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Cancelled, Supervisor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 USAGE = "usage: run_benchmark.sh JOB_JSON_FILE | run_accuracy.sh CASE_JSON_FILE"

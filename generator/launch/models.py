@@ -16,16 +16,20 @@ from __future__ import annotations
 import fcntl
 import json
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from generator.launch import commands
 from generator.launch.console import framed, log, tail
-from generator.launch.contract import ServerEntry
 from generator.launch.errors import Infrastructure
-from generator.launch.knobs import Knobs
 from generator.launch.process import Supervisor, describe_exit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from generator.launch.contract import ServerEntry
+    from generator.launch.knobs import Knobs
 
 INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 SINGLE_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -104,7 +108,8 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
                 else:
                     _download(model, snapshot, reason, only, knobs, supervisor)
         except OSError as exc:  # a cache that cannot be written
-            raise Infrastructure(f"cannot fill the model cache for {model}: {exc}") from exc
+            msg = f"cannot fill the model cache for {model}: {exc}"
+            raise Infrastructure(msg) from exc
         spent += time.monotonic() - started
     return round(spent, 3)
 
@@ -120,7 +125,8 @@ def _download(
     try:
         returncode = supervisor.run(f"hf download {model}", argv, output=output)
     except (OSError, ValueError) as exc:
-        raise Infrastructure(f"cannot run hf download for {model}: {exc}") from exc
+        msg = f"cannot run hf download for {model}: {exc}"
+        raise Infrastructure(msg) from exc
     if returncode != 0:
         detail = tail(output, DOWNLOAD_TAIL_LINES)
         if detail:
@@ -133,5 +139,6 @@ def _download(
     still = missing(snapshot, tokenizer_only=only)
     if still is not None:
         (snapshot / MARKER).write_text("hf download ended but the snapshot is not complete\n")
-        raise Infrastructure(f"hf download {model} ended, but {snapshot} is not complete: {still}")
+        msg = f"hf download {model} ended, but {snapshot} is not complete: {still}"
+        raise Infrastructure(msg)
     log(f"model {model}: downloaded into {snapshot}")

@@ -7,11 +7,14 @@ from dataclasses import dataclass
 
 from generator.launch import commands, gpus, models, provenance
 from generator.launch.console import log
-from generator.launch.contract import ServerEntry
 from generator.launch.errors import Infrastructure
-from generator.launch.knobs import Knobs
-from generator.launch.process import Supervisor
 from generator.launch.record import Common
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.launch.contract import ServerEntry
+    from generator.launch.knobs import Knobs
+    from generator.launch.process import Supervisor
 
 
 @dataclass(frozen=True, kw_only=True)

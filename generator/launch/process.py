@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
+from typing import Self
 
 from generator.launch.console import log
 
@@ -80,7 +81,7 @@ class Proc:
 def processes() -> dict[int, Proc] | None:
     """Every process on this machine, or None where /proc cannot be read."""
     try:
-        names = os.listdir("/proc")
+        names = [entry.name for entry in Path("/proc").iterdir()]
     except OSError:
         return None
     table: dict[int, Proc] = {}
@@ -169,7 +170,7 @@ class Supervisor:
         self._me = os.getpid()
         self.subreaper = False
 
-    def __enter__(self) -> Supervisor:
+    def __enter__(self) -> Self:
         self._me = os.getpid()
         self.subreaper = become_subreaper()
         if not self.subreaper:

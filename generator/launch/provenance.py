@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from generator.launch.contract import ServerEntry
-from generator.launch.gpus import Gpus
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.launch.contract import ServerEntry
+    from generator.launch.gpus import Gpus
 
 PROBE_TIMEOUT_S = 120.0
 ROCM_VERSION_FILE = Path("/opt/rocm/.info/version")
@@ -149,16 +152,26 @@ def markdown(provenance: Mapping[str, Any]) -> str:
 
     pinned = image["pinned"] or "not pinned"
     lines = [
-        f"- **Image** {show(image['requested'])}: tag {show(image['tag'])}, "
-        f"{'digest ' + show(image['digest']) if image['digest'] else pinned}"
-        f" ({image['resolution'] or 'not resolved'})",
-        f"- **Versions** SGLang {show(provenance['sglang_version'])}"
-        f" (commit {show(provenance['sglang_commit'])}), ATOM {show(provenance['atom_version'])},"
-        f" AITER {show(provenance['aiter_version'])}, ROCm {show(provenance['rocm_version'])}",
-        f"- **GPUs** {show(gpu['count'])} x {show(gpu['model'])}, {show(gpu['vram_gb'])} GB each;"
-        f" runner {show(provenance['runner_name'])} ({show(provenance['runner_label'])})",
-        f"- **Run** {show(provenance['github']['run_id'])} attempt "
-        f"{show(provenance['github']['run_attempt'])}, catalog commit "
-        f"{show(provenance['catalog_commit'])}",
+        (
+            f"- **Image** {show(image['requested'])}: tag {show(image['tag'])}, "
+            f"{'digest ' + show(image['digest']) if image['digest'] else pinned}"
+            f" ({image['resolution'] or 'not resolved'})"
+        ),
+        (
+            f"- **Versions** SGLang {show(provenance['sglang_version'])}"
+            f" (commit {show(provenance['sglang_commit'])}),"
+            f" ATOM {show(provenance['atom_version'])},"
+            f" AITER {show(provenance['aiter_version'])}, ROCm {show(provenance['rocm_version'])}"
+        ),
+        (
+            f"- **GPUs** {show(gpu['count'])} x {show(gpu['model'])},"
+            f" {show(gpu['vram_gb'])} GB each;"
+            f" runner {show(provenance['runner_name'])} ({show(provenance['runner_label'])})"
+        ),
+        (
+            f"- **Run** {show(provenance['github']['run_id'])} attempt "
+            f"{show(provenance['github']['run_attempt'])}, catalog commit "
+            f"{show(provenance['catalog_commit'])}"
+        ),
     ]
     return "\n".join(lines) + "\n\n"

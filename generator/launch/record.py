@@ -15,10 +15,13 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
 
 SCHEMA = "sglang-ci/record/1"
 # Any JSON whose `schema` starts with this claims to be a record (of some version).
@@ -57,7 +60,9 @@ _NOISE = re.compile(
     r"^\s*$|\d+%\||it/s\]|s/it\]|^\s*File \"|^\s{2,}\S|^Traceback \(most recent"
     r"|^During handling of|^The above exception|^[\s^~=*#-]+$"
 )
-_ERRORISH = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Fault)\b|error|fatal|denied", re.I)
+_ERRORISH = re.compile(
+    r"^[\w.]*(Error|Exception|Exit|Interrupt|Fault)\b|error|fatal|denied", re.IGNORECASE
+)
 MAX_ERROR_CHARS = 300
 
 
@@ -345,7 +350,7 @@ def text(record: Mapping[str, Any]) -> str:
     return json.dumps(_finite_only(record), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _finite_only(value: Any) -> Any:
+def _finite_only(value: object) -> object:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 from generator.launch.record import finite
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ERROR_TAIL_LINES = 20
 # The most of an output file that is read: a result line or results file is a few KiB, a

@@ -15,11 +15,14 @@ from pathlib import Path
 
 from generator.launch import commands, process, sockets
 from generator.launch.console import echo_tail, log, say
-from generator.launch.contract import ServerEntry
 from generator.launch.errors import NotReady
-from generator.launch.knobs import Knobs
 from generator.launch.process import Child, Supervisor, describe_exit
 from generator.launch.record import finite
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.launch.contract import ServerEntry
+    from generator.launch.knobs import Knobs
 
 LOG_TAIL_LINES = 200
 PORT_PROBE_TIMEOUT_S = 2.0
@@ -120,17 +123,19 @@ class Server:
             returncode = child.proc.poll()
             if returncode is not None:
                 status = describe_exit(returncode)
-                raise NotReady(f"server process exited with {status} before becoming ready")
+                msg = f"server process exited with {status} before becoming ready"
+                raise NotReady(msg)
             while stage < len(commands.READY_PATHS) and self._ready_at(stage):
                 stage += 1
             if stage == len(commands.READY_PATHS):
                 self._confirm_ours(child)
                 return
             if time.monotonic() >= deadline:
-                raise NotReady(
+                msg = (
                     f"server not ready after READY_TIMEOUT_S={self._knobs.ready_timeout_s:g}s"
                     f" (last stage: {commands.READY_PATHS[stage]})"
                 )
+                raise NotReady(msg)
             time.sleep(self._knobs.ready_poll_s)
 
     def _confirm_ours(self, child: Child) -> None:
@@ -141,13 +146,14 @@ class Server:
         served = self._served_model()
         if served is None:
             paths = " or ".join(commands.MODEL_INFO_PATHS)
-            raise NotReady(f"the server on port {port} reports no model_path at {paths}")
+            msg = f"the server on port {port} reports no model_path at {paths}"
+            raise NotReady(msg)
         if served != self.model:
-            raise NotReady(
+            msg = (
                 f"port {port} is served by a server of model {served!r}, not ours ({self.model!r}):"
-                " another server took the port",
-                infrastructure=True,
+                " another server took the port"
             )
+            raise NotReady(msg, infrastructure=True)
         inodes = sockets.listening(port)
         if inodes is None:
             log("warning: /proc/net/tcp cannot be read: the listener on the port is not checked")
@@ -161,11 +167,11 @@ class Server:
             return
         others = sockets.holders(foreign)
         who = ", ".join(f"pid {pid} ({sockets.command(pid)})" for pid in sorted(others.values()))
-        raise NotReady(
+        msg = (
             f"port {port} is listened on by {who or 'a process this launcher cannot see'},"
-            f" not by the server this launcher started (pid {child.pid})",
-            infrastructure=True,
+            f" not by the server this launcher started (pid {child.pid})"
         )
+        raise NotReady(msg, infrastructure=True)
 
     def _served_model(self) -> str | None:
         for path in commands.MODEL_INFO_PATHS:

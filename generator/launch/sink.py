@@ -10,14 +10,18 @@ each record is printed to the job log between marker lines, so no result is lost
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from generator.launch import record, summary
 from generator.launch.console import log, say
-from generator.launch.knobs import Knobs
-from generator.launch.process import Supervisor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.launch.knobs import Knobs
+    from generator.launch.process import Supervisor
 
 _PROBE = ".sglang-ci-write-check"
 FALLBACK_PREFIX = "sglang-ci-results-"

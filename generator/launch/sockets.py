@@ -5,10 +5,12 @@ processes holding them (`/proc/<pid>/fd/*` links to `socket:[inode]`)."""
 from __future__ import annotations
 
 import ipaddress
-import os
 import sys
-from collections.abc import Iterable
 from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 _LISTEN = "0A"
@@ -62,14 +64,13 @@ def holders(inodes: set[int], pids: Iterable[int] | None = None) -> dict[int, in
     wanted = {f"socket:[{inode}]": inode for inode in inodes}
     found: dict[int, int] = {}
     for pid in pids:
-        folder = f"/proc/{pid}/fd"
         try:
-            fds = os.listdir(folder)
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
         except OSError:
             continue
         for fd in fds:
             try:
-                target = os.readlink(f"{folder}/{fd}")
+                target = str(fd.readlink())
             except OSError:
                 continue
             if target in wanted:
@@ -87,6 +88,6 @@ def command(pid: int) -> str:
 
 def _proc_names() -> list[str]:
     try:
-        return os.listdir("/proc")
+        return [entry.name for entry in Path("/proc").iterdir()]
     except OSError:
         return []

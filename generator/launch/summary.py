@@ -4,14 +4,18 @@ then one row per point or the case's gates."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from generator.launch.console import log, say
-from generator.launch.contract import JobEntry
 from generator.launch.provenance import markdown as provenance_markdown
 from generator.launch.record import error_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from generator.launch.contract import JobEntry
 
 SUMMARY_FILE = "summary.md"
 _VERDICTS = {
@@ -55,12 +59,16 @@ def benchmark(
         "",
         provenance_markdown(provenance).rstrip("\n"),
         "",
-        f"Server mode `{job['server_mode']}` · server starts: {starts}"
-        f" · model download {_minutes(download)} min"
-        f" · start-up {_minutes(startup)} min (estimated {cell(job['startup_minutes'])})",
+        (
+            f"Server mode `{job['server_mode']}` · server starts: {starts}"
+            f" · model download {_minutes(download)} min"
+            f" · start-up {_minutes(startup)} min (estimated {cell(job['startup_minutes'])})"
+        ),
         "",
-        "| Point | ISL | OSL | Conc | Status | Output tok/s/GPU | Total tok/s | TTFT p50 (ms) "
-        "| TPOT p50 (ms) | ITL p50 (ms) | Accept len | Minutes | Estimated |",
+        (
+            "| Point | ISL | OSL | Conc | Status | Output tok/s/GPU | Total tok/s | TTFT p50 (ms) "
+            "| TPOT p50 (ms) | ITL p50 (ms) | Accept len | Minutes | Estimated |"
+        ),
         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in records:
@@ -104,8 +112,10 @@ def accuracy(data: Mapping[str, Any]) -> str:
         "",
         provenance_markdown(data["provenance"]).rstrip("\n"),
         "",
-        "| Evaluator | Metric | Score | Threshold | Acceptance | Min acceptance | Result "
-        "| Minutes |",
+        (
+            "| Evaluator | Metric | Score | Threshold | Acceptance | Min acceptance | Result "
+            "| Minutes |"
+        ),
         "|---|---|---:|---:|---:|---:|---|---:|",
         "| " + " | ".join(cells) + " |",
     ]

@@ -6,16 +6,20 @@ generated files (their limits are checked on render's output).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from generator.catalog.cron import describe
-from generator.catalog.model import Catalog
 from generator.errors import Loc, did_you_mean
-from generator.expand.model import Expanded
 from generator.jsonio import dumps
 from generator.lint.rules import CHECKS, RETIRED, RULES, Hit
 from generator.lint.rules.base import ERROR, WARNING, Owner, context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from generator.catalog.model import Catalog
+    from generator.expand.model import Expanded
 
 
 @dataclass(frozen=True, kw_only=True)

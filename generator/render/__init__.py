@@ -9,17 +9,20 @@ checked here, on that output.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from generator.catalog.model import LEVELS
 from generator.errors import Loc
-from generator.expand.model import Expanded
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits
 from generator.render.docs import coverage, launcher_knobs, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
 
 __all__ = ["render"]
 

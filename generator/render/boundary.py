@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 from generator.catalog.yamlio import load_data
 from generator.errors import CheckFailed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
 
 GPU_ENVIRONMENT = "gpu"
 HISTORY_ENVIRONMENT = "history"
@@ -92,7 +95,7 @@ def violations(workflows: Mapping[str, str], parsed: Mapping[str, Any] | None = 
     return [*_each(docs, workflows)]
 
 
-def _document(doc: Any) -> dict[Any, Any]:
+def _document(doc: object) -> dict[Any, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
@@ -139,4 +142,5 @@ def check(workflows: Mapping[str, str], parsed: Mapping[str, Any] | None = None)
     found = violations(workflows, parsed)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise BoundaryBroken(f"the GPU boundary is broken: {found[0]}{more}; see docs/security.md")
+        msg = f"the GPU boundary is broken: {found[0]}{more}; see docs/security.md"
+        raise BoundaryBroken(msg)

@@ -4,18 +4,22 @@ hand-written docs/launchers.md."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import PER_SERVER, matches
 from generator.errors import Loc, SglangCIError
 from generator.expand.entries import case_entry, job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import default_mode
 from generator.explain import case_text, job_text
 from generator.launch.knobs import KNOBS
-from generator.render.templates import Templates
 from generator.summary import markdown, summary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from generator.render.templates import Templates
 
 
 def coverage(expanded: Expanded, t: Templates) -> dict[str, str]:
@@ -108,10 +112,10 @@ def launcher_knobs(root: Path, t: Templates) -> dict[str, str]:
     head, begin, rest = text.partition(KNOBS_BEGIN)
     _, end, tail = rest.partition(KNOBS_END)
     if not begin or not end or KNOBS_BEGIN in rest or KNOBS_END in tail:
-        raise SglangCIError(
+        msg = (
             f"the page must hold the line {KNOBS_BEGIN.strip()!r} and, after it, the line "
-            f"{KNOBS_END.strip()!r}, once each: the knob table goes between them",
-            Loc(LAUNCHERS, head.count("\n") + 1 if begin else 1),
+            f"{KNOBS_END.strip()!r}, once each: the knob table goes between them"
         )
+        raise SglangCIError(msg, Loc(LAUNCHERS, head.count("\n") + 1 if begin else 1))
     table = t("knobs.md.j2", knobs=KNOBS)
     return {LAUNCHERS: head + KNOBS_BEGIN + table + KNOBS_END + tail}

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
 from generator.render.write import owned_files
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FIX = "make workflows"
 

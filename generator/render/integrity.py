@@ -5,12 +5,16 @@ opened a mapping) would show here as a trigger, a cron or a job nobody declared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from generator.catalog.model import Catalog
 from generator.catalog.yamlio import load_data
 from generator.errors import LimitError, Loc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.catalog.model import Catalog
 
 WORKFLOWS = ".github/workflows/"
 SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]
@@ -99,8 +103,8 @@ def check(catalog: Catalog, docs: Mapping[str, Any]) -> None:
         found = declared(docs[path])
         for key in ("on", "crons", "jobs", "inputs"):
             if found[key] != wanted[key]:
-                raise LimitError(
+                msg = (
                     f"{path} declares {key} {found[key]} where the catalog and templates "
-                    f"declare {wanted[key]}: a catalog value broke out of its place",
-                    Loc(path, 1),
+                    f"declare {wanted[key]}: a catalog value broke out of its place"
                 )
+                raise LimitError(msg, Loc(path, 1))

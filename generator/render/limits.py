@@ -9,11 +9,14 @@ expression may be at most 21,000 characters.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from generator.errors import LimitError, Loc
 from generator.jsonio import compact_size
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 MAX_MATRIX_JOBS = 256
 MAX_OUTPUT_BYTES = 1024 * 1024
@@ -25,17 +28,15 @@ _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.DOTALL)
 def check_matrix(what: str, loc: Loc, matrix: Mapping[str, Any]) -> None:
     jobs = len(matrix["include"])
     if jobs > MAX_MATRIX_JOBS:
-        raise LimitError(
-            f"{what} makes {jobs} jobs; a GitHub matrix holds at most {MAX_MATRIX_JOBS}: split it",
-            loc,
-        )
+        msg = f"{what} makes {jobs} jobs; a GitHub matrix holds at most {MAX_MATRIX_JOBS}: split it"
+        raise LimitError(msg, loc)
     size = compact_size(matrix)
     if size > MAX_OUTPUT_BYTES:
-        raise LimitError(
+        msg = (
             f"{what} is {size} bytes of matrix JSON; a job output holds at most "
-            f"{MAX_OUTPUT_BYTES}: split it",
-            loc,
+            f"{MAX_OUTPUT_BYTES}: split it"
         )
+        raise LimitError(msg, loc)
 
 
 def check_dispatch_inputs(path: str, doc: Mapping[str, Any], loc: Loc) -> None:
@@ -44,19 +45,19 @@ def check_dispatch_inputs(path: str, doc: Mapping[str, Any], loc: Loc) -> None:
     dispatch = on.get("workflow_dispatch") or {}
     count = len(dispatch.get("inputs") or {})
     if count > MAX_DISPATCH_INPUTS:
-        raise LimitError(
+        msg = (
             f"{path} would have {count} dispatch inputs; GitHub allows {MAX_DISPATCH_INPUTS}: "
-            "merge suites",
-            loc,
+            "merge suites"
         )
+        raise LimitError(msg, loc)
 
 
 def check_expressions(path: str, text: str) -> None:
     for m in _EXPRESSION.finditer(text):
         if len(m[0]) > MAX_EXPRESSION_CHARS:
             line = text.count("\n", 0, m.start()) + 1
-            raise LimitError(
+            msg = (
                 f"an expression of {len(m[0])} characters; GitHub allows "
-                f"{MAX_EXPRESSION_CHARS}: move the data into a committed JSON file",
-                Loc(path, line),
+                f"{MAX_EXPRESSION_CHARS}: move the data into a committed JSON file"
             )
+            raise LimitError(msg, Loc(path, line))

@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from generator.expand.entries import case_entry, job_entry
-from generator.expand.model import Expanded, Run
 from generator.expand.select import image_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded, Run
 
 MATRICES = ".github/matrices"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -15,6 +14,10 @@ import jinja2
 from generator.catalog.yamlio import load_data
 from generator.errors import SglangCIError
 from generator.render import boundary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TEMPLATES = "templates"  # under the repository root
 PINS = "actions.yaml"  # the pinned actions, under the templates
@@ -24,10 +27,11 @@ def templates_dir(root: Path) -> Path:
     """`root`'s templates/, or an error (exit 2) when `root` is not a checkout."""
     path = root / TEMPLATES
     if not (path / PINS).is_file():
-        raise SglangCIError(
+        msg = (
             f"{path / PINS}: not found: --root must name an sglang-ci checkout "
             "(catalogs/ and templates/)"
         )
+        raise SglangCIError(msg)
     return path
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from generator.catalog.cron import describe
 from generator.catalog.model import LEVELS
-from generator.expand.model import Expanded
 from generator.render.matrices import level_entries
-from generator.render.templates import Templates
 from generator.summary import preset_label
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
+    from generator.render.templates import Templates
 
 WORKFLOWS = ".github/workflows"
 # The dropdowns' default: a dispatch runs nothing unless a preset or configs are chosen.

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +46,10 @@ from generator.results.record import Problem, ResultsError, read_record
 from generator.results.runs import MANIFEST, RunDir
 from generator.results.store import COMPACT_FILE, CURRENT, Store
 from generator.results.verdicts_json import load as load_verdicts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 MANIFEST_SCHEMA = "sglang-ci/manifest/1"
 ADMIT = "results admit"
@@ -90,10 +93,11 @@ def _screen(
         except ImageError:
             allowed = pinned = False
         if image is not None and not allowed:
-            raise ResultsError(
+            msg = (
                 f"{rel}: image '{one_line(image)}' is not of a declared image repository "
                 f"({', '.join(images.repositories)}): the run is not admitted"
             )
+            raise ResultsError(msg)
         if pinned:
             kept.append((path, rel))
         else:
@@ -109,7 +113,8 @@ def _sort(run_dirs: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str], 
     problems: list[Problem] = []
     for run_dir in run_dirs:
         if not run_dir.is_dir():
-            raise ResultsError(f"{run_dir}: run directory is not a directory")
+            msg = f"{run_dir}: run directory is not a directory"
+            raise ResultsError(msg)
         prefix = "" if len(run_dirs) == 1 else f"{run_dir.resolve().name}/"
         for top, dirs, files in os.walk(run_dir):
             dirs.sort()
@@ -134,7 +139,8 @@ def _attachments(folder: Path | None) -> tuple[list[tuple[Path, str]], list[str]
     if folder is None:
         return [], []
     if not folder.is_dir():
-        raise ResultsError(f"{folder}: confirmation directory is not a directory")
+        msg = f"{folder}: confirmation directory is not a directory"
+        raise ResultsError(msg)
     kept: list[tuple[Path, str]] = []
     others: list[str] = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -180,20 +186,24 @@ def admit(
 ) -> Admitted:
     """Write the run made of `run_dirs` as `history/name` (see the module's text)."""
     if not _NAME.fullmatch(name):
-        raise ResultsError(f"{name!r}: a run name is letters, digits, '.', '_' and '-'")
+        msg = f"{name!r}: a run name is letters, digits, '.', '_' and '-'"
+        raise ResultsError(msg)
     if history.exists() and not history.is_dir():
-        raise ResultsError(f"{history}: history directory is not a directory")
+        msg = f"{history}: history directory is not a directory"
+        raise ResultsError(msg)
     target = history / name
     if target.exists():
-        raise ResultsError(f"{target}: already exists; {ADMIT} never rewrites a run")
+        msg = f"{target}: already exists; {ADMIT} never rewrites a run"
+        raise ResultsError(msg)
     records, others, problems = _sort(run_dirs)
     attached, not_json = _attachments(confirmation)
     others += not_json
     if problems:
-        raise ResultsError(
+        msg = (
             f"{problems[0]} (the run is not admitted: {len(problems)} of "
             f"{len(problems) + len(records)} files claiming to be records do not validate)"
         )
+        raise ResultsError(msg)
     records, not_pinned = _screen(records, images)
     others += not_pinned
     matrices = _matrices(expected)

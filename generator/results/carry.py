@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,10 @@ from typing import Any
 from generator.results.events import CONFIRMED, Event
 from generator.results.history import ServerKey
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 CLEARED = "cleared"
 AB = "ab"
@@ -130,11 +133,13 @@ def load_confirmation(path: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the A/B outcomes: {exc}") from exc
+        msg = f"{path}: cannot read the A/B outcomes: {exc}"
+        raise ResultsError(msg) from exc
     if not isinstance(data, list) or not all(
         isinstance(d, dict) and isinstance(d.get("event"), str) for d in data
     ):
-        raise ResultsError(f'{path}: not A/B outcomes (a list of {{"event": ..., "result": ...}})')
+        msg = f'{path}: not A/B outcomes (a list of {{"event": ..., "result": ...}})'
+        raise ResultsError(msg)
     return {str(d["event"]): str(d.get("result")) for d in data}
 
 

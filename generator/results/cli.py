@@ -6,18 +6,23 @@ that fails); 2 bad input (no such directory, a broken policy or matrix file).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from generator.catalog import load as load_catalog
+from generator.catalog.regression import policy_for
 from generator.context import run_at_root
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
-from generator.results.output import JSON, MARKDOWN, check_file, write_file
+from generator.results.output import JSON, MARKDOWN, check_dir, check_file, replace_dir, write_file
+from generator.results.provenance import run_info, title
 from generator.results.record import ResultsError
+from generator.results.runs import MANIFEST
 
 _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
@@ -118,17 +123,13 @@ def summarize_cmd(
     """The run summary of RUN_DIR... (one run, possibly several job directories): the
     outcome, provenance, then the tables. The run is named by the GITHUB_* variables of
     the job, by the manifest of an admitted run, else by its records."""
-    import os
-
     from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store
-    from generator.results.provenance import run_info
-    from generator.results.runs import MANIFEST
     from generator.results.summarize import markdown, summarize
     from generator.results.verdicts_json import load as load_verdicts
 
-    def work(root: Path) -> int:
+    def work(_root: Path) -> int:
         _check_out(out, as_json)
         wanted = load_expected(expected, jobs_path) if expected else None
         judged = load_verdicts(verdicts) if verdicts is not None else None
@@ -179,7 +180,6 @@ def compare_cmd(
     """Verdicts of a run's points and curves against the history, and its events; exit 1
     on a regression this run confirms or a failed gate (unless the policy only warns), on
     missing data, and for a run without any record."""
-    from generator.catalog.regression import policy_for
     from generator.results.carry import load_confirmation
     from generator.results.compare import compare
     from generator.results.compare_text import markdown
@@ -234,13 +234,10 @@ def report_cmd(
     policy_path: Path | None,
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
-    from generator.catalog.regression import policy_for
     from generator.results.admit import read_manifest
     from generator.results.compare import compare
     from generator.results.expected import load_expected
     from generator.results.load import open_store
-    from generator.results.output import check_dir, replace_dir
-    from generator.results.provenance import run_info, title
     from generator.results.report import REPORT, Latest, report
     from generator.results.verdicts_json import load as load_verdicts
 
@@ -251,7 +248,8 @@ def report_cmd(
         _warn_problems(store.problems)
         name = current[0].resolve().name if current else store.promote_latest()
         if name is None:
-            raise ResultsError(f"{history}: no run with a record, nothing to report")
+            msg = f"{history}: no run with a record, nothing to report"
+            raise ResultsError(msg)
         manifest = read_manifest(Path(store.manifests[name])) if name in store.manifests else None
         if judged is None and manifest is not None:
             judged = manifest.get("verdicts")
@@ -282,7 +280,6 @@ def thresholds_cmd(
     ctx: click.Context, history: Path, policy_path: Path | None, as_json: bool
 ) -> None:
     """Proposed accuracy thresholds per case from the history (never applied)."""
-    from generator.catalog.regression import policy_for
     from generator.results.load import open_store
     from generator.results.thresholds import markdown, thresholds
 
@@ -329,13 +326,10 @@ def admit_cmd(
     one validates and every image is of an image repository the catalogs under --root
     declare; records whose image is not pinned by digest are left out), a manifest and a
     compact file; an existing run is never rewritten."""
-    import os
-
-    from generator.catalog import load
     from generator.results.admit import Images, admit
 
     def work(root: Path) -> int:
-        catalog = load(root)
+        catalog = load_catalog(root)
         repositories = dict.fromkeys(r for m in catalog.server_modes for r in m.image_repositories)
         done = admit(
             run_dirs,

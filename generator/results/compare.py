@@ -9,14 +9,11 @@ found into events; carry.py applies what earlier verdicts and the night's A/B sa
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.catalog.regression import Policy
 from generator.results.carry import CLEARED, carried, earlier_events, with_outcome
 from generator.results.changepoint import Detector, edivisive
-from generator.results.curve import CurveResult
 from generator.results.events import CONFIRMED, Event, events, merged
 from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
 from generator.results.gates import Gate, gates
@@ -41,6 +38,13 @@ from generator.results.verdict import (
     TRADE_OFF,
     worst,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.catalog.regression import Policy
+    from generator.results.curve import CurveResult
 
 SCHEMA = "sglang-ci/verdicts/2"
 THROUGHPUT = "output_throughput_per_gpu"

@@ -91,11 +91,13 @@ def markdown(data: dict[str, Any]) -> list[str]:
         "",
         _outcome(data),
         "",
-        f"Each point against its own series (the last {policy['window']} valid values, a full "
-        f"baseline {policy['runs']}, at least {policy['min_runs']}): a point {policy['k']:g} "
-        f"robust standard deviations and {changes} worse, a server's pooled run "
-        f"{server['suspect']:g} (suspected), confirmed on a later run only; policy from "
-        f"{policy['source']}.",
+        (
+            f"Each point against its own series (the last {policy['window']} valid values, a full "
+            f"baseline {policy['runs']}, at least {policy['min_runs']}): a point {policy['k']:g} "
+            f"robust standard deviations and {changes} worse, a server's pooled run "
+            f"{server['suspect']:g} (suspected), confirmed on a later run only; policy from "
+            f"{policy['source']}."
+        ),
         "",
         *_events(data),
     ]
@@ -113,7 +115,7 @@ def markdown(data: dict[str, Any]) -> list[str]:
         lines += ["### Missing accuracy cases", ""]
         lines += [f"- `{c['id']}` ({c['case']})" for c in data["missing_cases"]]
         lines.append("")
-    curves = [c for c in data["curves"] if c["verdict"] not in (OK,)]
+    curves = [c for c in data["curves"] if c["verdict"] != OK]
     if curves:
         lines += ["### Curves (throughput per GPU at fixed interactivity)", ""]
         lines += table(

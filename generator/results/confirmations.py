@@ -10,16 +10,20 @@ run whose `issues.json` (`sglang-ci confirm issues --out`) names it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from generator.confirm import outcomes, tracked
-from generator.confirm.outcomes import Outcome
-from generator.confirm.tracked import Tracked
 from generator.launch.abjob import ConfirmationEntry, check_confirmation
 from generator.launch.errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from generator.confirm.outcomes import Outcome
+    from generator.confirm.tracked import Tracked
 
 FOLDER = "confirmation"
 MATRIX = "matrix.json"
@@ -35,7 +39,7 @@ class Confirmations:
     problems: list[str] = field(default_factory=list)
 
 
-def _json(path: Path) -> Any:
+def _json(path: Path) -> object:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

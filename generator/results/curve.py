@@ -29,9 +29,12 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from generator.results.history import PointKey, ServerSeries
 from generator.results.track import Finding, Level, inflate, spread, trimmed
 from generator.results.verdict import IMPROVED, INSUFFICIENT, NEW, OK, REGRESSION, SUSPECTED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.history import PointKey, ServerSeries
 
 THROUGHPUT = "output_throughput_per_gpu"
 Curve = Sequence[tuple[float, float]]  # (ln interactivity, ln throughput), by interactivity

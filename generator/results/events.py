@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from generator.results.history import DIFFERENCES, PointKey, ServerKey, ServerSeries
 from generator.results.judge import CURVE, SERVER, Found, ServerJudgement
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SUSPECTED, CONFIRMED = "suspected", "confirmed"
 # Findings whose onsets are this many runs apart or closer are one event.

@@ -14,14 +14,17 @@ jobs.py). Missing data fails a run, and so does a run without any record.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
 from generator.results.store import IMAGE_FAMILY_SQL, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,10 +45,12 @@ def _entries(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise ResultsError(f"{path}: cannot read the matrix: {e}") from e
+        msg = f"{path}: cannot read the matrix: {e}"
+        raise ResultsError(msg) from e
     entries = data.get("include") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise ResultsError(f'{path}: a matrix is {{"include": [...]}} or a list of objects')
+        msg = f'{path}: a matrix is {{"include": [...]}} or a list of objects'
+        raise ResultsError(msg)
     return entries
 
 
@@ -71,7 +76,8 @@ def load_expected(paths: Sequence[Path], jobs: Path | None = None) -> Expected:
                 else:
                     cases.append((str(entry["id"]), str(entry.get("case", entry["id"]))))
             except (KeyError, TypeError, ValueError) as e:
-                raise ResultsError(f"{path}: entry {i}: not a job or case entry ({e!r})") from e
+                msg = f"{path}: entry {i}: not a job or case entry ({e!r})"
+                raise ResultsError(msg) from e
     reasons = tuple(sorted(load_jobs(jobs).items())) if jobs is not None else ()
     return Expected(points=tuple(points), cases=tuple(cases), jobs=reasons)
 

@@ -6,12 +6,16 @@ are applied again to the records, so a run's verdict does not depend on a job's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from generator.results.record import is_infrastructure, needs_acceptance
-from generator.results.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from generator.results.store import Store
 
 ACCURACY = "accuracy"
 ACCEPTANCE = "acceptance"

@@ -16,9 +16,12 @@ in memory; `judge.py` judges them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # What differs between two runs of a server, in the order an event lists it.
 DIFFERENCES = (

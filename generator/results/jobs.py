@@ -11,18 +11,22 @@ its container'", "job cancelled", "job never started (queued)").
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 
 def _objects(path: Path) -> list[Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ResultsError(f"{path}: cannot read the jobs: {e.strerror or e}") from e
+        msg = f"{path}: cannot read the jobs: {e.strerror or e}"
+        raise ResultsError(msg) from e
     try:
         data = json.loads(text) if text.strip() else []
     except ValueError:
@@ -33,11 +37,13 @@ def _objects(path: Path) -> list[Any]:
             try:
                 data.append(json.loads(line))
             except ValueError as e:
-                raise ResultsError(f"{path}:{number}: not a JSON object: {e}") from e
+                msg = f"{path}:{number}: not a JSON object: {e}"
+                raise ResultsError(msg) from e
     if isinstance(data, dict):
         data = data.get("jobs", [])
     if not isinstance(data, list) or not all(isinstance(j, dict) for j in data):
-        raise ResultsError(f'{path}: jobs are JSON objects, a list of them or {{"jobs": [...]}}')
+        msg = f'{path}: jobs are JSON objects, a list of them or {{"jobs": [...]}}'
+        raise ResultsError(msg)
     return data
 
 

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from generator.catalog.regression import Policy
 from generator.results.changepoint import Detector, Slow, edivisive, slow_finding
 from generator.results.curve import CurveResult, judge_curve
 from generator.results.history import PointKey, Sample, ServerSeries
@@ -48,6 +46,12 @@ from generator.results.verdict import (
     SUSPECTED,
     worst,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from generator.catalog.regression import Policy
 
 Z95 = 1.959964
 CURVE_METRIC = "output_throughput_per_gpu"

@@ -9,12 +9,15 @@ without its identity, validity or start time, is still reported and skipped (sto
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from generator.results.record import Problem, read_record
 from generator.results.runs import RunDir, history_dirs, history_run, run_dir, started
 from generator.results.store import COMPACT_FILE, CURRENT, HISTORY, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def checked(run: RunDir) -> tuple[RunDir, list[Problem]]:

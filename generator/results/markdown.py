@@ -3,7 +3,9 @@ step-summary limit (a cut names the file with the full text)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 # GitHub refuses a step summary over 1 MiB; the workflow's own lines need some room.
 DEFAULT_MAX_BYTES = 1_000_000

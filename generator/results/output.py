@@ -18,11 +18,14 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MARKER = ".sglang-ci-output.json"
 MARKER_SCHEMA = "sglang-ci/output/1"
@@ -36,7 +39,7 @@ class OutputRefused(ResultsError):
     """A command would write where it may not (exit 2)."""
 
 
-def ours_by_schema(data: Any) -> bool:
+def ours_by_schema(data: object) -> bool:
     """JSON sglang-ci wrote: an object whose `schema` starts with `sglang-ci/`."""
     return isinstance(data, dict) and str(data.get("schema", "")).startswith("sglang-ci/")
 
@@ -61,11 +64,14 @@ def check_file(path: Path, kind: str, ours: Callable[[Any], bool] = ours_by_sche
     suffix = _SUFFIX[kind]
     if path.suffix != suffix:
         what = "JSON" if kind == JSON else "Markdown"
-        raise OutputRefused(f"{path}: a {what} output is written to a {suffix} file")
+        msg = f"{path}: a {what} output is written to a {suffix} file"
+        raise OutputRefused(msg)
     if path.is_dir():
-        raise OutputRefused(f"{path}: is a directory, not a file")
+        msg = f"{path}: is a directory, not a file"
+        raise OutputRefused(msg)
     if path.exists() and not _ours(path, kind, ours):
-        raise OutputRefused(f"{path}: exists and was not written by sglang-ci; not replaced")
+        msg = f"{path}: exists and was not written by sglang-ci; not replaced"
+        raise OutputRefused(msg)
 
 
 def write_file(
@@ -81,7 +87,7 @@ def write_file(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
-        os.replace(tmp, path)
+        Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -117,22 +123,25 @@ def check_dir(target: Path, what: str) -> None:
     """Refuse `target` as the output directory of `what` unless it is new, empty, or
     holds only the files `what` wrote there before (its MARKER)."""
     if (target.exists() and not target.is_dir()) or target.is_symlink():
-        raise OutputRefused(f"{target}: is not a directory {what} made")
+        msg = f"{target}: is not a directory {what} made"
+        raise OutputRefused(msg)
     if not target.exists() or not any(target.iterdir()):
         return
     listed = _listed(target)
     if listed is None:
-        raise OutputRefused(
+        msg = (
             f"{target}: is not empty and was not made by {what} (no {MARKER}); "
             "choose a new directory"
         )
+        raise OutputRefused(msg)
     foreign = [f for f in _files(target) if f != MARKER and f not in listed]
     if foreign:
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
-        raise OutputRefused(
+        msg = (
             f"{target}: holds {foreign[0]}{more}, which {what} did not write; "
             "move it away or choose a new directory"
         )
+        raise OutputRefused(msg)
 
 
 def replace_dir(target: Path, what: str, build: Callable[[Path], None]) -> None:
@@ -172,7 +181,8 @@ def _swap(new: Path, target: Path) -> None:
 def new_dir(target: Path, what: str, build: Callable[[Path], None]) -> None:
     """Build a directory that must not exist yet beside where it goes, then move it in."""
     if target.exists() or target.is_symlink():
-        raise OutputRefused(f"{target}: already exists; {what} never rewrites it")
+        msg = f"{target}: already exists; {what} never rewrites it"
+        raise OutputRefused(msg)
     target.parent.mkdir(parents=True, exist_ok=True)
     new = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
     try:

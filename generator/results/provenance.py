@@ -9,10 +9,13 @@ the summary and history jobs belong to the run they describe), else by the recor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from generator.results.store import Store
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.results.store import Store
 
 _IMAGES = """
 SELECT image AS requested, image_tag AS tag, image_digest AS digest, image_pinned AS pinned,

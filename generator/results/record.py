@@ -14,7 +14,6 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -31,6 +30,11 @@ from generator.launch.record import (
     needs_acceptance,
     point_validity,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 SCHEMA_ID = SCHEMA
 SCHEMA_FILE = "schemas/record-1.schema.json"
@@ -85,10 +89,11 @@ def _validators() -> dict[str, Draft202012Validator]:
 
 
 def _no_constant(name: str) -> float:
-    raise ValueError(f"non-finite number {name} (write null)")
+    msg = f"non-finite number {name} (write null)"
+    raise ValueError(msg)
 
 
-def problem_of(data: Any) -> str | None:
+def problem_of(data: Mapping[str, Any]) -> str | None:
     """Why `data` (a parsed JSON object tagged as a record) is not a valid record."""
     if data.get("schema") != SCHEMA_ID:
         return f"unsupported record schema {data.get('schema')!r} (this reads {SCHEMA_ID!r})"

@@ -19,24 +19,28 @@ The newest EVENTS_SHOWN events get a section; older ones a row of a table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
 from generator.confirm.outcomes import MISSING, Outcome, judgement_text
-from generator.launch import ab
 from generator.launch.provenance import version_commit
-from generator.results.confirmations import Confirmations
 from generator.results.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
 from generator.results.provenance import short_digest
 from generator.results.site import SHORT, env, html, link, slug
 from generator.results.site import page as write_page
-from generator.results.store import Store
-from generator.results.timeline import Judged, RunView
-from generator.results.verdicts_json import Event
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from generator.launch import ab
+    from generator.results.confirmations import Confirmations
+    from generator.results.store import Store
+    from generator.results.timeline import Judged, RunView
+    from generator.results.verdicts_json import Event
 
 EVENTS_SHOWN = 60
 CHART_HEIGHT = 320
@@ -175,29 +179,28 @@ def _interval(j: ab.Judgement) -> str:
 def ab_result(outcome: Outcome | None, labels: Mapping[str, str]) -> dict[str, Any] | None:
     if outcome is None:
         return None
-    steps = []
-    for s in outcome.steps:
-        steps.append(
-            {
-                "what": "A/B" if s.candidate is None else f"bisection step {s.step}",
-                "a": _image(s.a, outcome),
-                "b": _image(s.b, outcome),
-                "measured": f"{s.turns} of {s.expected} turns measured",
-                "verdict": s.verdict,
-                "judgements": [judgement_text(j) for j in s.judgements],
-                "points": [
-                    {
-                        "point": labels.get(point, point),
-                        "metric": SHORT.get(j.metric, j.metric),
-                        "ratio": "-" if j.ratio is None else f"{j.ratio:.3f}",
-                        "interval": _interval(j),
-                        "verdict": j.verdict,
-                    }
-                    for point, judged in s.points
-                    for j in judged
-                ],
-            }
-        )
+    steps = [
+        {
+            "what": "A/B" if s.candidate is None else f"bisection step {s.step}",
+            "a": _image(s.a, outcome),
+            "b": _image(s.b, outcome),
+            "measured": f"{s.turns} of {s.expected} turns measured",
+            "verdict": s.verdict,
+            "judgements": [judgement_text(j) for j in s.judgements],
+            "points": [
+                {
+                    "point": labels.get(point, point),
+                    "metric": SHORT.get(j.metric, j.metric),
+                    "ratio": "-" if j.ratio is None else f"{j.ratio:.3f}",
+                    "interval": _interval(j),
+                    "verdict": j.verdict,
+                }
+                for point, judged in s.points
+                for j in judged
+            ],
+        }
+        for s in outcome.steps
+    ]
     first_bad = None
     if outcome.first_bad is not None:
         first_bad = _image(outcome.first_bad, outcome)

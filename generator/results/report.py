@@ -20,9 +20,7 @@ for the latest run from its manifest, `--verdicts`, or compare run here.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import plotly.offline  # type: ignore[import-untyped]
@@ -38,7 +36,6 @@ from generator.results.figures import (
     trend_figure,
 )
 from generator.results.site import PLOTLY_JS, SHORT, env, html, page, pct, slug
-from generator.results.store import Store
 from generator.results.timeline import (
     ConfigRuns,
     Judged,
@@ -52,6 +49,14 @@ from generator.results.timeline import (
     run_views,
 )
 from generator.results.verdicts_json import MARKED, read
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from pathlib import Path
+
+    from generator.results.store import Store
+    from generator.results.verdicts_json import PointVerdict, Verdicts
 
 REPORT = "results report"
 RUNS_SHOWN = 60
@@ -70,7 +75,7 @@ ORDER BY case_id, r.run_time
 """
 
 
-def _changes(p: Any) -> str:
+def _changes(p: PointVerdict) -> str:
     shown = [m for m in p.metrics if m.verdict in MARKED] or list(p.metrics)
     return ", ".join(f"{SHORT.get(m.metric, m.metric)} {pct(m.change)}" for m in shown)
 
@@ -239,6 +244,35 @@ def _accuracy_page(store: Store, out: Path) -> None:
     page(out, "accuracy.html", "Accuracy trends", body)
 
 
+def _not_ok_rows(v: Verdicts, displays: Mapping[str, str]) -> Iterator[dict[str, Any]]:
+    """The index's table: each metric of a point that is not ok, then each curve."""
+    for p in v.points:
+        if p.verdict == "ok":
+            continue
+        shown: list[Any] = [m for m in p.metrics if m.verdict != "ok"] or [None]
+        for m in shown:
+            yield {
+                "verdict": m.verdict if m else p.verdict,
+                "config": displays.get(p.config, p.config),
+                "pair": p.pair,
+                "concurrency": p.concurrency,
+                "metric": SHORT.get(m.metric, m.metric) if m else "",
+                "change": pct(m.change) if m else "",
+                "note": p.reason or "",
+            }
+    for c in v.curves:
+        if c.verdict != "ok":
+            yield {
+                "verdict": c.verdict,
+                "config": displays.get(c.config, c.config),
+                "pair": c.pair,
+                "concurrency": "curve",
+                "metric": "tok/s/GPU at fixed interactivity",
+                "change": pct(c.change),
+                "note": "",
+            }
+
+
 def report(
     store: Store, latest: Latest, out: Path, warn: Callable[[str], None] = lambda _: None
 ) -> int:
@@ -267,36 +301,7 @@ def report(
     )
     regressions.page(store, out, context, confirmed)
     v = read(latest.verdicts) if latest.verdicts is not None else None
-    rows = []
-    for p in v.points if v else ():
-        if p.verdict in ("ok",):
-            continue
-        shown: list[Any] = [m for m in p.metrics if m.verdict != "ok"] or [None]
-        for m in shown:
-            rows.append(
-                {
-                    "verdict": m.verdict if m else p.verdict,
-                    "config": displays.get(p.config, p.config),
-                    "pair": p.pair,
-                    "concurrency": p.concurrency,
-                    "metric": SHORT.get(m.metric, m.metric) if m else "",
-                    "change": pct(m.change) if m else "",
-                    "note": p.reason or "",
-                }
-            )
-    for c in v.curves if v else ():
-        if c.verdict != "ok":
-            rows.append(
-                {
-                    "verdict": c.verdict,
-                    "config": displays.get(c.config, c.config),
-                    "pair": c.pair,
-                    "concurrency": "curve",
-                    "metric": "tok/s/GPU at fixed interactivity",
-                    "change": pct(c.change),
-                    "note": "",
-                }
-            )
+    rows = list(_not_ok_rows(v, displays)) if v else []
     body = (
         env()
         .get_template("index.html.j2")

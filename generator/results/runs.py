@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # A record is a few kilobytes; a larger JSON file (an evaluator's samples) is not read.
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -49,20 +52,21 @@ def json_files(root: Path) -> tuple[str, ...]:
     for top, dirs, _ in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         with os.scandir(top) as entries:
-            for entry in entries:
-                if (
-                    entry.name.endswith(".json")
-                    and not (top == str(root) and entry.name in RESERVED)
-                    and entry.is_file()
-                    and entry.stat().st_size <= MAX_RECORD_BYTES
-                ):
-                    found.append(entry.path)
+            found += [
+                entry.path
+                for entry in entries
+                if entry.name.endswith(".json")
+                and not (top == str(root) and entry.name in RESERVED)
+                and entry.is_file()
+                and entry.stat().st_size <= MAX_RECORD_BYTES
+            ]
     return tuple(sorted(found))
 
 
 def _directory(path: Path, what: str) -> Path:
     if not path.is_dir():
-        raise ResultsError(f"{path}: {what} is not a directory")
+        msg = f"{path}: {what} is not a directory"
+        raise ResultsError(msg)
     return path
 
 

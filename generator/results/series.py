@@ -24,7 +24,10 @@ from generator.results.history import (
     ServerSeries,
 )
 from generator.results.record import needs_acceptance
-from generator.results.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.store import Store
 
 _PROVENANCE = {
     "image_digest": "image_digest",

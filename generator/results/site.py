@@ -4,15 +4,18 @@ page loads plotly's JavaScript once, from PLOTLY_JS at the site's top (no CDN)."
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from pathlib import Path
 
 import plotly.io as pio  # type: ignore[import-untyped]
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from generator.results.figures import Figure
-from generator.results.timeline import RunView
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from generator.results.figures import Figure
+    from generator.results.timeline import RunView
 
 PLOTLY_JS = "plotly.min.js"
 # A metric as the pages name it.

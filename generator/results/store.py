@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,10 @@ import duckdb
 
 from generator.results.record import SCHEMA_FAMILY, SCHEMA_ID, Problem
 from generator.results.runs import RunDir, json_files
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 HISTORY = "history"
 CURRENT = "current"

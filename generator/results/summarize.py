@@ -11,7 +11,6 @@ config x point. The outcome comes from the verdicts of `results compare --json`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any
 
 from generator.launch.record import error_line
@@ -19,8 +18,13 @@ from generator.results.expected import Expected, counts, missing_jobs, missing_p
 from generator.results.gates import gates
 from generator.results.markdown import number, percent, table
 from generator.results.provenance import provenance, short_digest, title, versions_text
-from generator.results.store import Store
 from generator.results.verdicts_json import MARKED, REGRESSION, read
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.results.store import Store
 
 SCHEMA = "sglang-ci/summary/1"
 # Outcome lines of one kind shown before "and N more" (the tables below hold them all).
@@ -125,7 +129,7 @@ def summarize(
         + [
             {"kind": "case", "subject": c["case_id"], "file": c["file"], "reason": _why(c)}
             for c in cases
-            if c["status"] not in ("passed",)
+            if c["status"] != "passed"
         ],
         "gates": [g.as_dict() for g in gates(store)],
         "problems": [str(p) for p in store.problems],

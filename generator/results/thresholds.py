@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.regression import ThresholdRule
 from generator.results.markdown import number, table
-from generator.results.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.regression import ThresholdRule
+    from generator.results.store import Store
 
 METHOD = "max(floor, Q1 - 1.5 x IQR - margin)"
 
@@ -67,8 +70,10 @@ def markdown(data: dict[str, Any]) -> list[str]:
     lines = [
         "## Proposed accuracy thresholds (not applied)",
         "",
-        f"Method: {data['method']}, floor {data['floor']:g}, margin {data['margin']:g}, "
-        f"at least {data['min_runs']} runs.",
+        (
+            f"Method: {data['method']}, floor {data['floor']:g}, margin {data['margin']:g}, "
+            f"at least {data['min_runs']} runs."
+        ),
         "",
     ]
     rows = []

@@ -12,15 +12,19 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from generator.results.admit import MANIFEST_SCHEMA
 from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest, title
-from generator.results.store import Store
 from generator.results.verdicts_json import MARKED, CurveVerdict, Event, PointVerdict, read
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.results.store import Store
 
 _T = "strftime(run_time, '%Y-%m-%dT%H:%M:%SZ')"
 _POINTS = f"""
@@ -215,21 +219,19 @@ class Series:
 
 
 def config_series(store: Store, config: str) -> list[Series]:
-    out = []
-    for row in store.rows(_SERIES, [config]):
-        out.append(
-            Series(
-                isl=row["isl"],
-                osl=row["osl"],
-                concurrency=row["concurrency"],
-                mtp=bool(row["mtp"]),
-                runs=row["runs"],
-                roles=row["roles"],
-                t=row["t"],
-                values={f: row[f] for f in FIELDS},
-            )
+    return [
+        Series(
+            isl=row["isl"],
+            osl=row["osl"],
+            concurrency=row["concurrency"],
+            mtp=bool(row["mtp"]),
+            runs=row["runs"],
+            roles=row["roles"],
+            t=row["t"],
+            values={f: row[f] for f in FIELDS},
         )
-    return out
+        for row in store.rows(_SERIES, [config])
+    ]
 
 
 def _key(row: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -50,8 +50,11 @@ import functools
 import itertools
 import math
 import statistics
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 KEEP = 0.8  # share of the squared differences the scale keeps (the smallest)
 EFFICIENCY = 0.6  # degrees of freedom per difference
@@ -301,7 +304,7 @@ class Tracker:
         if j >= b and len(fresh) >= rule.min_runs:
             pool = fresh
         else:
-            end = b if j >= b else j
+            end = min(b, j)
             pool = [i for i in self.valid if i < end and i not in self.excluded]
         pool = pool[-rule.window :]
         if len(pool) < rule.min_runs:

@@ -11,12 +11,15 @@ them). A verdicts file kept in a manifest years ago still reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCHEMA_PREFIX = "sglang-ci/verdicts/"
 REGRESSION = "regression"
@@ -96,7 +99,7 @@ class Verdicts:
         )
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
@@ -107,7 +110,7 @@ def _pair(item: Mapping[str, Any]) -> tuple[int, int]:
     return (int(isl), int(osl)) if isl.isdigit() and osl.isdigit() else (0, 0)
 
 
-def _metrics(raw: Any) -> tuple[MetricVerdict, ...]:
+def _metrics(raw: Mapping[str, Any] | Iterable[Any] | None) -> tuple[MetricVerdict, ...]:
     items = raw.items() if isinstance(raw, Mapping) else ((None, m) for m in raw or ())
     out = []
     for name, m in items:
@@ -156,7 +159,7 @@ _STATE = {
 }
 
 
-def _size(value: Any) -> str:
+def _size(value: object) -> str:
     """A change as text: `-10.1% [-11.8%, -8.4%]`, a pair as `before -> after`."""
     if isinstance(value, Mapping) and _number(value.get("change")) is not None:
         low, high = _number(value.get("low")), _number(value.get("high"))
@@ -242,10 +245,11 @@ def _made_up_events(
     return tuple(out)
 
 
-def read(data: Any) -> Verdicts:
+def read(data: object) -> Verdicts:
     """The verdicts of one `results compare --json` document."""
     if not isinstance(data, Mapping):
-        raise ValueError("verdicts are a JSON object")
+        msg = "verdicts are a JSON object"
+        raise ValueError(msg)
     points = tuple(_point(p) for p in data.get("points") or () if isinstance(p, Mapping))
     curves = tuple(_curve(c) for c in data.get("curves") or () if isinstance(c, Mapping))
     if "events" in data:
@@ -279,9 +283,12 @@ def load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: cannot read the verdicts: {e}") from e
+        msg = f"{path}: cannot read the verdicts: {e}"
+        raise ResultsError(msg) from e
     except ValueError as e:
-        raise ResultsError(f"{path}: not valid JSON ({e}); write it with --json --out") from e
+        msg = f"{path}: not valid JSON ({e}); write it with --json --out"
+        raise ResultsError(msg) from e
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIX):
-        raise ResultsError(f"{path}: not the verdicts of results compare --json")
+        msg = f"{path}: not the verdicts of results compare --json"
+        raise ResultsError(msg)
     return data

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
 
 from tests import confirm_gen as cg
-from tests.conftest import Invoke
 from tests.helpers import ROOT
 from tests.launchers.confirm_support import run_confirm
 from tests.launchers.support import Harness
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from click.testing import Result
+
+    from tests.conftest import Invoke
 
 POLICY = "confirm: {enabled: true, issues: true, repeats: 3}\n"
 GOOD = 8  # history runs before R: a full baseline (7) and one more

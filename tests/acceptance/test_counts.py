@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 
-from tests.conftest import Invoke
+from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 
-def run_json(cli: Invoke, *args: str) -> Any:
+# The JSON the command prints, of whatever shape: the tests index it as they assert.
+def run_json(cli: Invoke, *args: str) -> Any:  # noqa: ANN401 (see above)
     result = cli(*args)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
@@ -177,13 +185,7 @@ def test_cells_carry_the_legacy_id_and_every_documented_field(cli: Invoke) -> No
     assert (cell["num_prompts"], cell["num_warmups"]) == (40, 8)
 
 
-def test_output_is_byte_identical_across_hash_seeds(tmp_path: object) -> None:
-    import os
-    import subprocess
-    import sys
-
-    from tests.helpers import ROOT
-
+def test_output_is_byte_identical_across_hash_seeds() -> None:
     outs = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}

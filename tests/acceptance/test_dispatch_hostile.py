@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, copy_catalogs, edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 EVIL = "evil.example:5000/x/y:tag"
 ATOM = "docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev"
@@ -26,8 +29,10 @@ def dispatch(cli: Invoke, *args: str, root: Path = FIXTURE) -> tuple[int, str, s
 
 def assert_one_safe_line(stderr: str) -> None:
     """One line; the runner reads no workflow command in it."""
-    assert stderr.endswith("\n") and stderr.count("\n") == 1, stderr
-    assert "\r" not in stderr and "##[" not in stderr
+    assert stderr.endswith("\n"), stderr
+    assert stderr.count("\n") == 1, stderr
+    assert "\r" not in stderr
+    assert "##[" not in stderr
     assert not stderr.lstrip().startswith("::")
 
 
@@ -187,8 +192,10 @@ INJECTED = "x\n::error title=Pwned::owned\r::add-mask::y\u2028##[warning]z"
     [
         (
             ("--configs", INJECTED),
-            "configs: no config has prefix 'x\\n::error title=Pwned::owned\\r::add-mask::y"
-            "\\u2028##\\x5bwarning]z'",
+            (
+                "configs: no config has prefix 'x\\n::error title=Pwned::owned\\r::add-mask::y"
+                "\\u2028##\\x5bwarning]z'"
+            ),
         ),
         (("--preset", f"all-qwen{INJECTED}"), None),
         (("--preset", "all-qwen", "--points", INJECTED), None),
@@ -222,6 +229,8 @@ def test_a_dispatch_without_its_suite_names_the_suites(cli: Invoke) -> None:
     assert dispatch(cli, "benchmark", "--event", "workflow_dispatch", "--preset", "none") == (
         2,
         "",
-        "error: suite: --suite is required for a workflow_dispatch event: one of "
-        "SGLang-OOB, SGLang-Mesh\n",
+        (
+            "error: suite: --suite is required for a workflow_dispatch event: one of "
+            "SGLang-OOB, SGLang-Mesh\n"
+        ),
     )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import Invoke
 from tests.helpers import ROOT, copy_catalogs, edit, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Invoke
 
 FIX_LINE = (
     "error: {n} generated file(s) differ from the catalogs; run `make workflows` and "

@@ -13,12 +13,15 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 APT = ROOT / "tests" / "standin" / "apt"
 PACKAGES = "docker-registry skopeo chromium chromium-driver"
@@ -114,8 +117,10 @@ def test_with_passwordless_sudo_make_test_installs_exactly_the_missing_packages(
     )
     assert log.read_text().splitlines() == [
         "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-        "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
-        "docker-registry chromium",
+        (
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
+            "docker-registry chromium"
+        ),
     ]
 
 

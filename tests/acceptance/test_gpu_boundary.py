@@ -100,10 +100,10 @@ JOB = ".github/workflows/benchmark-job.yml: job benchmark"
             "benchmark-job.yml",
             "    name: Check the caller and the job\n    runs-on: ubuntu-latest\n",
             "    name: Check the caller and the job\n    runs-on: linux-atom-mi35x-8\n",
-            [".github/workflows/benchmark-job.yml: job check runs on a self-hosted runner "
-             "outside the gpu environment",
-             ".github/workflows/benchmark-job.yml: job check runs on a self-hosted runner with "
-             "no caller check upstream of it",
+            [(".github/workflows/benchmark-job.yml: job check runs on a self-hosted runner "
+              "outside the gpu environment"),
+             (".github/workflows/benchmark-job.yml: job check runs on a self-hosted runner with "
+              "no caller check upstream of it"),
              f"{JOB} runs on a self-hosted runner with no caller check upstream of it"],
         ),
         (
@@ -117,35 +117,35 @@ JOB = ".github/workflows/benchmark-job.yml: job benchmark"
             "    uses: ./.github/workflows/benchmark-job.yml\n",
             "    uses: ./.github/workflows/benchmark-job.yml\n    secrets: inherit\n",
             [".github/workflows/benchmark.yml: secrets: inherit passes every secret on",
-             ".github/workflows/benchmark.yml: job run passes secrets to "
-             "./.github/workflows/benchmark-job.yml"],
+             (".github/workflows/benchmark.yml: job run passes secrets to "
+              "./.github/workflows/benchmark-job.yml")],
         ),
         (
             "benchmark.yml",
             "          EVENT: ${{ github.event_name }}\n",
-            "          EVENT: ${{ github.event_name }}\n"
-            "          HF_TOKEN: ${{ secrets.HF_TOKEN }}\n",
-            [".github/workflows/benchmark.yml: job select reads secrets.HF_TOKEN outside the gpu "
-             "environment"],
+            ("          EVENT: ${{ github.event_name }}\n"
+             "          HF_TOKEN: ${{ secrets.HF_TOKEN }}\n"),
+            [(".github/workflows/benchmark.yml: job select reads secrets.HF_TOKEN outside the gpu "
+              "environment")],
         ),
         (
             "pr-gpu.yml",
             "    uses: ./.github/workflows/benchmark-job.yml\n",
             "    uses: someone/else/.github/workflows/benchmark-job.yml@main\n",
-            [".github/workflows/pr-gpu.yml: job benchmark calls "
-             "someone/else/.github/workflows/benchmark-job.yml@main, not a workflow of this "
-             "repository"],
+            [(".github/workflows/pr-gpu.yml: job benchmark calls "
+              "someone/else/.github/workflows/benchmark-job.yml@main, not a workflow of this "
+              "repository")],
         ),
         (
             "pr.yml",
-            "  plan:\n    name: What this change would run on the GPUs\n"
-            "    runs-on: ubuntu-latest\n",
-            "  plan:\n    name: What this change would run on the GPUs\n"
-            "    runs-on: linux-atom-mi35x-8\n",
-            [".github/workflows/pr.yml: job plan runs on a self-hosted runner outside the gpu "
-             "environment",
-             ".github/workflows/pr.yml: job plan runs on a self-hosted runner with no caller "
-             "check upstream of it"],
+            ("  plan:\n    name: What this change would run on the GPUs\n"
+             "    runs-on: ubuntu-latest\n"),
+            ("  plan:\n    name: What this change would run on the GPUs\n"
+             "    runs-on: linux-atom-mi35x-8\n"),
+            [(".github/workflows/pr.yml: job plan runs on a self-hosted runner outside the gpu "
+              "environment"),
+             (".github/workflows/pr.yml: job plan runs on a self-hosted runner with no caller "
+              "check upstream of it")],
         ),
     ],
     ids=[

@@ -16,8 +16,11 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 NOT_PACKAGED = shutil.ignore_patterns("__pycache__")
 
@@ -79,7 +82,8 @@ def test_a_wheel_installed_in_a_fresh_venv_renders_a_copy_of_the_checkout_unchan
         shutil.copy2(ROOT / name, checkout / name)
     before = digests(checkout)
     out = run(venv / "bin" / "sglang-ci", "--root", checkout, "render", cwd=tmp_path)
-    assert out.startswith("rendered ") and out.endswith(" files; 0 changed\n"), out
+    assert out.startswith("rendered "), out
+    assert out.endswith(" files; 0 changed\n"), out
     assert digests(checkout) == before
 
 

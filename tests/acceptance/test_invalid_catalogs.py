@@ -13,8 +13,11 @@ from typing import Any
 import pytest
 
 from generator.catalog.yamlio import load_data
-from tests.conftest import Invoke
 from tests.helpers import ROOT, edit, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.conftest import Invoke
 
 CASES = sorted((ROOT / "tests/example-files/negative").glob("*.yaml"))
 
@@ -55,7 +58,8 @@ def assert_refused(cli: Invoke, root: Path, file: str, line: int | None, expect:
     assert re.match(where, lines[0]), lines[0]
     assert expect in lines[0]
     assert "Traceback" not in result.stderr
-    assert before and snapshot(root) == before
+    assert before
+    assert snapshot(root) == before
 
 
 @pytest.mark.parametrize("case_file", CASES, ids=[c.stem for c in CASES])
@@ -133,8 +137,10 @@ def test_a_grid_of_twelve_million_cells_is_refused_before_any_cell_exists(root: 
     config_line = line_of(path, "  - prefix: deepseek-r1-fp8-tp4\n")
     assert exit_code == 2
     assert stderr.splitlines() == [
-        f"error: {path}:{config_line}: config 'deepseek-r1-fp8-tp4' has 12,000,000 cells "
-        "(3,000 pairs); a config runs at most 65,536 (its preset: 256 jobs of 256 points)"
+        (
+            f"error: {path}:{config_line}: config 'deepseek-r1-fp8-tp4' has 12,000,000 cells "
+            "(3,000 pairs); a config runs at most 65,536 (its preset: 256 jobs of 256 points)"
+        )
     ]
     assert line < config_line
     assert seconds < 5

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from generator.catalog.confirm import Confirm
 from generator.confirm.budget import job_cost
-from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Invoke
 
 CONFIRM = (
     "  confirm: {enabled: true, repeats: 3, max_jobs: 2, max_points: 2, max_bisect_steps: 2}\n"

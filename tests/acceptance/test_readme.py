@@ -4,10 +4,14 @@ catalogs: the live ones may already hold the README's example)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from tests.conftest import Invoke
 from tests.helpers import ROOT, copy_catalogs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Invoke
 
 # A fenced YAML block whose first line names the file and the section it goes under.
 BLOCK = re.compile(r"```yaml\n *# (catalogs/\w+\.yaml), under (\w+):\n(.*?) *```", re.DOTALL)

@@ -4,7 +4,6 @@ its manifest and compact file; histories of the earlier layout stay readable."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
@@ -14,6 +13,10 @@ from generator.results.load import open_store
 from generator.results.store import COMPACT_FILE
 from tests.helpers import FIXTURE
 from tests.results_gen import Point, Run, Shape, case_record, point_record, sweep, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 POINTS = sweep(concurrencies=(4, 16, 64))
 GITHUB = {
@@ -166,7 +169,8 @@ def test_the_compact_file_reads_as_the_records_do(tmp_path: Path) -> None:
     query = f"SELECT {columns} FROM records ORDER BY kind, id"
     compact = open_store(history=tmp_path / "history/runs")
     plain = open_store(history=legacy)
-    assert compact.compact and not plain.compact
+    assert compact.compact
+    assert not plain.compact
     assert compact.rows(query) == plain.rows(query)
     assert len(compact.rows(query)) == 4
     assert compact.rows("SELECT * FROM runs") == plain.rows("SELECT * FROM runs")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
 from generator.cli import main
+from generator.confirm.events import parse
+from generator.results.verdicts_json import read
 from tests.results_gen import (
     Point,
     Run,
@@ -21,6 +22,10 @@ from tests.results_gen import (
     sweep,
     write_run,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 POINTS = sweep()
 DROP = POINTS[2]  # concurrency 16
@@ -493,9 +498,6 @@ def test_an_empty_run_fails_with_one_line(tmp_path: Path) -> None:
 
 
 def test_the_events_feed_the_ab_confirmation_and_the_summary(tmp_path: Path) -> None:
-    from generator.confirm.events import parse
-    from generator.results.verdicts_json import read
-
     history(tmp_path / "history", POINTS, HISTORY)
     current(tmp_path, {DROP: Shape(throughput=0.9)})
     _, data = compare(tmp_path)

@@ -110,6 +110,7 @@ class Runner:
                 env={**self.env, **env, "GITHUB_OUTPUT": str(out)},
                 capture_output=True,
                 text=True,
+                check=False,
             )
             assert proc.returncode == 0 or step.get("id") == "verdicts", (step, proc.stderr)
             for line in out.read_text().splitlines():
@@ -182,6 +183,7 @@ def remote_files_exist(remote: Path) -> bool:
     found = subprocess.run(
         ["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", BRANCH],
         capture_output=True,
+        check=False,
     )
     return found.returncode == 0
 

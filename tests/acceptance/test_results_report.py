@@ -6,7 +6,6 @@ import json
 import random
 import subprocess
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,10 @@ from tests.browser.chromium import charts, chromium, errors, skipped
 from tests.helpers import FIXTURE
 from tests.launchers.support import fixture_job
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
 POINTS = sweep(concurrencies=(4, 16, 64, 128)) + MTP
@@ -112,7 +115,7 @@ def confirmation(parent: Path) -> Path:
     )
     entry = cg.ab_entry(job, EVENT, side(CLEAN - 1), side(CLEAN))
 
-    def measured(turn: str, p: dict[str, Any], repeat: int) -> dict[str, Any]:
+    def measured(turn: str, p: dict[str, Any], _repeat: int) -> dict[str, Any]:
         day = CLEAN - 1 if turn == "A" else CLEAN
         lower = 1.0 if turn == "A" else 0.6 if p["concurrency"] == DROP[0].concurrency else 0.97
         at = next(x for x in POINTS if x.concurrency == p["concurrency"])
@@ -291,8 +294,10 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         change = next(t for t in trend["traces"] if t["name"] == "image or version changed")
         assert change["text"] == [
             "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7",
-            "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.7 -> 0.5.8; "
-            "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b",
+            (
+                "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.7 -> 0.5.8; "
+                "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b"
+            ),
         ]
         curve = drawn[0]
         assert [t["name"] for t in curve["traces"]][:2] == [

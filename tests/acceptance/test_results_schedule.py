@@ -11,9 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +20,11 @@ from click.testing import CliRunner
 from generator.cli import main
 from tests.launchers.support import _cli_json
 from tests.results_gen import START, Point, Run, Shape, case_record, point_record, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 CRONS = ("0 14 * * 1,3", "0 14 * * 2,4", "0 14 * * 5", "0 14 * * 6")
 MESH = "0 14 * * 5"
@@ -158,7 +161,8 @@ def test_a_ten_percent_drop_on_a_mesh_config_is_confirmed_on_its_second_run(
     status, data = compare(tmp_path, extended, current)
     assert status == 1
     events = [e for e in data["events"] if e["config"] == DROPPED]
-    assert events and {e["state"] for e in events} == {"confirmed"}
+    assert events
+    assert {e["state"] for e in events} == {"confirmed"}
     assert all(e["new_confirmation"] for e in events)
     first = f"{Run(day=friday).name}-benchmark"
     assert {e["first_bad_run"] for e in events} == {first}

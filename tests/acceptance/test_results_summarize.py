@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner, Result
 
@@ -18,6 +17,10 @@ from tests.results_gen import (
     sweep,
     write_run,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUN = Run(day=5)
 MTP = Point(config="ds-mtp", spec="mtp", draft_tokens=3)
@@ -66,9 +69,11 @@ def test_the_json_counts_every_point_and_case(tmp_path: Path) -> None:
     assert [(f["subject"], f["reason"]) for f in data["failures"]] == [
         (
             "ds-fp8-tp8",
-            "status server-died: sglang.bench_serving exited with status 1: "
-            "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host "
-            "127.0.0.1:30000",
+            (
+                "status server-died: sglang.bench_serving exited with status 1: "
+                "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host "
+                "127.0.0.1:30000"
+            ),
         ),
         ("ds-mtp", "no acceptance length from a speculative-decoding server"),
         ("gsm8k-low", "status failed"),

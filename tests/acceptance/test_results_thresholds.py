@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
 from tests.results_gen import Run, case_record, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCORES = (0.95, 0.96, 0.94, 0.95, 0.97, 0.93, 0.95, 0.96)
 

@@ -10,9 +10,12 @@ import pytest
 
 from generator.catalog.flags import canonical
 from generator.expand.entries import case_entry, cell_entry
-from generator.expand.model import Expanded
 from generator.expand.select import query
-from tests.conftest import Invoke
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 QUICK_REDUCE = "AITER_QUICK_REDUCE_QUANTIZATION"
 

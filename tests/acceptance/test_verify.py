@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,13 +18,21 @@ from generator.catalog import load
 from generator.catalog.at_ref import load_at
 from generator.expand import expand
 from generator.expand.entries import case_entry
-from generator.expand.model import Expanded
 from generator.expand.select import find_preset
-from generator.images import Reference
 from generator.render.matrices import run_matrix
 from generator.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
-from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from click.testing import Result
+
+    from generator.expand.model import Expanded
+    from generator.images import Reference
+    from tests.conftest import Invoke
 
 GIT_ENV = {
     **os.environ,
@@ -78,14 +84,16 @@ def pin(entry: dict[str, Any], image: str = "rocm/atom-dev") -> dict[str, Any]:
     }
 
 
-def trusted_job(repo: Path, ref: str, preset: str = "all-qwen", mode: str = "sglang-atom") -> Any:
+def trusted_job(
+    repo: Path, ref: str, preset: str = "all-qwen", mode: str = "sglang-atom"
+) -> dict[str, Any]:
     """A job as the default branch's select step computes it from the catalogs at `ref`."""
     _, catalog = load_at(repo, ref)
     expanded = expand(catalog)
     return pin(run_matrix(expanded, find_preset(expanded, preset).runs[mode])["include"][0])
 
 
-def own_job(repo: Path, ref: str, tmp_path: Path, preset: str = "all-qwen") -> Any:
+def own_job(repo: Path, ref: str, tmp_path: Path, preset: str = "all-qwen") -> dict[str, Any]:
     """A job as the commit's own code would compute it from its own catalogs."""
     checkout = tmp_path / "own"
     (checkout / "catalogs").mkdir(parents=True)
@@ -96,7 +104,7 @@ def own_job(repo: Path, ref: str, tmp_path: Path, preset: str = "all-qwen") -> A
     return pin(run_matrix(expanded, run)["include"][0])
 
 
-def verify(cli: Invoke, repo: Path, kind: str, entry: Any, ref: str, *extra: str) -> Any:
+def verify(cli: Invoke, repo: Path, kind: str, entry: object, ref: str, *extra: str) -> Result:
     path = repo.parent / f"{kind}.json"
     path.write_text(json.dumps(entry))
     return cli("verify", kind, str(path), "--at", ref, *extra, root=repo)
@@ -231,9 +239,7 @@ def test_an_existing_config_or_case_keeps_the_default_branch_runner_label(
     assert result.stderr.endswith("derive, in runner\n")
 
 
-def test_a_wider_image_list_in_the_commit_counts_for_nothing(
-    cli: Invoke, repo: Path, tmp_path: Path
-) -> None:
+def test_a_wider_image_list_in_the_commit_counts_for_nothing(cli: Invoke, repo: Path) -> None:
     sha = change(
         repo,
         ("benchmark.yaml", "image_repositories: [docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev]",
@@ -252,7 +258,7 @@ def test_a_wider_image_list_in_the_commit_counts_for_nothing(
 SHA = "f" * 40  # the commit named in the in-process checks below (the fixture's catalogs)
 
 
-def job_of(expanded: Expanded, preset: str = "all-qwen") -> Any:
+def job_of(expanded: Expanded, preset: str = "all-qwen") -> dict[str, Any]:
     """A job of the fixture as the select step leaves it (the first of `preset`)."""
     return pin(
         run_matrix(expanded, find_preset(expanded, preset).runs["sglang-atom"])["include"][0]
@@ -297,7 +303,7 @@ def test_an_unpinned_image_passes_only_when_the_dispatcher_turned_resolution_off
     ],
 )
 def test_a_tampered_entry_is_refused_naming_the_field(
-    fixture: Expanded, key: str, value: Any
+    fixture: Expanded, key: str, value: object
 ) -> None:
     job = {**job_of(fixture), key: value}
     assert refusal(lambda: verify_job(fixture, job, SHA, unpinned_ok=False)) == (
@@ -326,13 +332,13 @@ def test_custom_points_verify_as_the_dispatch_builds_them(fixture: Expanded) -> 
     assert "is named" in refusal(lambda: verify_job(fixture, part, SHA, unpinned_ok=False))
 
 
-def trusted_case(repo: Path, ref: str, case_id: str, level: str = "nightly") -> Any:
+def trusted_case(repo: Path, ref: str, case_id: str, level: str = "nightly") -> dict[str, Any]:
     _, catalog = load_at(repo, ref)
     run = next(r for r in expand(catalog).case_runs if r.id == case_id)
     return pin(dict(case_entry(catalog, run, level)), image=run.image.split(":")[0])
 
 
-def case_of(expanded: Expanded, case_id: str, level: str = "nightly") -> Any:
+def case_of(expanded: Expanded, case_id: str, level: str = "nightly") -> dict[str, Any]:
     run = next(r for r in expanded.case_runs if r.id == case_id)
     entry = dict(case_entry(expanded.catalog, run, level))
     return pin(entry, image=run.image.split(":")[0])
@@ -363,7 +369,7 @@ def test_a_nightly_case_image_verifies_pinned(fixture: Expanded) -> None:
     )
 
 
-def confirm_entry(expanded: Expanded, side_image: str = "rocm/atom-dev") -> Any:
+def confirm_entry(expanded: Expanded, side_image: str = "rocm/atom-dev") -> dict[str, Any]:
     """An A/B of the first two points of a job, as `confirm matrix` writes one."""
     job = job_of(expanded)
     job.update(points=job["points"][:1], id="qwen3-5-397b-a17b-fp8-tp4-1024x1024")
@@ -450,7 +456,8 @@ def test_only_the_repositorys_own_callers_on_the_default_branch_pass(
     result = cli(*args)
     assert result.exit_code == code, result.output
     if code:
-        assert result.stderr.count("\n") == 1 and "GPU jobs run only for" in result.stderr
+        assert result.stderr.count("\n") == 1
+        assert "GPU jobs run only for" in result.stderr
         assert not result.stderr.lstrip().startswith("::")
     else:
         assert result.stdout == f"verified: called from {workflow_ref}\n"
@@ -459,10 +466,10 @@ def test_only_the_repositorys_own_callers_on_the_default_branch_pass(
 class Registry:
     """A registry that has every tag, each at DIGEST, and one nightly per ROCm build."""
 
-    def tags(self, ref: Reference) -> list[str]:
+    def tags(self, _ref: Reference) -> list[str]:
         return ["v0.5.9-rocm700-mi35x-20261130", "v0.5.9-rocm720-mi35x-20261130"]
 
-    def digest(self, ref: Reference, tag: str) -> str:
+    def digest(self, _ref: Reference, _tag: str) -> str:
         return DIGEST
 
 

@@ -16,8 +16,11 @@ import pytest
 
 from generator import dispatch
 from generator.catalog.yamlio import load_data
-from generator.expand.model import Expanded
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent
@@ -50,7 +53,12 @@ def test_the_generated_workflows_are_the_seven_expected() -> None:
 def test_actionlint_with_shellcheck_reports_nothing() -> None:
     tool("shellcheck")
     proc = subprocess.run(
-        [tool("actionlint"), "-color=false"], cwd=ROOT, env=TOOL_ENV, capture_output=True, text=True
+        [tool("actionlint"), "-color=false"],
+        cwd=ROOT,
+        env=TOOL_ENV,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert (proc.returncode, proc.stdout) == (0, "")
 
@@ -69,6 +77,7 @@ def test_actionlint_runs_shellcheck_on_run_scripts(tmp_path: Path) -> None:
         env=TOOL_ENV,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert proc.returncode == 1
     assert "SC2086" in proc.stdout
@@ -81,6 +90,7 @@ def test_zizmor_offline_reports_nothing() -> None:
         env=TOOL_ENV,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
@@ -98,6 +108,7 @@ def test_the_github_workflows_schema_accepts_every_workflow() -> None:
         env=TOOL_ENV,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -190,6 +201,7 @@ def run_select(
             "GITHUB_OUTPUT": str(out),
             "GITHUB_STEP_SUMMARY": str(summary),
         },
+        check=False,
     )
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
     matrix = json.loads(outputs["matrix"]) if "matrix" in outputs else None
@@ -342,24 +354,32 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
     [
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,64"},
-            "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
-            "(e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)",
+            (
+                "error: points: item 1 '1024,1024,64' is not ISL,OSL,CONC,RATIO "
+                "(e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1" * 4301 + ",1024,64,0.8"},
-            "error: points: item 1 '1111111111111111111111111111111111111...' is not "
-            "ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC "
-            "of at most 6)",
+            (
+                "error: points: item 1 '1111111111111111111111111111111111111...' is not "
+                "ISL,OSL,CONC,RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC "
+                "of at most 6)"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "POINTS": "1024,1024,0,0.8"},
-            "error: points: item 1 '1024,1024,0,0.8' needs ISL, OSL and CONC of at least 1 "
-            "and a RATIO in (0, 1]",
+            (
+                "error: points: item 1 '1024,1024,0,0.8' needs ISL, OSL and CONC of at least 1 "
+                "and a RATIO in (0, 1]"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp44"},
-            "error: configs: no config has prefix 'deepseek-r1-fp8-tp44' "
-            "(did you mean 'deepseek-r1-fp8-tp4'?)",
+            (
+                "error: configs: no config has prefix 'deepseek-r1-fp8-tp44' "
+                "(did you mean 'deepseek-r1-fp8-tp4'?)"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp8-tp4", "OOB_PRESET": "all-qwen"},
@@ -367,21 +387,27 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
         ),
         (
             {"OOB_PRESET": "ds-fp4-tp8"},
-            "error: preset 'ds-fp4-tp8' is a preset of SGLang-Mesh, not of SGLang-OOB: choose "
-            "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset",
+            (
+                "error: preset 'ds-fp4-tp8' is a preset of SGLang-Mesh, not of SGLang-OOB: choose "
+                "suite SGLang-Mesh (--suite SGLang-Mesh), or a SGLang-OOB preset"
+            ),
         ),
         (
             {"CONFIGS": "deepseek-r1-fp4"},
-            "error: configs: no config has prefix 'deepseek-r1-fp4'; it begins 8 configs: "
-            "deepseek-r1-fp4-tp4, deepseek-r1-fp4-tp8, deepseek-r1-fp4-tp4-dp4-ep4, "
-            "deepseek-r1-fp4-tp8-dp8-ep8, deepseek-r1-fp4-tp8-mtp1, deepseek-r1-fp4-tp8-mtp3 "
-            "and 2 more. Name each one, comma-separated, or choose a preset",
+            (
+                "error: configs: no config has prefix 'deepseek-r1-fp4'; it begins 8 configs: "
+                "deepseek-r1-fp4-tp4, deepseek-r1-fp4-tp8, deepseek-r1-fp4-tp4-dp4-ep4, "
+                "deepseek-r1-fp4-tp8-dp8-ep8, deepseek-r1-fp4-tp8-mtp1, deepseek-r1-fp4-tp8-mtp3 "
+                "and 2 more. Name each one, comma-separated, or choose a preset"
+            ),
         ),
         (
             {"CONFIGS": "qwen3-5-397b-a17b-fp8"},
-            "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 configs: "
-            "qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, comma-separated, "
-            "or choose a preset",
+            (
+                "error: configs: no config has prefix 'qwen3-5-397b-a17b-fp8'; it begins 2 "
+                "configs: qwen3-5-397b-a17b-fp8-tp4, qwen3-5-397b-a17b-fp8-tp8. Name each one, "
+                "comma-separated, or choose a preset"
+            ),
         ),
         (
             {"OOB_PRESET": "all-deepseek", "IMAGE": "rocm/atom-dev:x --privileged"},
@@ -394,8 +420,10 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
                 "MODE": "sglang-mori",
                 "IMAGE": "rocm/atom-dev:sglang-latest",
             },
-            "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
-            "of docker.io/lmsysorg/sglang-rocm only",
+            (
+                "error: image 'rocm/atom-dev:sglang-latest': server mode 'sglang-mori' runs images "
+                "of docker.io/lmsysorg/sglang-rocm only"
+            ),
         ),
         (
             {
@@ -404,8 +432,10 @@ def test_configs_and_points_build_a_custom_matrix(rendered_fixture: Path, tmp_pa
                 "MODE": "sglang-mori",
                 "IMAGE": "lmsysorg/sglang-rocm-next:v0.5.9",
             },
-            "error: image 'lmsysorg/sglang-rocm-next:v0.5.9': server mode 'sglang-mori' runs "
-            "images of docker.io/lmsysorg/sglang-rocm only",
+            (
+                "error: image 'lmsysorg/sglang-rocm-next:v0.5.9': server mode 'sglang-mori' runs "
+                "images of docker.io/lmsysorg/sglang-rocm only"
+            ),
         ),
         (
             {"SUITE": "SGLang-Mesh", "MESH_PRESET": "ds-all", "MODE": "sglang-mori"},
@@ -476,7 +506,9 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
     assert list(data["jobs"]) == ["tests", "plan"]
     for job in data["jobs"].values():
         assert job["runs-on"] == "ubuntu-latest"
-        assert "uses" not in job and "strategy" not in job and "if" not in job
+        assert "uses" not in job
+        assert "strategy" not in job
+        assert "if" not in job
     # CI's own entry point, in the Debian it is made for (it installs the tests' tools).
     assert data["jobs"]["tests"]["container"] == "python:3.11-bookworm"
     assert [s.get("run") for s in data["jobs"]["tests"]["steps"]] == [None, "bash .ci/run"]
@@ -532,8 +564,10 @@ def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_he
     runs = [s["run"] for s in steps if "run" in s]
     installs = [r for r in runs if "pip install" in r]
     assert installs == [
-        "python -m pip install --quiet --disable-pip-version-check -r requirements.txt\n"
-        "python -m pip install --quiet --disable-pip-version-check --no-deps .\n"
+        (
+            "python -m pip install --quiet --disable-pip-version-check -r requirements.txt\n"
+            "python -m pip install --quiet --disable-pip-version-check --no-deps .\n"
+        )
     ]
     assert steps.index(checkouts[0]) < min(
         i for i, s in enumerate(steps) if "pip install" in s.get("run", "")
@@ -643,7 +677,8 @@ def test_callers_pass_no_secret(workflow: str) -> None:
         assert job["uses"].startswith("./.github/workflows/")
         assert "secrets" not in job
     text = (ROOT / ".github/workflows" / workflow).read_text()
-    assert "$/" not in text and "HF_TOKEN" not in text
+    assert "$/" not in text
+    assert "HF_TOKEN" not in text
 
 
 def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, cast
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 NO_BROWSER = "SGLANG_CI_NO_BROWSER"
 FLAGS = (
@@ -51,10 +54,11 @@ def chromium(profile: Path) -> Iterator[webdriver.Chrome]:
     """A headless Chromium with a new, empty profile under `profile`."""
     browser, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if browser is None or driver is None:
-        raise RuntimeError(
+        msg = (
             "chromium and chromedriver are needed: apt-get install chromium chromium-driver "
             f"(or set {NO_BROWSER}=1 to leave the browser tests out)"
         )
+        raise RuntimeError(msg)
     options = webdriver.ChromeOptions()
     options.binary_location = browser
     for flag in FLAGS:
@@ -69,10 +73,10 @@ def chromium(profile: Path) -> Iterator[webdriver.Chrome]:
 
 
 def charts(session: webdriver.Chrome) -> list[dict[str, Any]]:
-    return cast(list[dict[str, Any]], session.execute_script(_CHARTS))
+    return cast("list[dict[str, Any]]", session.execute_script(_CHARTS))
 
 
 def errors(session: webdriver.Chrome) -> list[str]:
     """The console's errors and uncaught exceptions since the last call."""
-    logs = cast(list[dict[str, Any]], session.get_log("browser"))  # type: ignore[no-untyped-call]
+    logs = cast("list[dict[str, Any]]", session.get_log("browser"))  # type: ignore[no-untyped-call]
     return [str(entry["message"]) for entry in logs if entry["level"] == "SEVERE"]

@@ -7,10 +7,13 @@ import hashlib
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
 from typing import Any
 
-from .support import REPO, RUN_TIMEOUT_S, STANDIN, Harness, fixture_job, small_points
+from tests.launchers.support import REPO, RUN_TIMEOUT_S, STANDIN, Harness, fixture_job, small_points
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 SCRIPT = REPO / "scripts" / "run_in_container.py"
 RULES = {"output_throughput_per_gpu": {"higher_is_better": True, "min_change": 0.05}}

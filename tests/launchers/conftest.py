@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from .support import Harness, running
+from tests.launchers.support import Harness, running
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 
 def pytest_configure(config: pytest.Config) -> None:

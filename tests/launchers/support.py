@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,10 @@ from click.testing import CliRunner
 from generator.cli import main as sglang_ci
 from generator.launch.commands import Where
 from tests.helpers import FIXTURE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
@@ -55,7 +58,8 @@ def free_port() -> int:
         port = random.randrange(10000, low - 1)
         if _bindable(port) and _bindable(port + 1):
             return port
-    raise AssertionError(f"no two free ports in 10000-{low - 1}")
+    msg = f"no two free ports in 10000-{low - 1}"
+    raise AssertionError(msg)
 
 
 def process_state(pid: int) -> str | None:
@@ -93,8 +97,9 @@ def assert_valid_record(record: Mapping[str, Any]) -> None:
     assert errors == []
 
 
+# The JSON the command prints, of whatever shape: the tests index it as they assert.
 @functools.cache
-def _cli_json(*args: str) -> Any:
+def _cli_json(*args: str) -> Any:  # noqa: ANN401 (see above)
     result = CliRunner().invoke(sglang_ci, ["--root", str(FIXTURE), *args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -275,7 +280,7 @@ class Harness:
     def wait_for_pids(self, count: int, timeout_s: float = 120.0) -> list[int]:
         """Once `count` stand-in processes have written their pids (each writes its own
         when it starts), those pids."""
-        self.wait_until(lambda: len(self.pids()) >= count, f"{count} stand-in pids")
+        self.wait_until(lambda: len(self.pids()) >= count, f"{count} stand-in pids", timeout_s)
         return self.pids()
 
     @staticmethod
@@ -284,7 +289,8 @@ class Harness:
         deadline = time.monotonic() + timeout_s
         while not done():
             if time.monotonic() > deadline:
-                raise AssertionError(f"no {what} after {timeout_s:g}s")
+                msg = f"no {what} after {timeout_s:g}s"
+                raise AssertionError(msg)
             time.sleep(0.02)
 
     def result(self, name: str) -> dict[str, Any]:

@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from .support import CATALOG_SGLANG, Harness, assert_valid_record, fixture_case, fixture_job
+from tests.launchers.support import (
+    CATALOG_SGLANG,
+    Harness,
+    assert_valid_record,
+    fixture_case,
+    fixture_job,
+)
 
 NO_ACCEPTANCE = "the speculative-decoding server reported no acceptance length"
 

@@ -3,8 +3,8 @@ the stand-in docker, server and client (generator/launch/confirm.py)."""
 
 from __future__ import annotations
 
-from .confirm_support import confirmation_job, documents, image, run_confirm, summary
-from .support import Harness, assert_valid_record
+from tests.launchers.confirm_support import confirmation_job, documents, image, run_confirm, summary
+from tests.launchers.support import Harness, assert_valid_record
 
 GOOD, BAD = image("nightly-20261201"), image("nightly-20261203", version="0.5.24")
 

@@ -11,14 +11,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from generator.launch.sink import FALLBACK_PREFIX
-
-from .support import (
+from tests.launchers.support import (
     RUN_TIMEOUT_S,
     STANDIN,
     Harness,
@@ -28,6 +26,10 @@ from .support import (
     running,
     small_points,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = pytest.mark.fault
 

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from generator.launch import commands
 from generator.launch.contract import ServerEntry, check_case, check_job
-from tests.conftest import Invoke
 from tests.launchers.support import CATALOG_SGLANG, Harness, complete_snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Invoke
 
 MORI = ("--mode", "sglang-mori", "--image", "lmsysorg/sglang-rocm:x")
 # The stand-in clients record the module they stand for and their own arguments; the

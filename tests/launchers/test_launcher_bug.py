@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from generator.launch.errors import BUG, TRACEBACK_FILE
-
-from .support import (
+from tests.launchers.support import (
     REPO,
     RUN_TIMEOUT_S,
     Harness,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import SCRIPTS, STANDIN
+from tests.launchers.support import SCRIPTS, STANDIN
 
 WRAPPERS = {"run_benchmark.sh": "benchmark", "run_accuracy.sh": "accuracy"}
 SHELL_FILES = [
@@ -61,6 +61,8 @@ def test_each_wrapper_is_executable_strict_and_execs_the_isolated_launcher(
     assert lines[0] == "#!/usr/bin/env bash"
     assert code == [
         "set -euo pipefail",
-        'exec "${PYTHON:-python3}" -I "$(dirname -- "${BASH_SOURCE[0]}")/launch.py" '
-        f'{mode} "$@"',
+        (
+            'exec "${PYTHON:-python3}" -I "$(dirname -- "${BASH_SOURCE[0]}")/launch.py" '
+            f'{mode} "$@"'
+        ),
     ]

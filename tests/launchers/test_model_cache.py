@@ -3,15 +3,13 @@ lock, also by launchers started together), a failed download leaves nothing comp
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from generator.launch import commands, models
 from generator.launch.contract import check_job
-
-from .support import (
+from tests.launchers.support import (
     CATALOG_SGLANG,
     Harness,
     assert_valid_record,
@@ -19,6 +17,10 @@ from .support import (
     fixture_job,
     running,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = "run_benchmark.sh"
 MODEL = "amd/DeepSeek-R1-0528-MXFP4-v2"
@@ -28,7 +30,8 @@ DRAFT = "SGLang/DeepSeek-R1-NextN"
 def mtp_job() -> dict[str, Any]:
     """The fixture's MTP job whose points have one output token (no acceptance needed)."""
     job = fixture_job("--preset", "ds-fp4-tp4-mtp")
-    assert job["spec"] == "mtp3" and DRAFT in job["server_args"]
+    assert job["spec"] == "mtp3"
+    assert DRAFT in job["server_args"]
     job["points"] = job["points"][:1]
     return job
 
@@ -82,7 +85,8 @@ def test_an_empty_cache_downloads_each_model_once_then_serves_the_local_paths(
     [server] = harness.server_records()
     assert served_models(server["argv"]) == (str(cache / MODEL), str(cache / DRAFT))
     download_s = harness.result(job["points"][0]["id"])["timings"]["download_s"]
-    assert isinstance(download_s, float) and download_s > 0
+    assert isinstance(download_s, float)
+    assert download_s > 0
 
 
 def test_two_launchers_on_one_cache_download_each_model_once(tmp_path: Path) -> None:

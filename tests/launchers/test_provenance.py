@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from generator.launch.provenance import ROCM_VERSION_FILE
-
-from .support import (
+from tests.launchers.support import (
     AMD_SMI_DIR,
     Harness,
     assert_valid_record,
@@ -123,8 +122,10 @@ def test_every_record_and_summary_carries_the_provenance(harness: Harness, kind:
         ),
         (
             {"SGLANG_STANDIN_GPU_PROCESSES": "3:4242:python3,5:4343:rccl-tests"},
-            "GPUs already in use before the server starts: GPU 3: pid 4242 (python3);"
-            " GPU 5: pid 4343 (rccl-tests)",
+            (
+                "GPUs already in use before the server starts: GPU 3: pid 4242 (python3);"
+                " GPU 5: pid 4343 (rccl-tests)"
+            ),
         ),
     ],
     ids=["too-few", "foreign-process"],

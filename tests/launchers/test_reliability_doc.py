@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from .support import REPO
+from tests.launchers.support import REPO
 
 SCRIPT = REPO / "scripts" / "reliability_figures.py"
 

@@ -9,8 +9,7 @@ import pytest
 
 from generator.launch import commands
 from generator.launch.contract import check_case
-
-from .support import Harness, assert_valid_record, fixture_case, printed_command
+from tests.launchers.support import Harness, assert_valid_record, fixture_case, printed_command
 
 SCRIPT = "run_accuracy.sh"
 LM_EVAL_CASE = "deepseek-r1-fp8-tp4"

@@ -13,8 +13,7 @@ import pytest
 from generator.launch import commands
 from generator.launch.contract import check_job
 from generator.launch.results import last_json_line
-
-from .support import (
+from tests.launchers.support import (
     Harness,
     assert_valid_record,
     fixture_job,
@@ -249,8 +248,10 @@ def test_a_server_that_never_becomes_ready_times_out_with_exit_2(harness: Harnes
     result = harness.result(f"{job['id']}-c1")
     assert (result["status"], result["error"]) == (
         "failed",
-        "server did not become ready: server not ready after READY_TIMEOUT_S=0.5s "
-        "(last stage: /health)",
+        (
+            "server did not become ready: server not ready after READY_TIMEOUT_S=0.5s "
+            "(last stage: /health)"
+        ),
     )
     assert "===== last 200 lines of" in run.stdout
     assert harness.client_records() == []

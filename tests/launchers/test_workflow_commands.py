@@ -8,9 +8,12 @@ stop and its token)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from .support import AMD_SMI_DIR, Harness, fixture_case, fixture_job, small_points
+from tests.launchers.support import AMD_SMI_DIR, Harness, fixture_case, fixture_job, small_points
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 INJECTION = (
     "::error title=Pwned::owned by a tool\n"

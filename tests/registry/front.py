@@ -11,12 +11,15 @@ import re
 import threading
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import cast
 from urllib.error import HTTPError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 SERVICE = "test-registry"
 _ROUTE = re.compile(r"/v2/(?P<name>.+)/(?P<kind>tags/list|manifests/[^/]+)")
@@ -43,7 +46,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: object) -> None:  # quiet
+    def log_message(self, _format: str, *args: object) -> None:  # quiet
         return
 
     def do_GET(self) -> None:
@@ -75,7 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
         if route is None:
             return self._reply(404, {}, b"", body)
         if self.headers.get("Authorization") != f"Bearer {behaviour.token}":
-            host, port = cast(tuple[str, int], self.server.server_address)
+            host, port = cast("tuple[str, int]", self.server.server_address)
             challenge = behaviour.challenge or (
                 f'Bearer realm="http://{host}:{port}/token",service="{SERVICE}",'
                 f'scope="repository:{route["name"]}:pull"'
@@ -134,7 +137,7 @@ def running_front(backend_host: str) -> Iterator[Front]:
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
-        host, port = cast(tuple[str, int], server.server_address)
+        host, port = cast("tuple[str, int]", server.server_address)
         yield Front(host=f"{host}:{port}", behaviour=server.behaviour)
     finally:
         server.shutdown()

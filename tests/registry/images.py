@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 
 from tests.registry.front import Behaviour, running_front
 from tests.registry.oci import Layout
 from tests.registry.server import LocalRegistry, running_registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 TODAY = date(2026, 12, 1)
 ATOM = "ci/atom-dev"

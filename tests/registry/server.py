@@ -10,12 +10,15 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
 
 TOOLS = ("docker-registry", "skopeo")
 SKIP_ENV = "SGLANG_CI_NO_REGISTRY"
@@ -105,13 +108,15 @@ def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"docker-registry exited: {log.read_text().strip()}")
+            msg = f"docker-registry exited: {log.read_text().strip()}"
+            raise RuntimeError(msg)
         try:
             with urllib.request.urlopen(url, timeout=1):
                 return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"docker-registry did not answer on {url} within 15 s")
+    msg = f"docker-registry did not answer on {url} within 15 s"
+    raise RuntimeError(msg)
 
 
 @contextmanager

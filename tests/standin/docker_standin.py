@@ -138,7 +138,7 @@ def run(args: list[str]) -> int:
     if where is not None:
         where.parent.mkdir(parents=True, exist_ok=True)
         where.write_text(str(os.getpid()), encoding="utf-8")
-    workdir = (options.get("--workdir") or [os.getcwd()])[-1]
+    workdir = (options.get("--workdir") or [str(Path.cwd())])[-1]
     os.chdir(workdir)
     os.setsid()  # a container is a world of its own: `rm --force` stops only it
     os.execvpe(command[0], command, env)

@@ -79,10 +79,12 @@ def parse(command: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
             i += 1
             continue
         if key not in VALUES[command]:
-            raise Failure(f"unknown flag: {key}\n\nUsage:  gh {command} [flags]")
+            msg = f"unknown flag: {key}\n\nUsage:  gh {command} [flags]"
+            raise Failure(msg)
         if not eq:
             if i + 1 >= len(args):
-                raise Failure(f"flag needs an argument: {key}")
+                msg = f"flag needs an argument: {key}"
+                raise Failure(msg)
             value, i = args[i + 1], i + 2
         else:
             i += 1
@@ -113,7 +115,8 @@ def body_of(options: dict[str, Any]) -> str:
         return sys.stdin.read() if name == "-" else Path(name).read_text("utf-8")
     if "--body" in options:
         return str(options["--body"])
-    raise Failure("`--body` or `--body-file` required when not running interactively")
+    msg = "`--body` or `--body-file` required when not running interactively"
+    raise Failure(msg)
 
 
 def url(repo: str, number: int) -> str:
@@ -128,9 +131,8 @@ def find(data: dict[str, Any], ref: list[str]) -> dict[str, Any]:
     for issue in data["issues"]:
         if str(issue["number"]) == text:
             return issue
-    raise Failure(
-        f"GraphQL: Could not resolve to an issue or pull request with the number of {text}."
-    )
+    msg = f"GraphQL: Could not resolve to an issue or pull request with the number of {text}."
+    raise Failure(msg)
 
 
 def fields(issue: dict[str, Any], repo: str, names: str) -> dict[str, Any]:
@@ -150,7 +152,8 @@ def run(command: str, args: list[str]) -> str:
     options, positional = parse(command, args)
     repo = options.get("--repo") or os.environ.get("GH_REPO") or ""
     if not repo:
-        raise Failure("no repository: pass --repo OWNER/REPO")
+        msg = "no repository: pass --repo OWNER/REPO"
+        raise Failure(msg)
     path, data = load_state()
     out = ""
     if command == "issue list":
@@ -167,10 +170,12 @@ def run(command: str, args: list[str]) -> str:
             out = "\n".join(f"{i['number']}\t{i['state']}\t{i['title']}" for i in chosen)
     elif command == "issue create":
         if "--title" not in options:
-            raise Failure("must provide `--title` and `--body` when not running interactively")
+            msg = "must provide `--title` and `--body` when not running interactively"
+            raise Failure(msg)
         for label in options.get("--label", []):
             if label not in data["labels"]:
-                raise Failure(f"could not add label: '{label}' not found")
+                msg = f"could not add label: '{label}' not found"
+                raise Failure(msg)
         number = 1 + max((i["number"] for i in data["issues"]), default=0)
         data["issues"].append(
             {
@@ -201,7 +206,8 @@ def run(command: str, args: list[str]) -> str:
         if len(positional) != 1:
             raise Failure("accepts 1 arg(s), received " + str(len(positional)))
         if positional[0] in data["labels"] and not options.get("--force"):
-            raise Failure(f'label with name "{positional[0]}" already exists; use `--force`')
+            msg = f'label with name "{positional[0]}" already exists; use `--force`'
+            raise Failure(msg)
         if positional[0] not in data["labels"]:
             data["labels"].append(positional[0])
         out = f'✓ Label "{positional[0]}" created in {repo}'

@@ -56,10 +56,11 @@ def _unit(value: int, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
-def amd_smi(args: list[str]) -> Any:
+def amd_smi(args: list[str]) -> object:
     command = args[0] if args else ""
     if "--json" not in args:
-        raise SystemExit("smi_standin: only --json output is modelled")
+        msg = "smi_standin: only --json output is modelled"
+        raise SystemExit(msg)
     gpus = range(_count())
     if command == "list":
         return [
@@ -124,10 +125,11 @@ def amd_smi(args: list[str]) -> Any:
                 }
             )
         return out
-    raise SystemExit(f"smi_standin: amd-smi {command} is not modelled")
+    msg = f"smi_standin: amd-smi {command} is not modelled"
+    raise SystemExit(msg)
 
 
-def rocm_smi(args: list[str]) -> Any:
+def rocm_smi(args: list[str]) -> object:
     cards = [f"card{i}" for i in range(_count())]
     if "--showproductname" in args:
         return {
@@ -150,7 +152,8 @@ def rocm_smi(args: list[str]) -> Any:
             f"PID{pid}": f"{name}, 1, {PROCESS_BYTES}, 0, 0" for _gpu, pid, name in _processes()
         }
         return {"system": found}
-    raise SystemExit("smi_standin: this rocm-smi query is not modelled")
+    msg = "smi_standin: this rocm-smi query is not modelled"
+    raise SystemExit(msg)
 
 
 def main(argv: list[str]) -> int:

@@ -13,7 +13,6 @@ benchmark config with the same model path, layout and spec, as SPEC.md says they
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from generator.catalog.flags import canonical, override_env, override_flags
@@ -55,6 +54,10 @@ from tests.tooling.atom_reference import (
     slug,
     spec_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class _Source:
@@ -101,7 +104,7 @@ class _Builder:
             )
         return self.models[path]
 
-    def args(self, raw: Any, loc: Loc, used: list[str]) -> tuple[Flag, ...]:
+    def args(self, raw: str | list[Any] | None, loc: Loc, used: list[str]) -> tuple[Flag, ...]:
         flags: tuple[Flag, ...] = ()
         for item in items(raw):
             if item in self.arg_templates:
@@ -110,7 +113,7 @@ class _Builder:
             flags = override_flags(flags, more)  # argparse: the last one wins
         return flags
 
-    def env(self, raw: Any, loc: Loc, used: list[str]) -> tuple[EnvVar, ...]:
+    def env(self, raw: str | list[Any] | None, loc: Loc, used: list[str]) -> tuple[EnvVar, ...]:
         variables: tuple[EnvVar, ...] = ()
         for item in items(raw):
             if item in self.env_templates:

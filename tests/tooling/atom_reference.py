@@ -79,7 +79,7 @@ def parse_env(text: str, loc: Loc) -> list[EnvVar]:
     return out
 
 
-def items(raw: Any) -> list[str]:
+def items(raw: str | list[Any] | None) -> list[str]:
     return [raw] if isinstance(raw, str) else [str(x) for x in raw or []]
 
 

@@ -20,9 +20,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = "tests/launchers"
@@ -33,8 +36,9 @@ def busy(workers: int) -> Iterator[list[int]]:
     """`workers` processes of `yes` writing to /dev/null, stopped (and reaped) on exit."""
     procs: list[subprocess.Popen[bytes]] = []
     try:
+        # One at a time, each kept at once: the finally stops those started if one fails.
         for _ in range(workers):
-            procs.append(subprocess.Popen(["yes"], stdout=subprocess.DEVNULL))
+            procs.append(subprocess.Popen(["yes"], stdout=subprocess.DEVNULL))  # noqa: PERF401 (see above)
         yield [p.pid for p in procs]
     finally:
         for proc in procs:

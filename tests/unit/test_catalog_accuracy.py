@@ -3,14 +3,16 @@ config starting that config's server minus what it unsets."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.catalog import ACCURACY, load
 from generator.catalog.flags import argv, env_dict
 from generator.errors import CatalogError
 from tests.helpers import FIXTURE, copy_catalogs, edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_a_linked_case_takes_its_configs_server_and_drops_what_it_unsets() -> None:

@@ -3,8 +3,6 @@ checked against the names the catalog declares."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.catalog import BENCHMARK, load
@@ -12,6 +10,10 @@ from generator.catalog.flags import argv
 from generator.catalog.model import Pair
 from generator.errors import CatalogError
 from tests.helpers import FIXTURE, copy_catalogs, edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MESH = "deepseek-r1-fp8-mesh-dpa8-ep8"
 
@@ -58,10 +60,10 @@ def test_a_mesh_config_keeps_its_grid_in_the_suites_pair_order_and_its_pair_extr
          "per_pair 1024x1024 is not a pair this config runs"),
         ("      8192x1: [512, 1024, 2048]\n", "      1024x1024: [512]\n",
          "pair 1024x1024 is not one of suite SGLang-Mesh's pairs (8192x1, 1x1024)"),
-        ('      --seed: 0\n', '      --seed: "{sed}"\n',
-         "--seed: unknown variable '{sed}'; a client may use {host}, "
-         "{port}, {model}, {isl}, {osl}, {ratio}, {num_prompts}, {num_warmups}, {concurrency}, "
-         "{output_file}"),
+        ("      --seed: 0\n", '      --seed: "{sed}"\n',
+         ("--seed: unknown variable '{sed}'; a client may use {host}, "
+          "{port}, {model}, {isl}, {osl}, {ratio}, {num_prompts}, {num_warmups}, {concurrency}, "
+          "{output_file}")),
         (f"  - prefix: {MESH}\n", "  - prefix: deepseek-r1-fp8-tp4\n",
          "duplicate prefix 'deepseek-r1-fp8-tp4' (first at line 274)"),
     ],

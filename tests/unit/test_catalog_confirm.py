@@ -43,8 +43,10 @@ def test_given_knobs_replace_the_defaults() -> None:
         ),
         (
             "regression:\n  confirm:\n    max_job: 3\n",
-            "b.yaml:3: regression.confirm.max_job: unknown key 'max_job' "
-            "(did you mean 'max_jobs'?)",
+            (
+                "b.yaml:3: regression.confirm.max_job: unknown key 'max_job' "
+                "(did you mean 'max_jobs'?)"
+            ),
         ),
         (
             "regression:\n  confirm:\n    enabled: yes please\n",
@@ -56,8 +58,10 @@ def test_given_knobs_replace_the_defaults() -> None:
         ),
         (
             "regression:\n  confirm:\n    issue_label: 'a,b'\n",
-            "b.yaml:3: regression.confirm.issue_label: 'a,b' does not match "
-            "'^[A-Za-z0-9][A-Za-z0-9 ._:/-]{0,49}$'",
+            (
+                "b.yaml:3: regression.confirm.issue_label: 'a,b' does not match "
+                "'^[A-Za-z0-9][A-Za-z0-9 ._:/-]{0,49}$'"
+            ),
         ),
     ],
 )

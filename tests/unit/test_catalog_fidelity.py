@@ -3,16 +3,19 @@ launcher defaults written out for Qwen, a runner label per accuracy level."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from generator.catalog.model import Case
 from generator.errors import CatalogError
 from generator.expand.entries import case_entry
-from generator.expand.model import Expanded
-from tests.conftest import Invoke
 from tests.helpers import ROOT, copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.catalog.model import Case
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 # atom_sglang_test.sh (f6c69e1ee) lines 154-159 exported these when unset; the Qwen entries
 # set none of them. Accuracy never sets the quick-reduce one (allowed_differences).
@@ -67,8 +70,10 @@ def test_explain_shows_the_five_values_of_a_qwen_config(cli: Invoke) -> None:
 
 PER_LEVEL = (
     "    runner: linux-atom-mi35x-4\n    levels: [nightly, pr]\n    threshold: 0.76\n",
-    "    runner: {nightly: linux-atom-mi35x-8, pr: linux-atom-mi35x-4}\n"
-    "    levels: [nightly, pr]\n    threshold: 0.76\n",
+    (
+        "    runner: {nightly: linux-atom-mi35x-8, pr: linux-atom-mi35x-4}\n"
+        "    levels: [nightly, pr]\n    threshold: 0.76\n"
+    ),
 )
 
 
@@ -86,7 +91,8 @@ def test_a_case_runs_each_level_on_its_own_label(per_level: Path) -> None:
     nightly, pr = (case_entry(expanded.catalog, run, level) for level in ("nightly", "pr"))
     assert (nightly["runner"], pr["runner"]) == ("linux-atom-mi35x-8", "linux-atom-mi35x-4")
     assert nightly["server_fingerprint"] != pr["server_fingerprint"]
-    assert nightly["server_args"] == pr["server_args"] and nightly["env"] == pr["env"]
+    assert nightly["server_args"] == pr["server_args"]
+    assert nightly["env"] == pr["env"]
 
 
 def test_explain_prints_a_case_once_per_label_naming_the_level(
@@ -108,7 +114,8 @@ def test_the_pr_matrix_carries_the_pr_label(cli: Invoke, per_level: Path) -> Non
     assert result.exit_code == 0, result.stderr
     pr = (per_level / ".github/matrices/accuracy/pr.json").read_text(encoding="utf-8")
     nightly = (per_level / ".github/matrices/accuracy/nightly.json").read_text(encoding="utf-8")
-    assert '"id": "qwen3-5-35b-a3b-fp8-tp2"' in pr and '"id": "qwen3-5-35b-a3b-fp8-tp2"' in nightly
+    assert '"id": "qwen3-5-35b-a3b-fp8-tp2"' in pr
+    assert '"id": "qwen3-5-35b-a3b-fp8-tp2"' in nightly
     entry = pr[pr.index('"id": "qwen3-5-35b-a3b-fp8-tp2"') :]
     assert entry[entry.index('"runner"') :].startswith('"runner": "linux-atom-mi35x-4"')
     entry = nightly[nightly.index('"id": "qwen3-5-35b-a3b-fp8-tp2"') :]
@@ -144,7 +151,8 @@ def test_a_runner_mapping_must_name_a_known_label_for_each_level_the_case_runs_a
     with pytest.raises(CatalogError) as caught:
         expanded_at(root)
     assert message in caught.value.message
-    assert caught.value.loc is not None and caught.value.loc.line == line
+    assert caught.value.loc is not None
+    assert caught.value.loc.line == line
 
 
 def test_a_runner_level_the_case_does_not_run_at_is_refused(tmp_path: Path) -> None:
@@ -160,4 +168,5 @@ def test_a_runner_level_the_case_does_not_run_at_is_refused(tmp_path: Path) -> N
     assert caught.value.message == (
         "runner names level 'pr', which the case does not run at (nightly)"
     )
-    assert caught.value.loc is not None and caught.value.loc.line == line
+    assert caught.value.loc is not None
+    assert caught.value.loc.line == line

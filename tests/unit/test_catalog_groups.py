@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.catalog import BENCHMARK, load
 from generator.catalog.model import Selector
 from generator.errors import CatalogError
 from tests.helpers import FIXTURE, copy_catalogs, edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_schedules_keep_their_crons_and_their_union_of_selectors() -> None:

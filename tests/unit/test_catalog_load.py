@@ -40,7 +40,7 @@ def test_run_in_the_checkout_an_error_names_the_path_relative_to_it(
     assert str(elsewhere.value).startswith(f"{root / ACCURACY}:{line}: ")
     monkeypatch.chdir(root)
     with pytest.raises(CatalogError) as inside:
-        load(Path("."))
+        load(Path())
     assert str(inside.value) == (
         f'{ACCURACY}:{line}: cases[0].threshold: expected a number, found string "high"'
     )

@@ -20,9 +20,12 @@ from generator.catalog.model import (
     matches,
     one_of,
 )
-from generator.expand.model import Expanded
 from generator.launch.contract import EVALUATOR_KINDS, EvaluatorKind
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 SCHEMAS = ROOT / "generator" / "catalog" / "schemas"
 

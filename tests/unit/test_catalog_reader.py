@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from generator.catalog.reader import Reader
@@ -17,7 +19,7 @@ def reader(text: str) -> Reader:
 
 def refusal(text: str, *path: str | int) -> str:
     r = reader(text)
-    node = r.doc
+    node: Any = r.doc
     for part in path:
         node = node[part]
     with pytest.raises(CatalogError) as info:
@@ -43,14 +45,14 @@ def test_values_ranges_and_switches_become_tokens_at_their_lines() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("a:\n  --port: 8000\n", "catalogs/benchmark.yaml:2: --port is set by the launcher on "
-         "every server: remove it from the catalog"),
-        ("a:\n  --x: [9..1]\n", "catalogs/benchmark.yaml:2: range '9..1' must go up and span at "
-         "most 65536"),
-        ("a:\n  --x: --y\n", "catalogs/benchmark.yaml:2: the value '--y' starts with '--': write "
-         "each flag as a key of its own"),
-        ("a:\n  --x: \"a\\u2028b\"\n", "catalogs/benchmark.yaml:2: a flag value holds the "
-         "character U+2028; a value is one line of printable text"),
+        ("a:\n  --port: 8000\n", ("catalogs/benchmark.yaml:2: --port is set by the launcher on "
+          "every server: remove it from the catalog")),
+        ("a:\n  --x: [9..1]\n", ("catalogs/benchmark.yaml:2: range '9..1' must go up and span at "
+          "most 65536")),
+        ("a:\n  --x: --y\n", ("catalogs/benchmark.yaml:2: the value '--y' starts with '--': write "
+          "each flag as a key of its own")),
+        ('a:\n  --x: "a\\u2028b"\n', ("catalogs/benchmark.yaml:2: a flag value holds the "
+          "character U+2028; a value is one line of printable text")),
     ],
     ids=["launcher-flag", "range-down", "flag-as-value", "line-separator"],
 )  # fmt: skip

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -9,6 +8,10 @@ from generator.catalog.regression import Policy, build_policy, policy_file, poli
 from generator.catalog.yamlio import parse_mapping
 from generator.errors import CatalogError
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_an_absent_section_gives_the_defaults() -> None:

@@ -14,12 +14,12 @@ from tests.helpers import FIXTURE
 SHOWN = "catalogs/benchmark.yaml"
 
 
-def benchmark(old: str = "", new: str = "") -> Any:
+def benchmark(old: str = "", new: str = "") -> dict[str, Any]:
     text = (FIXTURE / SHOWN).read_text(encoding="utf-8")
     return parse_mapping(text.replace(old, new, 1), SHOWN)
 
 
-def refusal(doc: Any) -> str:
+def refusal(doc: object) -> str:
     with pytest.raises(CatalogError) as info:
         validate("benchmark", doc, SHOWN)
     return str(info.value)
@@ -43,16 +43,16 @@ def test_an_unknown_key_names_the_key_its_line_and_the_nearest_known_one() -> No
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("parallel", {"tp": "8"}, "configs[0].parallel.tp: expected an integer, found string "
-         '"8"'),
+        ("parallel", {"tp": "8"}, ("configs[0].parallel.tp: expected an integer, found string "
+          '"8"')),
         ("parallel", {"tp": 0}, "configs[0].parallel.tp: 0 must be >= 1"),
-        ("display", "R1\u2028TP8", 'configs[0].display: "R1\\u2028TP8" must be one line of '
-         "printable text (no control character, line or paragraph separator, or bidirectional "
-         "control)"),
+        ("display", "R1\u2028TP8", ('configs[0].display: "R1\\u2028TP8" must be one line of '
+          "printable text (no control character, line or paragraph separator, or bidirectional "
+          "control)")),
     ],
     ids=["type", "minimum", "line-separator"],
 )  # fmt: skip
-def test_a_wrong_value_is_described_in_words(key: str, value: Any, expected: str) -> None:
+def test_a_wrong_value_is_described_in_words(key: str, value: object, expected: str) -> None:
     doc = benchmark()
     doc["configs"][0][key] = value
     assert refusal(doc).split(": ", 1)[1] == expected

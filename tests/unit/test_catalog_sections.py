@@ -72,12 +72,12 @@ def test_estimates_take_the_default_timeout_factor_and_rules_in_order() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("    - {minutes: 35}\n", "", "catalogs/benchmark.yaml:6: every start-up rule but the "
-         "last needs up_to_params_b; the last has none"),
-        ("up_to_params_b: 500", "up_to_params_b: 50", "catalogs/benchmark.yaml:6: start-up "
-         "rules must go up in size (50 after 100)"),
-        ("max_job_minutes: 120", "max_job_minutes: 200", "catalogs/benchmark.yaml:2: "
-         "max_job_minutes 200 is longer than job_timeout_minutes 180"),
+        ("    - {minutes: 35}\n", "", ("catalogs/benchmark.yaml:6: every start-up rule but the "
+          "last needs up_to_params_b; the last has none")),
+        ("up_to_params_b: 500", "up_to_params_b: 50", ("catalogs/benchmark.yaml:6: start-up "
+          "rules must go up in size (50 after 100)")),
+        ("max_job_minutes: 120", "max_job_minutes: 200", ("catalogs/benchmark.yaml:2: "
+          "max_job_minutes 200 is longer than job_timeout_minutes 180")),
     ],
     ids=["no-catch-all", "down-in-size", "bound-over-timeout"],
 )  # fmt: skip

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.catalog.yamlio import (
@@ -14,6 +12,10 @@ from generator.catalog.yamlio import (
     parse_mapping,
 )
 from generator.errors import CatalogError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SHOWN = "catalogs/benchmark.yaml"
 
@@ -48,12 +50,12 @@ def test_line_of_finds_keys_and_list_items() -> None:
     ("text", "message"),
     [
         ("a: 1\na: 2\n", "catalogs/benchmark.yaml:2: YAML error: duplicate key 'a'"),
-        ("a: &x 1\nb: *x\n", "catalogs/benchmark.yaml:2: YAML alias '*x' is not supported; write "
-         "the value out or use a fragment"),
-        ("- 1\n", "catalogs/benchmark.yaml:1: the top level must be a mapping, found "
-         "CommentedSeq"),
-        ("a: 'open\nb: 2\n\nc: 3\n", "catalogs/benchmark.yaml:1: YAML error: found unexpected end "
-         "of stream while scanning a quoted scalar"),
+        ("a: &x 1\nb: *x\n", ("catalogs/benchmark.yaml:2: YAML alias '*x' is not supported; write "
+          "the value out or use a fragment")),
+        ("- 1\n", ("catalogs/benchmark.yaml:1: the top level must be a mapping, found "
+          "CommentedSeq")),
+        ("a: 'open\nb: 2\n\nc: 3\n", ("catalogs/benchmark.yaml:1: YAML error: found unexpected end "
+          "of stream while scanning a quoted scalar")),
     ],
     ids=["duplicate", "alias", "not-a-mapping", "unclosed-quote"],
 )  # fmt: skip
@@ -64,8 +66,8 @@ def test_bad_yaml_is_refused_at_its_line(text: str, message: str) -> None:
 def test_a_catalog_file_is_refused_unparsed_when_huge_empty_or_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     for data, message in [
-        (b" " * (MAX_CATALOG_BYTES + 1), f"catalog is {MAX_CATALOG_BYTES + 1} bytes; the limit "
-         f"is {MAX_CATALOG_BYTES} bytes"),
+        (b" " * (MAX_CATALOG_BYTES + 1), (f"catalog is {MAX_CATALOG_BYTES + 1} bytes; the limit "
+          f"is {MAX_CATALOG_BYTES} bytes")),
         (b"\n \n", "catalog is empty"),
         (b"a: 1\nb: \xff\n", "not valid UTF-8 (byte 0xff)"),
         (b"a: .nan\n", "a: nan is not a number the catalog takes; write a finite value"),

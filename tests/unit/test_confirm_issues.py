@@ -4,17 +4,22 @@ repository in a JSON file and records every call."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
 
 from generator.confirm import issues
 from generator.confirm.events import Verdicts, parse
 from generator.confirm.tracked import Tracked
-from tests.conftest import Invoke
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from click.testing import Result
+
+    from tests.conftest import Invoke
 
 GH = str(ROOT / "tests" / "standin" / "bin" / "gh")
 SERVER = {"fingerprint": "sha256:9c1e", "runner_label": "mi355", "image_family": "rocm/atom-dev"}

@@ -8,7 +8,6 @@ import os
 import stat
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +15,10 @@ import pytest
 from generator.launch.container import allocated_devices
 from generator.launch.errors import InputError
 from tests.helpers import FIXTURE, ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = ROOT / "scripts/run_in_container.py"
 FAKE_DOCKER = """#!/usr/bin/env python3

@@ -22,18 +22,24 @@ def test_crons_github_runs_are_accepted(expr: str) -> None:
     [
         (
             "0-59 * * * *",
-            "cron '0-59 * * * *' fires 1 minute(s) apart; GitHub runs a schedule at most "
-            "every 5 minutes",
+            (
+                "cron '0-59 * * * *' fires 1 minute(s) apart; GitHub runs a schedule at most "
+                "every 5 minutes"
+            ),
         ),
         (
             "*/4 * * * *",
-            "cron '*/4 * * * *' fires 4 minute(s) apart; GitHub runs a schedule at most "
-            "every 5 minutes",
+            (
+                "cron '*/4 * * * *' fires 4 minute(s) apart; GitHub runs a schedule at most "
+                "every 5 minutes"
+            ),
         ),
         (
             "0,58 0,23 * * *",
-            "cron '0,58 0,23 * * *' fires 2 minute(s) apart; GitHub runs a schedule at most "
-            "every 5 minutes",
+            (
+                "cron '0,58 0,23 * * *' fires 2 minute(s) apart; GitHub runs a schedule at most "
+                "every 5 minutes"
+            ),
         ),
         (
             "@daily",

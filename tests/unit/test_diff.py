@@ -7,14 +7,18 @@ import json
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from generator.diff import diff, text
-from generator.expand.model import Expanded
-from tests.conftest import Invoke
 from tests.helpers import edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 GIT_ENV = {
     **os.environ,

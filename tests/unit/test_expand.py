@@ -4,7 +4,6 @@ once, with an index from every id a user can name."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,13 @@ from generator.catalog import BENCHMARK
 from generator.catalog.model import PER_CELL, PER_SERVER
 from generator.errors import CatalogError
 from generator.expand import expand
-from generator.expand.model import Expanded
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
 
 
 def test_every_config_has_cells_and_both_packings_in_each_mode_of_its_suite(

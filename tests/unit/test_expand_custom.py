@@ -7,7 +7,10 @@ import pytest
 from generator.catalog.model import Pair
 from generator.errors import SelectionError
 from generator.expand.custom import MAX_POINTS, Point, custom_jobs, find_configs, parse_points
-from generator.expand.model import Expanded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 
 def test_points_parse_with_spaces_and_repeats_kept_once() -> None:
@@ -22,10 +25,10 @@ def test_points_parse_with_spaces_and_repeats_kept_once() -> None:
     [
         (" ; ", "points: give at least one ISL,OSL,CONC,RATIO"),
         ("1,1,1,1;" * (MAX_POINTS + 1), f"points: {MAX_POINTS + 1} items; at most {MAX_POINTS}"),
-        ("1024,1024,64,0.8;1024,1024,64", "points: item 2 '1024,1024,64' is not ISL,OSL,CONC,"
-         "RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)"),
-        ("1024,1024,64,1.5", "points: item 1 '1024,1024,64,1.5' needs ISL, OSL and CONC of at "
-         "least 1 and a RATIO in (0, 1]"),
+        ("1024,1024,64,0.8;1024,1024,64", ("points: item 2 '1024,1024,64' is not ISL,OSL,CONC,"
+          "RATIO (e.g. 1024,1024,64,0.8; ISL and OSL of at most 9 digits, CONC of at most 6)")),
+        ("1024,1024,64,1.5", ("points: item 1 '1024,1024,64,1.5' needs ISL, OSL and CONC of at "
+          "least 1 and a RATIO in (0, 1]")),
     ],
     ids=["empty", "too-many", "three-numbers", "ratio-above-one"],
 )  # fmt: skip

@@ -14,8 +14,11 @@ from generator.expand.entries import (
     point_entry,
 )
 from generator.expand.estimate import shown
-from generator.expand.model import Expanded
 from generator.launch.contract import check_case, check_job
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 IMAGE = "rocm/atom-dev:sglang-latest"
 
@@ -45,7 +48,8 @@ def test_the_fingerprint_changes_with_anything_that_starts_another_server(
 ) -> None:
     server = fixture.base_servers["deepseek-r1-fp8-tp4"]
     assert fingerprint(server) == fingerprint(dataclasses.replace(server))
-    assert fingerprint(server).startswith("sha256:") and len(fingerprint(server)) == 23
+    assert fingerprint(server).startswith("sha256:")
+    assert len(fingerprint(server)) == 23
     others = [
         dataclasses.replace(server, args=(*server.args, "--x")),
         dataclasses.replace(server, env=(*server.env, ("A", "1"))),

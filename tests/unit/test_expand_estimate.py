@@ -7,9 +7,12 @@ import math
 
 import pytest
 
-from generator.catalog.model import Catalog, Config
 from generator.expand.estimate import point_minutes, shown, startup_minutes
-from generator.expand.model import Expanded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.catalog.model import Catalog, Config
+    from generator.expand.model import Expanded
 
 
 def config(catalog: Catalog, prefix: str) -> Config:

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 
 import pytest
 
 from generator.catalog.model import PER_SERVER
 from generator.expand.entries import case_entry, job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import default_mode, image_for
 from generator.explain import explain
 from generator.launch import commands
-from tests.conftest import Invoke
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 WHERE = commands.Where(
     python="/py", port="4242", logs="/logs", model_cache="/models", root="/checkout"
@@ -100,10 +104,14 @@ def test_a_config_shows_each_of_its_jobs_with_its_points(fixture: Expanded) -> N
     text = explain(fixture, "deepseek-r1-fp8-mesh-dpa8-ep8", kind="config")
     titles = [line for line in text.splitlines() if line.startswith("# benchmark job")]
     assert titles == [
-        "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-8192x1: DeepSeek-R1-0528 FP8 SGLang-Mesh "
-        "DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)",
-        "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-1x1024: DeepSeek-R1-0528 FP8 SGLang-Mesh "
-        "DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)",
+        (
+            "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-8192x1: DeepSeek-R1-0528 FP8 "
+            "SGLang-Mesh DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)"
+        ),
+        (
+            "# benchmark job deepseek-r1-fp8-mesh-dpa8-ep8-1x1024: DeepSeek-R1-0528 FP8 "
+            "SGLang-Mesh DPA8 EP8 (of config deepseek-r1-fp8-mesh-dpa8-ep8)"
+        ),
     ]
     assert text.count("-m sglang.bench_serving") == 6
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,11 +15,16 @@ import pytest
 from generator.catalog import load
 from generator.catalog.yamlio import load_data
 from generator.errors import CatalogError
-from generator.expand.model import Expanded
 from generator.render import render
 from tests.catalog_gen import RUNNER, CatalogSpec, base_benchmark, minimal_accuracy
-from tests.conftest import Invoke
 from tests.helpers import ROOT, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 DISPLAY = "DeepSeek-R1 ☃ «TP8»"
 # A dashboard model names artifacts and files: only letters, digits, '.', '_' and '-'.
@@ -122,7 +126,8 @@ def outputs(root: Path) -> dict[str, str]:
     return render(expanded_at(root), root)
 
 
-def run_json(cli: Invoke, root: Path, *args: str) -> Any:
+# The JSON the command prints, of whatever shape: the tests index it as they assert.
+def run_json(cli: Invoke, root: Path, *args: str) -> Any:  # noqa: ANN401 (see above)
     result = cli(*args, root=root)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)

@@ -7,7 +7,10 @@ from datetime import date
 import pytest
 
 from generator.images import Nightly, parse_reference, version_key
-from generator.images.pattern import TagPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.images.pattern import TagPattern
 
 
 def pattern(tag: str) -> TagPattern:
@@ -29,7 +32,8 @@ def test_a_pattern_matches_a_whole_tag_and_reads_its_version_and_date() -> None:
 def test_a_preview_needs_a_pattern_of_its_own() -> None:
     p = pattern("{version}-rocm720-mi35x-{date}-preview")
     found = p.match("v0.5.8.post1-rocm720-mi35x-20260211-preview")
-    assert found is not None and found.version == "v0.5.8.post1"
+    assert found is not None
+    assert found.version == "v0.5.8.post1"
 
 
 @pytest.mark.parametrize("day", ["20260230", "20261301", "20260000", "2026021", "202602111"])
@@ -62,7 +66,8 @@ def test_a_pattern_without_version_matches_on_the_date_alone() -> None:
 def test_versions_order_by_number_with_pre_releases_below_and_post_releases_above(
     ascending: list[str],
 ) -> None:
-    assert sorted(reversed(ascending), key=version_key) == ascending
+    descending = ascending[::-1]
+    assert sorted(descending, key=version_key) == ascending
 
 
 def test_the_newest_nightly_is_the_latest_date_then_the_highest_version() -> None:

@@ -8,9 +8,12 @@ import ast
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PACKAGE = ROOT / "generator"
 

@@ -52,7 +52,8 @@ def test_an_eight_percent_drop_over_one_percent_noise_is_confirmed() -> None:
         "t", pairs([0.925, 0.91, 0.92]), higher_is_better=True, min_change=0.05, level=0.95
     )
     assert j.verdict == ab.CONFIRMED
-    assert j.high is not None and j.high < 0.95
+    assert j.high is not None
+    assert j.high < 0.95
     assert round(j.ratio or 0, 3) == 0.918
     assert (j.repeats, j.pairs, j.threshold) == (3, 3, 0.95)
 
@@ -62,13 +63,16 @@ def test_noise_alone_is_cleared() -> None:
         "t", pairs([1.01, 0.99, 1.005]), higher_is_better=True, min_change=0.05, level=0.95
     )
     assert j.verdict == ab.CLEARED
-    assert j.low is not None and j.low > 0.95
+    assert j.low is not None
+    assert j.low > 0.95
 
 
 def test_an_interval_across_the_minimum_change_is_inconclusive() -> None:
     j = ab.judge("t", pairs([0.93, 0.97, 0.95]), higher_is_better=True, min_change=0.05, level=0.95)
     assert j.verdict == ab.INCONCLUSIVE
-    assert j.low is not None and j.high is not None and j.low < 0.95 < j.high
+    assert j.low is not None
+    assert j.high is not None
+    assert j.low < 0.95 < j.high
 
 
 def test_a_latency_is_worse_when_it_grows() -> None:
@@ -94,7 +98,8 @@ def test_the_same_measurements_give_the_same_interval() -> None:
     first = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.9)
     again = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.9)
     assert first == again
-    assert first.low is not None and first.high is not None
+    assert first.low is not None
+    assert first.high is not None
     assert math.isclose(
         first.ratio or 0, math.exp(sum(math.log(x) for x in (0.93, 0.95, 0.91, 0.96, 0.94)) / 5)
     )

@@ -3,7 +3,6 @@ types, sizes and ranges, and no flag the launcher sets on every server."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +10,10 @@ import pytest
 from generator.launch.contract import check_case, check_job, load_object
 from generator.launch.errors import InputError
 from tests.launchers.support import fixture_case, fixture_job, small_points
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def job() -> dict[str, Any]:

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from generator.launch.errors import (
     BUG,
     FAILED,
@@ -19,6 +15,12 @@ from generator.launch.errors import (
     bug,
     error,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pytest
 
 
 def test_every_expected_failure_is_a_launch_error_with_its_exit_status() -> None:
@@ -36,7 +38,8 @@ def test_an_expected_failure_is_one_line_and_its_code(capsys: pytest.CaptureFixt
 
 def raised() -> ValueError:
     try:
-        raise ValueError("boom")
+        msg = "boom"
+        raise ValueError(msg)
     except ValueError as exc:
         return exc
 
@@ -49,8 +52,10 @@ def test_a_bug_is_one_line_naming_the_file_that_holds_its_traceback(
     path = logs / TRACEBACK_FILE
     assert capsys.readouterr() == (
         "",
-        "run_accuracy.sh: unexpected error (a bug in the launcher): ValueError: boom; the "
-        f"traceback is in {path}\n",
+        (
+            "run_accuracy.sh: unexpected error (a bug in the launcher): ValueError: boom; the "
+            f"traceback is in {path}\n"
+        ),
     )
     text = path.read_text(encoding="utf-8")
     assert text.startswith("Traceback (most recent call last):\n")

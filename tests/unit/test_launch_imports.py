@@ -34,7 +34,7 @@ def allowed(module: str) -> bool:
         return True
     if module == "sglang" or module.startswith("sglang."):
         return True  # the image's SGLang, imported by the few-shot evaluation only
-    return module.split(".")[0] in sys.stdlib_module_names
+    return module.split(".", maxsplit=1)[0] in sys.stdlib_module_names
 
 
 def test_the_launcher_files_are_found() -> None:

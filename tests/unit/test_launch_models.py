@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import cast
 
 from generator.launch import commands
 from generator.launch.commands import Where
-from generator.launch.contract import ServerEntry
 from generator.launch.models import MARKER, missing
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.launch.contract import ServerEntry
 
 
 def snapshot(root: Path, files: dict[str, str]) -> Path:
@@ -45,7 +49,7 @@ def test_only_hub_ids_come_from_the_cache_and_a_tokenizer_needs_no_weights(
     tmp_path: Path,
 ) -> None:
     entry = cast(
-        ServerEntry,
+        "ServerEntry",
         {
             "model_path": "/data/local-model",
             "server_args": [

@@ -75,16 +75,22 @@ def test_negative_non_numeric_and_non_finite_values_are_null_and_never_written()
     ("error", "line"),
     [
         (
-            "sglang.bench_serving exited with status 1:\nTraceback (most recent call last):\n"
-            '  File "/x.py", line 3, in <module>\n    main()\n'
-            "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host\n"
-            "  0%|          | 0/40 [00:00<?, ?it/s]\n",
-            "sglang.bench_serving exited with status 1: "
-            "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host",
+            (
+                "sglang.bench_serving exited with status 1:\nTraceback (most recent call last):\n"
+                '  File "/x.py", line 3, in <module>\n    main()\n'
+                "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host\n"
+                "  0%|          | 0/40 [00:00<?, ?it/s]\n"
+            ),
+            (
+                "sglang.bench_serving exited with status 1: "
+                "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host"
+            ),
         ),
         (
-            "evaluator exited with status 2:\nusage: lm_eval [-h]\n"
-            "lm_eval: error: unrecognized arguments: --x\n",
+            (
+                "evaluator exited with status 2:\nusage: lm_eval [-h]\n"
+                "lm_eval: error: unrecognized arguments: --x\n"
+            ),
             "evaluator exited with status 2: lm_eval: error: unrecognized arguments: --x",
         ),
         (

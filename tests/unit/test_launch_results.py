@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from generator.launch.console import MAX_LINE_CHARS, MAX_TAIL_BYTES, tail
 from generator.launch.results import few_shot_metrics, last_json_line, lm_eval_score, result_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_the_client_result_is_its_last_line_with_a_bare_infinity_read_as_inf(
@@ -29,7 +32,9 @@ def test_the_lm_eval_score_comes_from_the_newest_results_file(tmp_path: Path) ->
         os.utime(path, (mtime, mtime))
     assert lm_eval_score(tmp_path, "gsm8k", "m,f") == (0.9, None)
     missing, error = lm_eval_score(tmp_path, "gsm8k", "other")
-    assert missing is None and error is not None and "no results.gsm8k['other']" in error
+    assert missing is None
+    assert error is not None
+    assert "no results.gsm8k['other']" in error
     assert lm_eval_score(tmp_path / "model", "x", "y")[0] is None
 
 
@@ -61,7 +66,9 @@ def test_a_malformed_result_line_gives_a_reason_not_an_exception(tmp_path: Path,
     output = tmp_path / "point.bench.jsonl"
     output.write_bytes(data)
     line, error = result_line(output)
-    assert line is None and error is not None and reason in error
+    assert line is None
+    assert error is not None
+    assert reason in error
     assert len(error) < 400
 
 
@@ -93,7 +100,9 @@ def test_a_malformed_lm_eval_results_file_gives_a_reason(tmp_path: Path, name: s
     (tmp_path / "model").mkdir()
     (tmp_path / "model" / "results_1.json").write_bytes(data)
     score, error = lm_eval_score(tmp_path, "gsm8k", "m")
-    assert score is None and error is not None and reason in error
+    assert score is None
+    assert error is not None
+    assert reason in error
 
 
 @pytest.mark.parametrize(
@@ -115,7 +124,8 @@ def test_malformed_few_shot_metrics_give_a_reason(
     if reason is None:
         assert (error, metrics["accuracy"], metrics["latency"]) == (None, 0.5, None)
     else:
-        assert error is not None and reason in error
+        assert error is not None
+        assert reason in error
         assert metrics.get("accuracy") is None
 
 

@@ -29,7 +29,8 @@ def test_a_listening_socket_is_found_with_the_process_that_holds_it() -> None:
         sock.listen()
         port = sock.getsockname()[1]
         inodes = sockets.listening(port)
-        assert inodes is not None and len(inodes) == 1
+        assert inodes is not None
+        assert len(inodes) == 1
         assert sockets.holders(inodes, [os.getpid()]) == {next(iter(inodes)): os.getpid()}
         assert sockets.holders(inodes, [os.getppid()]) == {}
     assert sockets.listening(port) == set()

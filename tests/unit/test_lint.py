@@ -12,11 +12,14 @@ import pytest
 from generator.catalog.model import Catalog, EnvVar
 from generator.errors import Loc
 from generator.expand import expand
-from generator.expand.model import Expanded
 from generator.lint import Finding, errors, format_json, format_text, lint
 from generator.lint.rules import RETIRED, RULES
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 BENCH = "catalogs/benchmark.yaml"
 ACC = "catalogs/accuracy.yaml"
@@ -146,14 +149,18 @@ def test_the_tp4_dp8_ep8_layout_of_the_original_pull_request_fails_rule_1(
     assert [(f.loc.line, f.message) for f in by_rule(found, "L101") if f.loc.file == BENCH] == [
         (
             line,
-            f"{config} runs TP4 DP8 with --enable-dp-attention, which SGLang refuses at "
-            "start-up (tp size must be divisible by dp size): use TP8 DP8 or TP4 with DP4",
+            (
+                f"{config} runs TP4 DP8 with --enable-dp-attention, which SGLang refuses at "
+                "start-up (tp size must be divisible by dp size): use TP8 DP8 or TP4 with DP4"
+            ),
         )
     ]
     assert [f.message for f in by_rule(found, "L102") if f.loc.file == BENCH] == [
-        f"{config} runs TP4 with EP8; SGLang builds expert-parallel groups inside the "
-        "tensor-parallel group, so the ep size must divide the tp size: use EP4 or a TP "
-        "that is a multiple of 8"
+        (
+            f"{config} runs TP4 with EP8; SGLang builds expert-parallel groups inside the "
+            "tensor-parallel group, so the ep size must divide the tp size: use EP4 or a TP "
+            "that is a multiple of 8"
+        )
     ]
     # The accuracy case linked to it inherits the layout and fails too.
     assert [f.loc.file for f in by_rule(found, "L101")] == [ACC, BENCH]
@@ -166,17 +173,23 @@ def test_structured_sizes_must_equal_the_flags(tmp_path: Path) -> None:
             tmp_path,
             (
                 BENCH,
-                "parallel: {tp: 4, dp: 4, ep: 4}\n    args: [trust_remote_code, dp4_attention, "
-                "aiter_runtime]\n",
+                (
+                    "parallel: {tp: 4, dp: 4, ep: 4}\n    args: [trust_remote_code, dp4_attention, "
+                    "aiter_runtime]\n"
+                ),
                 "parallel: {tp: 4}\n    args: [trust_remote_code, dp4_attention, aiter_runtime]\n",
             ),
         )
     )
     assert sorted({f.message for f in by_rule(found, "L103") if f.loc.file == BENCH}) == [
-        "config 'deepseek-r1-fp4-tp4-dp4-ep4' declares parallel.dp 1 but starts SGLang with "
-        "--data-parallel-size 4; make the field and the flag agree",
-        "config 'deepseek-r1-fp4-tp4-dp4-ep4' declares parallel.ep 1 but starts SGLang with "
-        "--expert-parallel-size 4; make the field and the flag agree",
+        (
+            "config 'deepseek-r1-fp4-tp4-dp4-ep4' declares parallel.dp 1 but starts SGLang with "
+            "--data-parallel-size 4; make the field and the flag agree"
+        ),
+        (
+            "config 'deepseek-r1-fp4-tp4-dp4-ep4' declares parallel.ep 1 but starts SGLang with "
+            "--expert-parallel-size 4; make the field and the flag agree"
+        ),
     ]
 
 
@@ -188,8 +201,10 @@ def test_a_case_needing_more_gpus_than_its_runner_has_fails(fixture: Expanded) -
     assert [(f.loc.line, f.message) for f in by_rule(relinted(catalog), "L201")] == [
         (
             line_of(ACC, "- id: deepseek-r1-fp4-tp8", FIXTURE),
-            "case 'deepseek-r1-fp4-tp8' needs 8 GPUs but runner 'linux-atom-mi35x-4' has 4; "
-            "pick a runner with at least 8 GPUs or a smaller layout",
+            (
+                "case 'deepseek-r1-fp4-tp8' needs 8 GPUs but runner 'linux-atom-mi35x-4' has 4; "
+                "pick a runner with at least 8 GPUs or a smaller layout"
+            ),
         )
     ]
 
@@ -206,9 +221,11 @@ def test_eagle3_without_a_draft_model_warns(tmp_path: Path) -> None:
         (
             "warning",
             line_of(ACC, SGLANG_CASE),
-            "case 'deepseek-r1-mxfp4-tp4-mtp' uses --speculative-algorithm EAGLE3 without "
-            "--speculative-draft-model-path; SGLang falls back to the model path only for "
-            "architectures with a built-in MTP layer: name the draft model",
+            (
+                "case 'deepseek-r1-mxfp4-tp4-mtp' uses --speculative-algorithm EAGLE3 without "
+                "--speculative-draft-model-path; SGLang falls back to the model path only for "
+                "architectures with a built-in MTP layer: name the draft model"
+            ),
         )
     ]
 
@@ -228,9 +245,11 @@ def test_draft_tokens_must_be_steps_plus_one_with_topk_1(tmp_path: Path) -> None
     new = "--speculative-num-draft-tokens: 5\n        --max-running-requests: 32"
     found = lint(edited(tmp_path, (ACC, old, new)))
     assert [f.message for f in by_rule(found, "L302")] == [
-        "case 'deepseek-r1-mxfp4-tp4-mtp' sets --speculative-num-draft-tokens 5 with "
-        "--speculative-eagle-topk 1 and --speculative-num-steps 3; SGLang silently replaces "
-        "it with 4: write 4"
+        (
+            "case 'deepseek-r1-mxfp4-tp4-mtp' sets --speculative-num-draft-tokens 5 with "
+            "--speculative-eagle-topk 1 and --speculative-num-steps 3; SGLang silently replaces "
+            "it with 4: write 4"
+        )
     ]
 
 
@@ -238,9 +257,11 @@ def test_steps_topk_and_draft_tokens_come_together(tmp_path: Path) -> None:
     old = "        --speculative-eagle-topk: 1\n        --speculative-num-draft-tokens: 4\n"
     found = lint(edited(tmp_path, (ACC, old, "")))
     assert [f.message for f in by_rule(found, "L303")] == [
-        "case 'deepseek-r1-mxfp4-tp4-mtp' sets --speculative-num-steps but not "
-        "--speculative-eagle-topk, --speculative-num-draft-tokens; SGLang asserts that all "
-        "three are given or none (then it chooses them)"
+        (
+            "case 'deepseek-r1-mxfp4-tp4-mtp' sets --speculative-num-steps but not "
+            "--speculative-eagle-topk, --speculative-num-draft-tokens; SGLang asserts that all "
+            "three are given or none (then it chooses them)"
+        )
     ]
 
 
@@ -252,14 +273,18 @@ def test_concurrency_per_dp_rank_within_the_cuda_graph_sizes_passes(tmp_path: Pa
 def test_concurrency_per_dp_rank_above_the_cuda_graph_sizes_warns(found: list[Finding]) -> None:
     mtp = [f.message for f in by_rule(found, "L304") if "dpa8-ep8-mtp" in f.message]
     assert mtp == [
-        "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-atom, 1x1024): concurrency 4096 "
-        "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
-        "(--cuda-graph-bs); those batches run without CUDA graphs: raise --cuda-graph-bs or "
-        "lower the concurrency",
-        "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-mori, 1x1024): concurrency 4096 "
-        "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
-        "(--cuda-graph-bs); those batches run without CUDA graphs: raise --cuda-graph-bs or "
-        "lower the concurrency",
+        (
+            "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-atom, 1x1024): concurrency 4096 "
+            "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
+            "(--cuda-graph-bs); those batches run without CUDA graphs: raise --cuda-graph-bs or "
+            "lower the concurrency"
+        ),
+        (
+            "config 'deepseek-r1-fp4-mesh-dpa8-ep8-mtp' (sglang-mori, 1x1024): concurrency 4096 "
+            "over DP8 is more than 256 requests per rank, the largest CUDA-graph batch "
+            "(--cuda-graph-bs); those batches run without CUDA graphs: raise --cuda-graph-bs or "
+            "lower the concurrency"
+        ),
     ]
 
 
@@ -268,8 +293,10 @@ def test_the_spec_field_must_agree_with_the_speculative_flags(fixture: Expanded)
     assert [(f.loc.line, f.message) for f in by_rule(relinted(catalog), "L305")] == [
         (
             line_of(ACC, SGLANG_CASE, FIXTURE),
-            "case 'deepseek-r1-mxfp4-tp4-mtp' has spec 'mtp1' but --speculative-num-steps 3; "
-            "make the field and the flags agree",
+            (
+                "case 'deepseek-r1-mxfp4-tp4-mtp' has spec 'mtp1' but --speculative-num-steps 3; "
+                "make the field and the flags agree"
+            ),
         )
     ]
 
@@ -288,9 +315,11 @@ def test_a_linked_case_with_different_args_fails(tmp_path: Path) -> None:
     assert [(f.loc.line, f.message) for f in by_rule(found, "L401")] == [
         (
             line_of(ACC, "- id: deepseek-r1-fp4-tp4"),
-            "case 'deepseek-r1-fp4-tp4' starts --mem-fraction-static '0.8' but benchmark "
-            "config 'deepseek-r1-fp4-tp4' starts '0.85'; align them or list "
-            "--mem-fraction-static under allowed_differences.args",
+            (
+                "case 'deepseek-r1-fp4-tp4' starts --mem-fraction-static '0.8' but benchmark "
+                "config 'deepseek-r1-fp4-tp4' starts '0.85'; align them or list "
+                "--mem-fraction-static under allowed_differences.args"
+            ),
         )
     ]
 
@@ -333,8 +362,10 @@ def test_a_forbidden_env_var_in_a_fragment_is_one_error(tmp_path: Path) -> None:
             BENCH,
             line_of(BENCH, 'TP_SIZE: "8"'),
             "error",
-            "TP_SIZE must not be set (the launcher and SGLang own it; SPEC.md lists it as "
-            "removed): delete it",
+            (
+                "TP_SIZE must not be set (the launcher and SGLang own it; SPEC.md lists it as "
+                "removed): delete it"
+            ),
         )
     ]
 
@@ -402,15 +433,19 @@ def test_repeated_display_names_case_names_and_dashboard_models_fail(fixture: Ex
         ),
         (
             Loc(BENCH, 999),
-            f"display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line {first}; "
-            "dropdowns and summaries show it: rename one",
+            (
+                f"display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line {first}; "
+                "dropdowns and summaries show it: rename one"
+            ),
         ),
     ]
     assert [(f.loc, f.message) for f in by_rule(found, "L604")] == [
         (
             Loc(BENCH, 999),
-            f"dashboard model 'DeepSeek-R1-0528-tp4' is already used at line {first}; "
-            "two configs would share a dashboard series: rename one",
+            (
+                f"dashboard model 'DeepSeek-R1-0528-tp4' is already used at line {first}; "
+                "two configs would share a dashboard series: rename one"
+            ),
         )
     ]
 
@@ -422,9 +457,11 @@ def test_a_repeated_display_name_fails(fixture: Expanded) -> None:
     assert [(f.loc.line, f.message) for f in by_rule(relinted(catalog), "L603")] == [
         (
             line_of(BENCH, "- prefix: deepseek-r1-fp8-tp8", FIXTURE),
-            "display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line "
-            f"{line_of(BENCH, '- prefix: deepseek-r1-fp8-tp4', FIXTURE)}; dropdowns and "
-            "summaries show it: rename one",
+            (
+                "display name 'DeepSeek-R1-0528 FP8 TP4' is already used at line "
+                f"{line_of(BENCH, '- prefix: deepseek-r1-fp8-tp4', FIXTURE)}; dropdowns and "
+                "summaries show it: rename one"
+            ),
         )
     ]
 
@@ -451,8 +488,10 @@ def test_a_second_spelling_of_a_model_path_fails(tmp_path: Path) -> None:
         (
             ACC,
             line_of(ACC, "fp4-upper:"),
-            "model path 'amd/DeepSeek-R1-0528-MXFP4-V2' is also spelled "
-            "'amd/DeepSeek-R1-0528-MXFP4-v2'; use one spelling",
+            (
+                "model path 'amd/DeepSeek-R1-0528-MXFP4-V2' is also spelled "
+                "'amd/DeepSeek-R1-0528-MXFP4-v2'; use one spelling"
+            ),
         )
     ]
 
@@ -496,9 +535,11 @@ def test_a_cron_group_outrunning_the_next_run_on_its_runners_warns(fixture: Expa
         (
             line,
             "warning",
-            "cron group 'oob-deepseek-non-mtp' is estimated at 41.2 h of wall time on its "
-            "runners, but cron group 'oob-deepseek-mtp-qwen' starts 24.0 h after it "
-            "(`sglang-ci plan --group oob-deepseek-non-mtp`)",
+            (
+                "cron group 'oob-deepseek-non-mtp' is estimated at 41.2 h of wall time on its "
+                "runners, but cron group 'oob-deepseek-mtp-qwen' starts 24.0 h after it "
+                "(`sglang-ci plan --group oob-deepseek-non-mtp`)"
+            ),
         )
     ]
 
@@ -539,9 +580,11 @@ def test_a_waiver_for_a_retired_rule_says_where_its_check_lives(tmp_path: Path) 
             "L001",
             "error",
             line_of(BENCH, "- prefix: deepseek-r1-fp8-tp4"),
-            "waive names unknown rule 'L601' (L601 is retired: a "
-            "repeated prefix is refused when the catalog is loaded (exit 2)); docs/lint.md "
-            "lists the rule ids",
+            (
+                "waive names unknown rule 'L601' (L601 is retired: a "
+                "repeated prefix is refused when the catalog is loaded (exit 2)); docs/lint.md "
+                "lists the rule ids"
+            ),
         )
     ]
 
@@ -634,10 +677,14 @@ def test_text_output_has_one_line_per_finding_and_a_summary(fixture: Expanded) -
     lines = format_text([finding], catalog).splitlines()
     assert lines == [
         "catalogs/benchmark.yaml:42: error L101 dp-attention-divisible: use TP8 DP8",
-        "cron '0 14 * * 1,3' (oob-deepseek-non-mtp): At 02:00 PM, only on Monday and Wednesday "
-        "(UTC)",
-        "cron '0 14 * * 2,4' (oob-deepseek-mtp-qwen): At 02:00 PM, only on Tuesday and Thursday "
-        "(UTC)",
+        (
+            "cron '0 14 * * 1,3' (oob-deepseek-non-mtp): At 02:00 PM, only on Monday and Wednesday "
+            "(UTC)"
+        ),
+        (
+            "cron '0 14 * * 2,4' (oob-deepseek-mtp-qwen): At 02:00 PM, only on Tuesday and "
+            "Thursday (UTC)"
+        ),
         "cron '0 14 * * 5' (mesh-all): At 02:00 PM, only on Friday (UTC)",
         "cron '0 14 * * 6' (oob-all): At 02:00 PM, only on Saturday (UTC)",
         "cron '0 18 * * *' (accuracy, nightly): At 06:00 PM (UTC)",

@@ -65,8 +65,10 @@ def test_the_pull_request_catalog_has_the_three_known_problems() -> None:
         {"L101": 2, "L102": 2, "L605": 1, "L503": 5, "L304": 1, "L801": 5}
     )
     assert [f.message for f in found if f.rule == "L605"] == [
-        "model path 'amd/DeepSeek-R1-0528-MXFP4-V2' is also spelled "
-        "'amd/DeepSeek-R1-0528-MXFP4-v2'; use one spelling"
+        (
+            "model path 'amd/DeepSeek-R1-0528-MXFP4-V2' is also spelled "
+            "'amd/DeepSeek-R1-0528-MXFP4-v2'; use one spelling"
+        )
     ]
     assert sorted(f.message.split(" runs ")[0] for f in found if f.rule == "L101") == [
         "case 'deepseek-r1-fp4-tp4-dp8-ep8'",
@@ -90,8 +92,12 @@ def test_the_later_catalog_still_has_the_spelling_and_diverging_accuracy_servers
         "--nsa-prefill-cp-mode",
     }
     assert [f.message.split(";")[0] for f in found if f.rule == "L303"] == [
-        "config 'minimax-m3-mxfp8-eagle3-tp4-mtp3' sets --speculative-num-steps, "
-        "--speculative-eagle-topk but not --speculative-num-draft-tokens",
-        "case 'minimax-m3-mxfp8-eagle3-tp4-mtp3' sets --speculative-num-steps, "
-        "--speculative-eagle-topk but not --speculative-num-draft-tokens",
+        (
+            "config 'minimax-m3-mxfp8-eagle3-tp4-mtp3' sets --speculative-num-steps, "
+            "--speculative-eagle-topk but not --speculative-num-draft-tokens"
+        ),
+        (
+            "case 'minimax-m3-mxfp8-eagle3-tp4-mtp3' sets --speculative-num-steps, "
+            "--speculative-eagle-topk but not --speculative-num-draft-tokens"
+        ),
     ]

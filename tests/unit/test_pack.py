@@ -15,10 +15,13 @@ from generator.errors import CatalogError
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.ids import MAX_ID_CHARS, bounded
-from generator.expand.model import Expanded, Job, Run
 from generator.expand.pack import pack, split
 from generator.expand.select import query
 from tests.helpers import FIXTURE, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded, Job, Run
 
 
 def runs(expanded: Expanded) -> list[tuple[str, Run]]:
@@ -189,7 +192,8 @@ def test_split_is_the_fewest_contiguous_parts_with_the_least_longest_part(
     points: list[float], room: float
 ) -> None:
     sizes = split(points, room)
-    assert sum(sizes) == len(points) and all(s > 0 for s in sizes)
+    assert sum(sizes) == len(points)
+    assert all(s > 0 for s in sizes)
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     totals = [sum(points[a : a + s]) for a, s in zip(starts, sizes, strict=True)]
     assert all(t <= room + 1e-6 for t in totals)

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +16,20 @@ from hypothesis import strategies as st
 from generator.catalog.model import PER_CELL, PER_SERVER
 from generator.catalog.yamlio import load_data
 from generator.expand.entries import cell_entry, job_entry
-from generator.expand.model import Expanded
 from generator.expand.select import image_for, query
 from generator.jsonio import dumps
 from generator.render import render
 from generator.render.drift import drift
 from generator.render.write import write_all
 from tests.catalog_gen import CatalogSpec, catalog_specs, small_spec
-from tests.conftest import Invoke
 from tests.helpers import FIXTURE, ROOT, expanded_at, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 SEEDS = ("0", "4242")
 
@@ -41,9 +45,7 @@ def selections(expanded: Expanded) -> list[Selector]:
     """Every selection a workflow or a user can make: all, suites, groups, presets x modes."""
     catalog = expanded.catalog
     out: list[Selector] = [{}]
-    for suite in catalog.suites:
-        for mode in suite.server_modes:
-            out.append({"suite": suite.name, "mode": mode})
+    out += [{"suite": s.name, "mode": mode} for s in catalog.suites for mode in s.server_modes]
     out += [{"group": s.name} for s in catalog.schedules]
     for p in catalog.presets:
         for mode in catalog.suite(p.suite).server_modes:

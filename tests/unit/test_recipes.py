@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from generator.render import render
 from tests.helpers import copy_catalogs, edit, expanded_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def page_ids(root: Path, recipes: str) -> dict[str, list[tuple[str, str]]]:
@@ -20,7 +23,7 @@ def page_ids(root: Path, recipes: str) -> dict[str, list[tuple[str, str]]]:
     pages = {p: t for p, t in out.items() if p.startswith("docs/recipes/")}
     return {
         path.removeprefix("docs/recipes/"): re.findall(
-            r"^(Benchmark job|Accuracy case) `([^`]+)`", text, re.M
+            r"^(Benchmark job|Accuracy case) `([^`]+)`", text, re.MULTILINE
         )
         for path, text in pages.items()
     }
@@ -43,7 +46,8 @@ def test_a_precision_selector_picks_the_cases_of_that_precision(tmp_path: Path) 
         "deepseek-r1-mxfp4-tp4-mtp-rocm720",
     ]
     jobs = [i for kind, i in ids["FP4.md"] if kind == "Benchmark job"]
-    assert len(jobs) == 8 + 14 and all("fp4" in i for i in jobs)
+    assert len(jobs) == 8 + 14
+    assert all("fp4" in i for i in jobs)
 
 
 def test_two_fields_must_both_match_for_a_case_as_for_a_config(tmp_path: Path) -> None:
@@ -66,4 +70,5 @@ def test_a_suite_selector_picks_the_cases_linked_to_that_suite(tmp_path: Path) -
     assert [kind for kind, _ in ids["Mesh.md"]] == ["Benchmark job"] * 17
     oob = page_ids(copy_catalogs(tmp_path / "b"), "  OOB: {suite: SGLang-OOB}\n")
     linked = [i for kind, i in oob["OOB.md"] if kind == "Accuracy case"]
-    assert len(linked) == 10 and "qwen3-5-35b-a3b-fp8-tp2" not in linked
+    assert len(linked) == 10
+    assert "qwen3-5-35b-a3b-fp8-tp2" not in linked

@@ -3,8 +3,6 @@ docs/launchers.md, rendered from the launcher's table between two marker lines."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.errors import SglangCIError
@@ -13,6 +11,10 @@ from generator.launch.knobs import KNOBS
 from generator.render.docs import KNOBS_BEGIN, KNOBS_END, LAUNCHERS, launcher_knobs
 from generator.render.templates import Templates
 from tests.helpers import TEMPLATES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TABLE_ROWS = len(KNOBS) + 2  # the header and the rule
 

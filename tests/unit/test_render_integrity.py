@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import LimitError
-from generator.expand.model import Expanded
 from generator.render import integrity, render
 from tests.helpers import ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
 
 BENCHMARK = ".github/workflows/benchmark.yml"
 
@@ -56,22 +59,28 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
         (
             '"0 14 * * 5"  # Mesh, all:',
             '"0 14 * * 5"  # Mesh, all\n    - cron: "*/5 * * * *"  #',
-            "declares crons ['0 14 * * 1,3', '0 14 * * 2,4', '0 14 * * 5', '*/5 * * * *', "
-            "'0 14 * * 6'] where the catalog and templates declare ['0 14 * * 1,3', "
-            "'0 14 * * 2,4', '0 14 * * 5', '0 14 * * 6']",
+            (
+                "declares crons ['0 14 * * 1,3', '0 14 * * 2,4', '0 14 * * 5', '*/5 * * * *', "
+                "'0 14 * * 6'] where the catalog and templates declare ['0 14 * * 1,3', "
+                "'0 14 * * 2,4', '0 14 * * 5', '0 14 * * 6']"
+            ),
         ),
         (
             "  workflow_dispatch:\n",
             "  push:\n  workflow_dispatch:\n",
-            "declares on ['schedule', 'push', 'workflow_dispatch'] where the catalog and "
-            "templates declare ['schedule', 'workflow_dispatch']",
+            (
+                "declares on ['schedule', 'push', 'workflow_dispatch'] where the catalog and "
+                "templates declare ['schedule', 'workflow_dispatch']"
+            ),
         ),
         (
             "\njobs:\n",
             "\njobs:\n  mine:\n    runs-on: self-hosted\n    steps: [{run: id}]\n",
-            "declares jobs ['mine', 'select', 'run', 'summary', 'confirm', 'events', 'history', "
-            "'pages'] where the catalog and templates declare ['select', 'run', 'summary', "
-            "'confirm', 'events', 'history', 'pages']",
+            (
+                "declares jobs ['mine', 'select', 'run', 'summary', 'confirm', 'events', "
+                "'history', 'pages'] where the catalog and templates declare ['select', 'run', "
+                "'summary', 'confirm', 'events', 'history', 'pages']"
+            ),
         ),
     ],
     ids=["cron", "trigger", "job"],

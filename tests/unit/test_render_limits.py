@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from generator.catalog.yamlio import load_data
 from generator.errors import LimitError, Loc
-from generator.expand.model import Expanded
 from generator.jsonio import compact_size
 from generator.render import limits, render
-from tests.conftest import Invoke
 from tests.helpers import ROOT, copy_catalogs, snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from generator.expand.model import Expanded
+    from tests.conftest import Invoke
 
 Checked = list[tuple[str, Loc, int, int]]
 

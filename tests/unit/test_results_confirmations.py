@@ -4,7 +4,6 @@ confirmations.py): A/Bs judged again from their documents, issues from `issues.j
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from generator.confirm import tracked
@@ -12,6 +11,10 @@ from generator.confirm.tracked import Tracked
 from generator.results import confirmations
 from tests import confirm_gen as cg
 from tests import results_gen as gen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 EVENT = "ev-0a1b2c3d4e5f"
 
@@ -76,8 +79,10 @@ def test_a_matrix_entry_that_is_not_one_is_a_problem_and_a_link_only_https(
     (where / "matrix.json").write_text(json.dumps(matrix))
     found = confirmations.read([tmp_path / "r1", tmp_path / "no-confirmation"])
     assert found.problems == [
-        f"{where / 'matrix.json'}: include[0]: confirmation.a must be an object: "
-        "its A/B is not shown"
+        (
+            f"{where / 'matrix.json'}: include[0]: confirmation.a must be an object: "
+            "its A/B is not shown"
+        )
     ]
     assert found.outcomes == {}
     assert found.issues == {EVENT: ("r1", issue(3, None, None))}

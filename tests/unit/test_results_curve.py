@@ -56,7 +56,8 @@ def test_a_lower_curve_is_suspected_then_confirmed_by_the_next_run() -> None:
     assert c.verdict == REGRESSION
     assert c.finding is not None
     assert (c.finding.onset, c.finding.confirmed_at) == (CLEAN, CLEAN + 1)
-    assert c.change is not None and c.change < -0.1  # amplified by the elasticity
+    assert c.change is not None
+    assert c.change < -0.1  # amplified by the elasticity
 
 
 def test_a_faster_curve_is_improved() -> None:

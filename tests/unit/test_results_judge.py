@@ -8,11 +8,14 @@ import pytest
 
 from generator.catalog.regression import Policy
 from generator.results.events import CONFIRMED, SUSPECTED, Event, event_id, events
-from generator.results.history import ServerSeries
 from generator.results.judge import judge_server, rules
 from generator.results.verdict import OK, REGRESSION
 from generator.results.verdict import SUSPECTED as SUSPECTED_VERDICT
 from tests.series_gen import KEY, POINTS, server, upto
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.history import ServerSeries
 
 RULES = rules(Policy())
 THROUGHPUT = "output_throughput_per_gpu"
@@ -125,7 +128,7 @@ def test_a_new_fingerprint_is_compared_with_the_previous_one_and_changes_with_it
 
 
 def test_an_image_change_never_starts_a_new_series() -> None:
-    digests = {r: "sha256:new" for r in range(CLEAN, CLEAN + 2)}
+    digests = dict.fromkeys(range(CLEAN, CLEAN + 2), "sha256:new")
     series = server(CLEAN + 2, digests=digests)
     assert series.boundary == 0
     assert set(verdicts(series).values()) == {OK}

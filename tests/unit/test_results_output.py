@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +15,11 @@ from generator.results.output import (
     replace_dir,
     write_file,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -98,7 +101,8 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path) -> Non
 
     def broken(new: Path) -> None:
         (new / "half.html").write_text("half")
-        raise RuntimeError("boom")
+        msg = "boom"
+        raise RuntimeError(msg)
 
     with pytest.raises(RuntimeError):
         replace_dir(site, "results report", broken)

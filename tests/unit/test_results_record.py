@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +10,10 @@ from generator.launch import record as launch_record
 from generator.results import record
 from generator.results.record import point_validity, problem_of, read_record, schema
 from tests.results_gen import Point, Run, Shape, case_record, point_record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUN = Run(day=3)
 MTP = Point(config="ds-mtp", spec="mtp", draft_tokens=3)

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from generator.results.load import open_store
 from generator.results.store import IMAGE_FAMILY_SQL, Store
 from tests.results_gen import Point, Run, Shape, point_record, write_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize(

@@ -3,14 +3,11 @@ what they say about the flags the launchers pass, and the refusals built on them
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib
 import json
 import sys
 import tomllib
-from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -31,6 +28,12 @@ from generator.catalog.upstream import (
 from generator.launch.contract import LAUNCHER_FLAGS
 from tests.helpers import ROOT
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator, Mapping
+    from types import ModuleType
+
 TABLES = ROOT / "generator" / "catalog" / "flagtables"
 
 
@@ -46,7 +49,7 @@ def releases(tool: str) -> list[Release]:
     return [release(tool, version) for version in index(tool).releases]
 
 
-def prefixed(parser: dict[str, Action] | Any, name: str) -> list[Action]:
+def prefixed(parser: Mapping[str, Action], name: str) -> list[Action]:
     """What argparse reads `name` as in one release: its action, else every action one of
     whose option strings it begins."""
     if name in parser:
@@ -144,26 +147,34 @@ def test_the_cuda_graph_batch_flags_were_split_per_phase_in_0_5_20() -> None:
         (
             "--por",
             1,
-            "--por abbreviates --port for SGLang (a unique prefix of a flag is that flag), and "
-            "the launcher sets --port on every server: remove it",
+            (
+                "--por abbreviates --port for SGLang (a unique prefix of a flag is that flag), and "
+                "the launcher sets --port on every server: remove it"
+            ),
         ),
         (
             "--tp",
             1,
-            "--tp is an abbreviation SGLang reads as --tp-size: write --tp-size (one spelling "
-            "per flag)",
+            (
+                "--tp is an abbreviation SGLang reads as --tp-size: write --tp-size (one spelling "
+                "per flag)"
+            ),
         ),
         (
             "--mod",
             1,
-            "--mod is ambiguous for SGLang (it could be --model, --model-checksum, "
-            "--model-config-parser, --model-impl, ...): write a full flag",
+            (
+                "--mod is ambiguous for SGLang (it could be --model, --model-checksum, "
+                "--model-config-parser, --model-impl, ...): write a full flag"
+            ),
         ),
         (
             "--mem-frac-static",
             1,
-            "--mem-frac-static is not a server flag of SGLang 0.5.9 to 0.5.23 (did you mean "
-            "'--mem-fraction-static'?)",
+            (
+                "--mem-frac-static is not a server flag of SGLang 0.5.9 to 0.5.23 (did you mean "
+                "'--mem-fraction-static'?)"
+            ),
         ),
         (
             "--cuda-graph-bs",
@@ -200,8 +211,10 @@ def test_the_launcher_s_lm_eval_flags_exist_in_every_supported_lm_eval() -> None
         ("base_url", "model_args.base_url is set by the launcher for every case: remove it"),
         (
             "max_retry",
-            "model_args.max_retry is not a local-completions argument of lm-eval 0.4.5 to "
-            "0.4.13 (did you mean 'max_retries'?)",
+            (
+                "model_args.max_retry is not a local-completions argument of lm-eval 0.4.5 to "
+                "0.4.13 (did you mean 'max_retries'?)"
+            ),
         ),
     ],
 )
@@ -211,9 +224,7 @@ def test_lm_eval_model_arguments_are_the_ones_local_completions_takes(
     assert model_arg_problem(name) == problem
 
 
-def test_our_few_shot_script_sets_every_option_each_release_s_evaluator_reads(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_our_few_shot_script_sets_every_option_each_release_s_evaluator_reads() -> None:
     """scripts/few_shot_gsm8k.py calls run_eval with a Namespace of its own: it must hold
     every dest of the evaluator's parser, or run_eval reads a missing attribute."""
     source = (ROOT / "scripts" / "few_shot_gsm8k.py").read_text(encoding="utf-8")
@@ -279,7 +290,8 @@ def prepare_server_args(argv):
 """
 
 
-def archive(module: ModuleType, source: str) -> Any:
+# An Archive of the script module loaded at run time, which mypy does not see.
+def archive(module: ModuleType, source: str) -> Any:  # noqa: ANN401 (see above)
     return module.Archive(
         name="sglang-test.whl", sha256="0", files={"sglang/srt/server_args.py": source}
     )

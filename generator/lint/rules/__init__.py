@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 from generator.lint.rules import align, env, identity, layout, modes, releases, spec, timing
 from generator.lint.rules.base import RETIRED, RULES, Context, Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
     layout.check,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from generator.catalog.flags import canonical
 from generator.catalog.model import Case
-from generator.expand.model import Server
 from generator.lint.rules.base import Context, Hit, flag_map, hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from generator.expand.model import Server
 
 
 def _shown(values: tuple[str, ...] | str | None) -> str:

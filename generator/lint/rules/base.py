@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from generator.catalog.flags import canonical
 from generator.catalog.model import Case, Catalog, Config, Pair, Runner
-from generator.errors import Loc
-from generator.expand.model import Expanded, Server
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from generator.errors import Loc
+    from generator.expand.model import Expanded, Server
 
 ERROR = "error"
 WARNING = "warning"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
-from generator.catalog.model import EnvVar
 from generator.lint.rules.base import Context, Hit, Owner
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from generator.catalog.model import EnvVar
 
 # SPEC.md: removed from the DeepSeek MTP/DP cases by the ATOM pull request.
 FORBIDDEN = (

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from generator.catalog.model import Catalog, Model
 from generator.lint.rules.base import Context, Hit, Owner, hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+    from generator.catalog.model import Catalog, Model
 
 T = TypeVar("T", bound=Owner)
 
@@ -54,10 +58,8 @@ def unique_names(catalog: Catalog) -> Iterator[Hit]:
 
 
 def _uses(catalog: Catalog) -> list[tuple[Model, Owner | None]]:
-    out: list[tuple[Model, Owner | None]] = []
     owners: list[Owner] = [*catalog.configs, *catalog.cases]
-    for owner in owners:
-        out.append((owner.model, owner))
+    out: list[tuple[Model, Owner | None]] = [(owner.model, owner) for owner in owners]
     used = {m for m, _ in out}
     return out + [(m, None) for m in catalog.models if m not in used]
 

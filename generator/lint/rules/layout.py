@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"

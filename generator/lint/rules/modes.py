@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from generator.catalog.flags import override_env, override_flags
 from generator.expand.servers import disagreements
 from generator.lint.rules.base import Context, Hit, hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def check(ctx: Context) -> Iterator[Hit]:

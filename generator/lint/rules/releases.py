@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
-from generator.catalog.model import Flag
 from generator.catalog.upstream import SERVER, dropped, parsers_known
 from generator.lint.rules.base import Context, Hit, Owner
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from generator.catalog.model import Flag
 
 
 def _flags(flags: Iterable[Flag], owner: Owner | None, parser: str) -> Iterator[Hit]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from generator.catalog.model import SPEC_NONE, Config
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 from generator.lint.rules.layout import DP
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ALGO = "--speculative-algorithm"
 DRAFT_PATHS = ("--speculative-draft-model-path", "--speculative-draft-model")

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
-from datetime import datetime
 
 from generator.catalog.cron import fire_times
-from generator.expand.model import Selection
 from generator.lint.rules.base import Context, Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from datetime import datetime
+
+    from generator.expand.model import Selection
 
 # Five weeks: every weekly pattern repeats in it, and the gap after a monthly run is
 # seen from the run before it.

@@ -65,7 +65,7 @@ def hang() -> None:
         time.sleep(60)
 
 
-def configured_score() -> Any:
+def configured_score() -> object:
     text = os.environ.get("SGLANG_STANDIN_LMEVAL_SCORE", "0.95")
     try:
         return json.loads(text)
@@ -81,7 +81,7 @@ def note_client(tool: str) -> None:
             handle.write(f"{os.getpid()}\n")
     record = os.environ.get("SGLANG_STANDIN_CLIENT_RECORD")
     if record:
-        line = {"tool": tool, "argv": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid()}
+        line = {"tool": tool, "argv": sys.argv[1:], "cwd": str(Path.cwd()), "pid": os.getpid()}
         with open(record, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 
@@ -97,7 +97,8 @@ def http_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
     with urllib.request.urlopen(request, timeout=30) as response:
         body: Any = json.loads(response.read().decode("utf-8"))
     if not isinstance(body, dict):
-        raise ValueError(f"{url}: expected a JSON object")
+        msg = f"{url}: expected a JSON object"
+        raise ValueError(msg)
     return body
 
 
@@ -114,7 +115,7 @@ def parse_model_args(text: str) -> dict[str, str | bool]:
 def model_name(model_args: str) -> str:
     for prefix in ("peft=", "delta=", "pretrained=", "model=", "path=", "engine="):
         if prefix in model_args:
-            return model_args.split(prefix)[1].split(",")[0]
+            return model_args.split(prefix)[1].split(",", maxsplit=1)[0]
     return ""
 
 
@@ -145,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def write_results(output_path: str, model_args: str, results: dict[str, Any]) -> Path:
-    date_id = datetime.now().isoformat().replace(":", "-")
+    # Local time, as lm-eval names its results file.
+    date_id = datetime.now().isoformat().replace(":", "-")  # noqa: DTZ005 (as lm-eval does)
     path = Path(output_path)
     if path.suffix == ".json":
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -168,12 +170,14 @@ def main() -> int:
         hang()
     args = build_parser().parse_args()
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
-        raise RuntimeError("standin: simulated evaluator crash")
+        msg = "standin: simulated evaluator crash"
+        raise RuntimeError(msg)
     model_args = parse_model_args(args.model_args)
     base_url = str(model_args["base_url"])
     model = str(model_args.get("tokenizer") or model_args.get("model") or "")
     if model.startswith("/") and not Path(model).is_dir():
-        raise OSError(f"Can't load tokenizer for '{model}': not a directory")
+        msg = f"Can't load tokenizer for '{model}': not a directory"
+        raise OSError(msg)
     for i in range(2):
         http_json(
             base_url,
@@ -203,8 +207,8 @@ def main() -> int:
             for task in tasks
         },
         "group_subtasks": {task: [] for task in tasks},
-        "versions": {task: 3.0 for task in tasks},
-        "n-shot": {task: shots for task in tasks},
+        "versions": dict.fromkeys(tasks, 3.0),
+        "n-shot": dict.fromkeys(tasks, shots),
         "higher_is_better": {task: {"exact_match": True} for task in tasks},
         "n-samples": {task: {"original": 1319, "effective": 1319} for task in tasks},
         "config": {
@@ -241,7 +245,7 @@ def main() -> int:
     return 0
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 

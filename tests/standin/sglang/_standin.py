@@ -9,6 +9,7 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 DEFAULT_VERSION = "0.5.23"
@@ -54,7 +55,7 @@ def note_client(tool: str, argv: list[str] | None = None, **extra: Any) -> None:
         line = {
             "tool": tool,
             "argv": sys.argv[1:] if argv is None else argv,
-            "cwd": os.getcwd(),
+            "cwd": str(Path.cwd()),
             "pid": os.getpid(),
             **extra,
         }
@@ -77,11 +78,13 @@ def http_json(
     )
     parts = urllib.parse.urlsplit(url)
     if parts.scheme in ("http", "https") and parts.hostname not in LOOPBACK:
-        raise urllib.error.URLError(f"[Errno -2] Name or service not known: {parts.hostname!r}")
+        msg = f"[Errno -2] Name or service not known: {parts.hostname!r}"
+        raise urllib.error.URLError(msg)
     with urllib.request.urlopen(request, timeout=timeout) as response:
         body: Any = json.loads(response.read().decode("utf-8") or "{}")
     if not isinstance(body, dict):
-        raise ValueError(f"{url}: expected a JSON object")
+        msg = f"{url}: expected a JSON object"
+        raise ValueError(msg)
     return body
 
 

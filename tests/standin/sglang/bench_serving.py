@@ -119,9 +119,11 @@ def load_tokenizer(name: str | None) -> None:
     """A local tokenizer path must be a directory (AutoTokenizer.from_pretrained fails
     otherwise); a hub id is taken as resolvable."""
     if name is None:
-        raise ValueError("no tokenizer: neither --tokenizer nor --model")
+        msg = "no tokenizer: neither --tokenizer nor --model"
+        raise ValueError(msg)
     if name.startswith(("/", ".")) and not Path(name).is_dir():
-        raise OSError(f"Can't load tokenizer for '{name}': not a directory")
+        msg = f"Can't load tokenizer for '{name}': not a directory"
+        raise OSError(msg)
 
 
 def sample_requests(args: argparse.Namespace) -> None:
@@ -129,10 +131,11 @@ def sample_requests(args: argparse.Namespace) -> None:
     if args.dataset_name in ("random", "sharegpt"):
         path = Path(args.dataset_path) if args.dataset_path else None
         if path is None or not path.is_file():
-            raise RuntimeError(
+            msg = (
                 f"standin: --dataset-name {args.dataset_name} downloads {SHAREGPT} from the "
                 "Hugging Face hub without --dataset-path; refusing (use random-ids)"
             )
+            raise RuntimeError(msg)
 
 
 def request(api_url: str, args: argparse.Namespace, index: int, output_len: int) -> bool:
@@ -274,7 +277,8 @@ def overrides(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 def run(args: argparse.Namespace) -> int:
     fail_conc = os.environ.get("SGLANG_STANDIN_BENCH_FAIL_CONC")
     if fail_conc is not None and fail_conc == str(args.max_concurrency):
-        raise RuntimeError(f"standin: simulated benchmark crash at concurrency {fail_conc}")
+        msg = f"standin: simulated benchmark crash at concurrency {fail_conc}"
+        raise RuntimeError(msg)
     port = args.port if args.port is not None else 30000
     base_url = args.base_url or f"http://{args.host}:{port}"
     if args.model is None:
@@ -293,9 +297,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"Starting warmup with {args.warmup_requests} sequences...")
     warm_len = min(args.random_output_len, 32)
     if args.warmup_requests > 0 and not request(api_url, args, -1, warm_len):
-        raise ValueError(
-            "Warmup failed - Please make sure benchmark arguments are correctly specified."
-        )
+        msg = "Warmup failed - Please make sure benchmark arguments are correctly specified."
+        raise ValueError(msg)
     print(f"Warmup completed with {args.warmup_requests} sequences. Starting main benchmark run...")
     sent = min(args.num_prompts, MAX_REAL_REQUESTS)
     ok = sum(request(api_url, args, i, args.random_output_len) for i in range(sent))
@@ -329,7 +332,8 @@ def run(args: argparse.Namespace) -> int:
     if result.get("completed", 0) is None:
         result.pop("completed")
     output_file = args.output_file or (
-        f"{args.backend}_{datetime.now().strftime('%m%d')}_{args.num_prompts}_"
+        # Local time, as bench_serving names its default output file.
+        f"{args.backend}_{datetime.now().strftime('%m%d')}_{args.num_prompts}_"  # noqa: DTZ005 (see above)
         f"{args.random_input_len}_{args.random_output_len}.jsonl"
     )
     if spoil in MALFORMED:

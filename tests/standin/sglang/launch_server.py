@@ -144,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"[standin server] {format % args}\n")
 
-    def send_json(self, status: int, body: Any) -> None:
+    def send_json(self, status: int, body: object) -> None:
         data = json.dumps(body).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -341,7 +341,7 @@ def main() -> int:
             return 1
     ignore_term = os.environ.get("SGLANG_STANDIN_IGNORE_TERM")
     if ignore_term:
-        signal.signal(signal.SIGTERM, lambda signum, frame: note_time(ignore_term))
+        signal.signal(signal.SIGTERM, lambda _signum, _frame: note_time(ignore_term))
     if fail.startswith("slow-start:"):
         time.sleep(float(fail.split(":", 1)[1]))
     subprocess.Popen([sys.executable, "-c", SCHEDULER_CODE])

@@ -29,7 +29,6 @@ import contextlib
 import os
 import sys
 import time
-from typing import Any
 
 from .._standin import RequestError, http_json, note_client, version_tuple
 
@@ -46,9 +45,10 @@ def base_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def run_eval(args: Any) -> dict[str, float | str]:
+def run_eval(args: argparse.Namespace) -> dict[str, float | str]:
     if os.environ.get("SGLANG_STANDIN_EVAL_CRASH") == "1":
-        raise RuntimeError("standin: simulated evaluator crash")
+        msg = "standin: simulated evaluator crash"
+        raise RuntimeError(msg)
     time.sleep(float(os.environ.get("SGLANG_STANDIN_EVAL_SLEEP_S") or "0"))
     base = base_url(args.host, args.port)
     note_client("python", list(sys.argv), host=args.host, url=base)
@@ -90,8 +90,7 @@ def run_eval(args: Any) -> dict[str, float | str]:
     print(f"Output throughput: {output_throughput:.3f} token/s")
 
     with open("tmp_output_gsm8k.txt", "w", encoding="utf-8") as handle:
-        for answer in answers:
-            handle.write(answer + "\n" + "=" * 50 + "\n")
+        handle.writelines(answer + "\n" + "=" * 50 + "\n" for answer in answers)
     return {
         "accuracy": acc,
         "invalid": invalid,
