@@ -36,6 +36,9 @@ scales to a sum (at most `limit` a run: one run never carries a confirmation); t
 finding closes when the sum falls to zero, and is confirmed when it reaches `limit` scales
 on a second run or later that is itself worse than the reference by `agree` scales, its
 mean worsening above the floor, the runs after the onset consistent with it as above.
+A finding of a rule without a limit (a metric that never confirms alone) has an unbounded
+sum, so it also closes as a confirmed finding does, after two runs in a row back within
+half its change: else a real step would hold its event open long after it was undone.
 
 A confirmation always needs a second run: a run alone is at most suspected.
 """
@@ -354,6 +357,12 @@ class Tracker:
         total = self._sum(open_.total, worse, ref)
         if total <= 0:
             return None
+        if math.isinf(rule.limit):
+            # Never confirmed alone (its sum is unbounded): it recovers as a confirmed
+            # finding does, two runs in a row back within half its change.
+            back = open_.change / 2
+            if worse < back and open_.worse[-1] < back:
+                return None
         grown = replace(
             open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse), total=total
         )
