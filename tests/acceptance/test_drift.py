@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import ROOT, copy_catalogs, edit, snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from tests.conftest import Invoke
 
 FIX_LINE = (
@@ -19,13 +20,10 @@ FIX_LINE = (
 
 
 @pytest.fixture
-def rendered(cli: Invoke, tmp_path: Path) -> Path:
-    """A copy of the fixture catalogs with every generated file rendered beside them."""
-    root = copy_catalogs(tmp_path)
-    result = cli("render", root=root)
-    assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("rendered 71 files; 71 changed\n")
-    return root
+def rendered(rendered_fixture: Path, tmp_path: Path) -> Path:
+    """A copy of the fixture catalogs with every generated file rendered beside them (the
+    session's render, copied: each test edits its own)."""
+    return Path(shutil.copytree(rendered_fixture, tmp_path / "repo"))
 
 
 def test_the_committed_files_match_the_catalogs(cli: Invoke) -> None:
@@ -35,7 +33,11 @@ def test_the_committed_files_match_the_catalogs(cli: Invoke) -> None:
     assert result.stdout.endswith(" generated files match the catalogs\n")
 
 
-def test_a_second_render_changes_nothing(cli: Invoke, rendered: Path) -> None:
+def test_a_second_render_changes_nothing(cli: Invoke, tmp_path: Path) -> None:
+    rendered = copy_catalogs(tmp_path)
+    result = cli("render", root=rendered)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("rendered 71 files; 71 changed\n")
     before = snapshot(rendered)
     result = cli("render", root=rendered)
     assert result.exit_code == 0
