@@ -40,7 +40,10 @@ system-packages:
 	@$(SHELL) .ci/system-packages
 
 ## Every test and check; the packages first, so that a machine without them stops at once.
+## The tests start hundreds of interpreters (launchers, stand-ins, sglang-ci): what they
+## import is byte-compiled first, as edited since the install.
 test: system-packages $(STAMP) lint-code check
+	$(BIN)/python -m compileall -q generator tests/standin
 	$(BIN)/pytest
 
 ## The generator's own speed and the results commands' at a year of history (not part of
