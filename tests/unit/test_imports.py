@@ -5,6 +5,7 @@ generator.results.compare'`)."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -54,10 +55,16 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@functools.cache
+def syntax_tree(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once for the tests that read it (none changes it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imported(name: str, path: Path, *, module_level: bool) -> set[str]:
     """The generator modules `name` imports: at module level (not under TYPE_CHECKING), or
     anywhere in it. `from package import name` counts as the submodule when it is one."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = syntax_tree(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     nodes: list[ast.AST] = []
     pending: list[ast.AST] = list(tree.body) if module_level else [tree]
