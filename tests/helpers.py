@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from generator.catalog import load
@@ -52,3 +54,21 @@ def snapshot(root: Path) -> dict[str, bytes]:
                 if p.is_file():
                     out[p.relative_to(root).as_posix()] = p.read_bytes()
     return out
+
+
+# git with a fixed identity, for the tests that commit into repositories of their own.
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    """`git -C root ARGS`'s standard output; a failure raises."""
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout

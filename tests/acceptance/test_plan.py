@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import FIXTURE, copy_catalogs, edit
+from tests.helpers import FIXTURE, copy_catalogs, edit, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -224,20 +222,6 @@ def repo(tmp_path: Path) -> Path:
     ):
         git(root, *args)
     return root
-
-
-def git(root: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], env=env, capture_output=True, text=True, check=True
-    )
-    return done.stdout
 
 
 def test_a_new_oob_config_adds_its_launches_and_gpu_hours_to_the_week(

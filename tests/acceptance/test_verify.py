@@ -6,8 +6,6 @@ and cases; the runner contract and the image repositories stay the default branc
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from datetime import date
 from typing import Any
 
@@ -21,7 +19,7 @@ from generator.expand.entries import case_entry
 from generator.expand.select import find_preset
 from generator.render.matrices import run_matrix
 from generator.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
-from tests.helpers import copy_catalogs, edit, expanded_at
+from tests.helpers import copy_catalogs, edit, expanded_at, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,22 +32,8 @@ if TYPE_CHECKING:
     from generator.images import Reference
     from tests.conftest import Invoke
 
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
 DIGEST = "sha256:" + "ab" * 32
 REPO = "example/sglang-ci"
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -67,7 +51,7 @@ def change(repo: Path, *edits: tuple[str, str, str]) -> str:
     for name, old, new in edits:
         edit(repo / "catalogs" / name, old, new)
     git(repo, "commit", "--quiet", "-am", "change")
-    sha = git(repo, "rev-parse", "HEAD")
+    sha = git(repo, "rev-parse", "HEAD").strip()
     git(repo, "checkout", "--quiet", "main")
     return sha
 

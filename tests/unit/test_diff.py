@@ -4,14 +4,12 @@ fixture catalogs: what a change runs on the GPUs, and nothing for a docs-only ch
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 
 import pytest
 
 from generator.diff import diff, text
-from tests.helpers import edit, expanded_at
+from tests.helpers import edit, expanded_at, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,22 +18,8 @@ if TYPE_CHECKING:
     from generator.expand.model import Expanded
     from tests.conftest import Invoke
 
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
 # The PR-level cases of the fixture catalog (levels: [nightly, pr]).
 PR_CASES = ["deepseek-r1-fp4-tp4", "deepseek-r1-fp8-tp4", "qwen3-5-35b-a3b-fp8-tp2"]
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True, text=True, check=True
-    )
-    return done.stdout
 
 
 @pytest.fixture
