@@ -82,12 +82,16 @@ if TYPE_CHECKING:
 
 RUNNER = "atom-mi355-8gpu-aac-runner"
 FAMILY = "rocm/atom-dev"
-# (cv, seed, injected changes?) of each history: at CV 3% (the targets) three with
-# changes and two without, then one of each at 1% and 6%.
+# (cv, seed, injected changes?) of each history: at CV 3% (the targets) six with
+# changes (about 30 steps of each size: a detection rate is known to +-10%) and two
+# without, then one of each at 1% and 6%.
 HISTORIES = (
     (0.03, 1, True),
     (0.03, 2, True),
     (0.03, 3, True),
+    (0.03, 4, True),
+    (0.03, 8, True),
+    (0.03, 11, True),
     (0.03, 5, False),
     (0.03, 6, False),
     (0.01, 7, True),
@@ -435,6 +439,16 @@ def pct(n: int, d: int) -> str:
     return f"{100 * n / d:.0f}%" if d else "-"
 
 
+def wilson(n: int, d: int, z: float = 1.96) -> str:
+    """The 95% Wilson interval of the proportion n / d."""
+    if not d:
+        return "-"
+    p = n / d
+    centre = (p + z * z / (2 * d)) / (1 + z * z / d)
+    half = z * math.sqrt(p * (1 - p) / d + z * z / (4 * d * d)) / (1 + z * z / d)
+    return f"{100 * max(0.0, centre - half):.0f}-{100 * min(1.0, centre + half):.0f}%"
+
+
 def delay(t: Tally, inj: Injection, k: int) -> int:
     """Measured runs of the config from the injection's first to run `k`, both counted."""
     return sum(1 for i in t.measured[inj.id.split("#")[0]] if inj.start <= i <= k)
@@ -566,19 +580,19 @@ def targets(t: Tally, baselines: tuple[int, int], timed: tuple[float, float] | N
                 "config"
             ),
             ">= 80% / >= 90%",
-            f"{pct(s1, n5)} / {pct(c4, n5)} (n={n5})",
+            f"{pct(s1, n5)} / {pct(c4, n5)} (n={n5}; 95% interval {wilson(c4, n5)})",
             s1 >= 0.8 * n5 and c4 >= 0.9 * n5,
         ),
         (
             "-10% single-point step confirmed within 2 runs",
             ">= 95%",
-            f"{pct(p2, n10)} (n={n10})",
+            f"{pct(p2, n10)} (n={n10}; 95% interval {wilson(p2, n10)})",
             p2 >= 0.95 * n10,
         ),
         (
             "-2% config-wide step confirmed within 7 runs",
             ">= 30%",
-            f"{pct(c7, n2)} (n={n2})",
+            f"{pct(c7, n2)} (n={n2}; 95% interval {wilson(c7, n2)})",
             c7 >= 0.3 * n2,
         ),
         (
