@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import settings
 
 from generator import catalog
 from generator.catalog import ACCURACY, BENCHMARK, at_ref, schema, yamlio
@@ -44,10 +43,19 @@ SCRATCH = Path("/dev/shm")
 if "TMPDIR" not in os.environ and SCRATCH.is_dir() and os.access(SCRATCH, os.W_OK):
     tempfile.tempdir = str(SCRATCH)
 
-# Property tests draw the same examples on every run (and keep no example database), so a
-# failure is reproducible and the suite's time is fixed; `--hypothesis-profile` overrides.
-settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
-settings.load_profile("repeatable")
+
+@pytest.hookimpl(tryfirst=True)  # before hypothesis's own, which loads `--hypothesis-profile`
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests draw the same examples on every run (and keep no example database), so
+    a failure is reproducible and the suite's time is fixed; `--hypothesis-profile`
+    overrides. Not in the xdist controller, which runs no test: importing hypothesis there
+    (0.5 s) would delay every worker's start."""
+    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
+        return
+    from hypothesis import settings  # noqa: PLC0415 (see above)
+
+    settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+    settings.load_profile("repeatable")
 
 
 @pytest.fixture(scope="session", autouse=True)
