@@ -34,13 +34,24 @@ Invoke = Callable[..., Result]
 # generator/ first. Processes the tests start keep the environment's setting.
 sys.dont_write_bytecode = False
 
+
+def in_memory(path: Path) -> bool:
+    """Whether the tests' scratch files can live under `path`: a writable directory where
+    files may be executed (tests write scripts: stand-in tools, a venv) with 2 GiB free
+    (a run leaves some 250 MB, and pytest keeps the last three runs')."""
+    if not (path.is_dir() and os.access(path, os.W_OK)):
+        return False
+    fs = os.statvfs(path)
+    return not fs.f_flag & os.ST_NOEXEC and fs.f_bavail * fs.f_frsize >= 2 * 1024**3
+
+
 # The tests' scratch files (tmp_path: git repositories, histories, rendered copies, a venv,
-# a 50 MB catalog; some 27,000 files a run) live in memory where the machine has a tmpfs
-# and TMPDIR names no other place: on this disk (ext4 mounted with `discard`) a file costs
-# about 3 ms to delete, and pytest deletes a whole earlier run's files (ten to thirty
-# seconds here) when a session ends. Processes the tests start keep their own TMPDIR.
+# a 50 MB catalog; some 35,000 files a run) live in memory where the machine has a tmpfs
+# for them and TMPDIR names no other place: on this disk (ext4 mounted with `discard`) a
+# file costs about 3 ms to delete, and pytest deletes a whole earlier run's files (seconds
+# to tens of seconds) when a session ends. Processes the tests start keep their TMPDIR.
 SCRATCH = Path("/dev/shm")
-if "TMPDIR" not in os.environ and SCRATCH.is_dir() and os.access(SCRATCH, os.W_OK):
+if "TMPDIR" not in os.environ and in_memory(SCRATCH):
     tempfile.tempdir = str(SCRATCH)
 
 
