@@ -38,7 +38,7 @@ sys.dont_write_bytecode = False
 def in_memory(path: Path) -> bool:
     """Whether the tests' scratch files can live under `path`: a writable directory where
     files may be executed (tests write scripts: stand-in tools, a venv) with 2 GiB free
-    (a run leaves some 250 MB, and pytest keeps the last three runs')."""
+    (a run leaves some 210 MB, and pytest keeps the last three runs')."""
     if not (path.is_dir() and os.access(path, os.W_OK)):
         return False
     fs = os.statvfs(path)
@@ -46,7 +46,7 @@ def in_memory(path: Path) -> bool:
 
 
 # The tests' scratch files (tmp_path: git repositories, histories, rendered copies, a venv,
-# a 50 MB catalog; some 35,000 files a run) live in memory where the machine has a tmpfs
+# a 50 MB catalog; some 34,000 files a run) live in memory where the machine has a tmpfs
 # for them and TMPDIR names no other place: on this disk (ext4 mounted with `discard`) a
 # file costs about 3 ms to delete, and pytest deletes a whole earlier run's files (seconds
 # to tens of seconds) when a session ends. Processes the tests start keep their TMPDIR.
