@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
+import sys
+import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import settings
 
 from generator import catalog
 from generator.catalog import ACCURACY, BENCHMARK, at_ref, schema, yamlio
@@ -24,10 +26,47 @@ if TYPE_CHECKING:
 
 Invoke = Callable[..., Result]
 
-# Property tests draw the same examples on every run (and keep no example database), so a
-# failure is reproducible and the suite's time is fixed; `--hypothesis-profile` overrides.
-settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
-settings.load_profile("repeatable")
+# pytest keeps each test module's assertion-rewritten bytecode in __pycache__ only where
+# Python writes bytecode; this environment sets PYTHONDONTWRITEBYTECODE, and every test
+# process (the main one and each worker) would parse and rewrite all of tests/ again on
+# every run (1.3 s of its 2.2 s collection). The test modules import after this one, so
+# their bytecode is written once and read on later runs, as `make test` byte-compiles
+# generator/ first. Processes the tests start keep the environment's setting.
+sys.dont_write_bytecode = False
+
+
+def in_memory(path: Path) -> bool:
+    """Whether the tests' scratch files can live under `path`: a writable directory where
+    files may be executed (tests write scripts: stand-in tools, a venv) with 2 GiB free
+    (a run leaves some 210 MB, and pytest keeps the last three runs')."""
+    if not (path.is_dir() and os.access(path, os.W_OK)):
+        return False
+    fs = os.statvfs(path)
+    return not fs.f_flag & os.ST_NOEXEC and fs.f_bavail * fs.f_frsize >= 2 * 1024**3
+
+
+# The tests' scratch files (tmp_path: git repositories, histories, rendered copies, a venv,
+# a 50 MB catalog; some 34,000 files a run) live in memory where the machine has a tmpfs
+# for them and TMPDIR names no other place: on this disk (ext4 mounted with `discard`) a
+# file costs about 3 ms to delete, and pytest deletes a whole earlier run's files (seconds
+# to tens of seconds) when a session ends. Processes the tests start keep their TMPDIR.
+SCRATCH = Path("/dev/shm")
+if "TMPDIR" not in os.environ and in_memory(SCRATCH):
+    tempfile.tempdir = str(SCRATCH)
+
+
+@pytest.hookimpl(tryfirst=True)  # before hypothesis's own, which loads `--hypothesis-profile`
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests draw the same examples on every run (and keep no example database), so
+    a failure is reproducible and the suite's time is fixed; `--hypothesis-profile`
+    overrides. Not in the xdist controller, which runs no test: importing hypothesis there
+    (0.5 s) would delay every worker's start."""
+    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
+        return
+    from hypothesis import settings  # noqa: PLC0415 (see above)
+
+    settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+    settings.load_profile("repeatable")
 
 
 @pytest.fixture(scope="session", autouse=True)
