@@ -4,7 +4,7 @@ sub-second timing, so every run must pass.
     .venv/bin/python -m tests.tooling.stress_launchers [--runs 10] [--busy 2] [PYTEST_ARGS...]
 
 Starts `--busy` workers of `yes > /dev/null` (one per core of the machines the tests run
-on), runs `pytest tests/launchers` (with the project's options: two xdist workers) `--runs`
+on), runs `pytest tests/launchers` (with the project's options: three xdist workers) `--runs`
 times in a row, stops the workers it started, and prints each run's outcome and time and
 then `passed N of M runs`; a failed run's short test summary (`FAILED ...` lines) is
 printed under it and its whole output kept in `--keep` (default: stress-launchers-<run>.log
