@@ -44,9 +44,18 @@ def timed(cmd: list[str], runs: int = RUNS) -> float:
     return statistics.median(samples)
 
 
+def checkout(root: Path) -> Path:
+    """A checkout of its own under `root`: the shipped catalogs and the templates they
+    render through (--root reads both from the checkout it renders)."""
+    for part in ("catalogs", "templates"):
+        shutil.copytree(ROOT / part, root / part)
+    return root
+
+
 def synthetic(root: Path, n: int) -> Path:
-    """A benchmark catalog of `n` configs (the shipped fragments, 10 cells each)."""
-    shutil.copytree(ROOT / "catalogs", root / "catalogs")
+    """A checkout whose benchmark catalog has `n` configs (the shipped fragments, 10 cells
+    each)."""
+    checkout(root)
     path = root / "catalogs/benchmark.yaml"
     text = path.read_text()
     head = text[: text.index("configs:\n")]
@@ -130,8 +139,7 @@ def main() -> int:
     floor = timed([sys.executable, "-c", "import jinja2, jsonschema, ruamel.yaml, click"])
     rows.append(row("import floor (jinja2, jsonschema, ruamel.yaml, click)", floor, "", None))
     with tempfile.TemporaryDirectory() as tmp:
-        seed = Path(tmp) / "seed"
-        shutil.copytree(ROOT / "catalogs", seed / "catalogs")
+        seed = checkout(Path(tmp) / "seed")
         timed([*cli, "--root", str(seed), "render"], 1)
         render = timed([*cli, "--root", str(seed), "render"])
         check = timed([*cli, "--root", str(seed), "check"])
