@@ -15,7 +15,6 @@ too. Prints a Markdown table of the figures and the targets.
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import subprocess
 import sys
@@ -23,11 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.catalog import load
-from generator.expand import expand
-from generator.render import integrity, render
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from generator.catalog import load  # noqa: E402
+from generator.expand import expand  # noqa: E402
+from generator.render import integrity, render  # noqa: E402
+from tests.helpers import copy_catalogs  # noqa: E402
+
 RUNS = 5
 MAX_SHIPPED_SECONDS = 0.5
 MAX_GROWTH = 12.0
@@ -44,18 +46,10 @@ def timed(cmd: list[str], runs: int = RUNS) -> float:
     return statistics.median(samples)
 
 
-def checkout(root: Path) -> Path:
-    """A checkout of its own under `root`: the shipped catalogs and the templates they
-    render through (--root reads both from the checkout it renders)."""
-    for part in ("catalogs", "templates"):
-        shutil.copytree(ROOT / part, root / part)
-    return root
-
-
 def synthetic(root: Path, n: int) -> Path:
     """A checkout whose benchmark catalog has `n` configs (the shipped fragments, 10 cells
     each)."""
-    checkout(root)
+    copy_catalogs(root, ROOT)
     path = root / "catalogs/benchmark.yaml"
     text = path.read_text()
     head = text[: text.index("configs:\n")]
@@ -139,7 +133,7 @@ def main() -> int:
     floor = timed([sys.executable, "-c", "import jinja2, jsonschema, ruamel.yaml, click"])
     rows.append(row("import floor (jinja2, jsonschema, ruamel.yaml, click)", floor, "", None))
     with tempfile.TemporaryDirectory() as tmp:
-        seed = checkout(Path(tmp) / "seed")
+        seed = copy_catalogs(Path(tmp) / "seed", ROOT)
         timed([*cli, "--root", str(seed), "render"], 1)
         render = timed([*cli, "--root", str(seed), "render"])
         check = timed([*cli, "--root", str(seed), "check"])
