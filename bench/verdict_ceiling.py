@@ -10,9 +10,8 @@ standard errors beyond it (a confirmation always takes two runs, as the real rul
 confirmation is an event: the oracle stays quiet for COOL runs after one.
 
 Its threshold `c` is set so that its false confirmations per clean server-run equal a
-given rate, and the detection rates it then reaches are the most a windowed test can
-reach at that rate of false alarms: the CUSUM and the windowed test differ by a few
-points at equal false-alarm rates (docs/results.md).
+given rate; the detection rates it then reaches are what this test reaches at that rate
+of false alarms, knowing what a real rule must estimate.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from verdict_history import part_sd
 
 WINDOW = 30
 LONGEST = 7
@@ -35,10 +35,10 @@ SEED = 2026
 
 def pooled_sd(cv: float, points: int, *, draws: int = 400_000, seed: int = SEED) -> float:
     """The standard deviation of a run's pooled value for a config of `points` points
-    under verdict_history.py's noise: half the variance of a point's log throughput
-    shared by the run's points, half its own; the pooled value their median."""
+    under verdict_history.py's noise (its shared and own parts), the pooled value their
+    median."""
     rng = np.random.default_rng(seed)
-    half = cv / math.sqrt(2)
+    half = part_sd(cv)
     shared = rng.normal(0.0, half, draws)
     own = rng.normal(0.0, half, (draws, points))
     return float(np.std(shared + np.median(own, axis=1)))

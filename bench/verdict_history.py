@@ -58,6 +58,12 @@ GAP = 32  # clean runs between two changes of a config: its references clean aga
 WARMUP = 12
 
 
+def part_sd(cv: float) -> float:
+    """The standard deviation of each of the two parts of a point's log throughput: the
+    part shared by the run's points and the point's own (half the variance each)."""
+    return cv / math.sqrt(2)
+
+
 @dataclass(frozen=True)
 class ConfigSpec:
     name: str
@@ -188,7 +194,7 @@ def generate(
     bimodal = rng.choice(oob) if noisy and oob else None
     level = {s.name: math.exp(rng.uniform(-0.5, 0.5)) for s in specs}
     count = dict.fromkeys(runs_of, 0)
-    half = cv / math.sqrt(2)
+    half = part_sd(cv)
     runs: list[Run] = []
     for day in range(days):
         digest = f"sha256:{day:064x}"
