@@ -63,7 +63,7 @@ from verdict_history import (  # noqa: E402
 from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
 from generator.expand import expand  # noqa: E402
-from generator.results.carry import Earlier, carried  # noqa: E402
+from generator.results.carry import Earlier, carried, confirmed_in  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
 from generator.results.events import CONFIRMED, Event, events, merged  # noqa: E402
 from generator.results.history import (  # noqa: E402
@@ -277,8 +277,9 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
             series = series_of(h.specs[name], servers[name], info, cr, depth)
             start = time.perf_counter()
             server = (name, cr.fingerprint)
-            found = events(judge_server(series, r))
-            found = merged([carried(e, earlier.get(server), e.stretch) for e in found])
+            before = earlier.get(server)
+            found = events(judge_server(series, r), confirmed_in(before))
+            found = merged([carried(e, before, e.stretch) for e in found])
             earlier[server] = [as_earlier(e) for e in found]
             tally.seconds += time.perf_counter() - start
             tally.judged += 1

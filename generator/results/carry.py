@@ -88,6 +88,14 @@ def earlier_events(manifest: str | None, server: ServerKey) -> list[Earlier] | N
     return out
 
 
+def confirmed_in(earlier: Sequence[Earlier] | None) -> frozenset[str]:
+    """The first bad runs of the events an earlier night confirmed (by its next run or by
+    an A/B) and still open then."""
+    return frozenset(
+        e.first_bad_run for e in earlier or () if e.state == CONFIRMED and e.first_bad_run
+    )
+
+
 def carried(event: Event, earlier: Sequence[Earlier] | None, stretch: Sequence[str]) -> Event:
     """`event` with what the server's previous run said of the same event: the one with
     its id, else one whose first bad run lies in the worsening's runs now (`stretch`),

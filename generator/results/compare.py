@@ -12,7 +12,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from generator.results.carry import CLEARED, carried, earlier_events, with_outcome
+from generator.results.carry import (
+    CLEARED,
+    carried,
+    confirmed_in,
+    earlier_events,
+    with_outcome,
+)
 from generator.results.changepoint import Detector, edivisive
 from generator.results.events import CONFIRMED, Event, events, merged
 from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
@@ -217,11 +223,11 @@ def _final_events(
 ) -> dict[ServerKey, list[Event]]:
     out: dict[ServerKey, list[Event]] = {}
     for j in judged:
-        found = events(j)
-        if found:
+        found: list[Event] = []
+        if j.found:
             last = _last_run(j)
             earlier = earlier_events(store.manifests.get(last) if last else None, j.series.key)
-            found = [carried(e, earlier, e.stretch) for e in found]
+            found = [carried(e, earlier, e.stretch) for e in events(j, confirmed_in(earlier))]
         out[j.series.key] = [with_outcome(e, outcomes.get(e.id)) for e in merged(found)]
     return out
 

@@ -29,7 +29,7 @@ from generator.results.judge import CURVE, SERVER, Found, ServerJudgement
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
 SUSPECTED, CONFIRMED = "suspected", "confirmed"
 # Findings whose onsets are this many runs apart or closer are one event.
@@ -79,14 +79,29 @@ def event_id(server: ServerKey, first_bad_run: str) -> str:
     return "ev-" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _clusters(found: Sequence[Found]) -> list[list[Found]]:
+def _clusters(
+    found: Sequence[Found], confirmed: Collection[str], names: Sequence[str]
+) -> list[list[Found]]:
     """Findings in groups: onsets within ONSET_GAP runs of a group's first, or inside the
     runs of a group's pooled (config-wide) finding: while a server is worse as a whole,
-    what else worsens on it is part of the same event."""
+    what else worsens on it is part of the same event. A point's or a curve's finding
+    joins a pooled finding it did not start with only once that worsening is confirmed
+    (by its own runs, or by an earlier night: its first bad run in `confirmed`): a point
+    that steps while its server is merely suspected is a change of its own, with its own
+    first bad run."""
     out: list[list[Found]] = []
     for f in sorted(found, key=lambda f: (f.onset, f.metric, f.scope)):
         for group in out:
-            wide = any(g.scope == SERVER and f.onset in g.finding.stretch for g in group)
+            wide = any(
+                g.scope == SERVER
+                and f.onset in g.finding.stretch
+                and (
+                    f.scope == SERVER
+                    or g.finding.confirmed_at is not None
+                    or names[group[0].onset] in confirmed
+                )
+                for g in group
+            )
             if wide or f.onset - group[0].onset <= ONSET_GAP:
                 group.append(f)
                 break
@@ -113,12 +128,13 @@ def _differences(
     return {w: (a.get(w), b.get(w)) for w in DIFFERENCES if a.get(w) != b.get(w)}
 
 
-def events(j: ServerJudgement) -> list[Event]:
-    """The events open at the current run of `j`'s server."""
+def events(j: ServerJudgement, confirmed: Collection[str] = frozenset()) -> list[Event]:
+    """The events open at the current run of `j`'s server; `confirmed`: the first bad runs
+    of its events an earlier night confirmed (carry.py)."""
     series = j.series
     n = series.current
     out = []
-    for group in _clusters(j.found):
+    for group in _clusters(j.found, confirmed, [r.name for r in series.runs]):
         onset = min(f.onset for f in group)
         goods = [g for g in (f.finding.last_good for f in group) if g is not None and g < onset]
         good = max(goods) if goods else None

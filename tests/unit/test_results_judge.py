@@ -95,6 +95,24 @@ def test_the_run_after_the_confirmation_reports_the_same_event_without_failing()
     assert found.runs == 3
 
 
+def test_a_point_step_during_a_suspected_server_dip_is_an_event_of_its_own() -> None:
+    # A 1.5% dip of the whole server from run 30 (suspected, never confirmed), then a 20%
+    # step at c=16 from run 32: two changes, two first bad runs.
+    dip = [1.0 if r < CLEAN else 0.985 for r in range(CLEAN + 4)]
+    drop = {(r, POINTS[2]): 0.8 for r in (CLEAN + 2, CLEAN + 3)}
+    judged = judge_server(server(CLEAN + 4, shared=dip, speed=drop), RULES)
+    found = events(judged)
+    assert [(e.first_bad_run, e.state, [p.concurrency for p in e.points]) for e in found] == [
+        ("run-030", SUSPECTED, [4, 8, 16, 32, 64]),
+        ("run-032", CONFIRMED, [16]),
+    ]
+    # Once an earlier night confirmed the dip (its next run or its A/B), what worsens on
+    # the server while it lasts is part of it.
+    [joined] = events(judged, confirmed={"run-030"})
+    assert (joined.first_bad_run, joined.state) == ("run-030", CONFIRMED)
+    assert [p.concurrency for p in joined.points] == [4, 8, 16, 32, 64]
+
+
 def test_drift_is_flagged_before_it_reaches_five_percent() -> None:
     # -0.2% a run from run 40: flagged while the drift is under 5% (25 runs).
     runs = 40 + 25
