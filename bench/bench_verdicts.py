@@ -63,6 +63,7 @@ from verdict_history import (  # noqa: E402
 from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
 from generator.expand import expand  # noqa: E402
+from generator.results import track  # noqa: E402
 from generator.results.carry import Earlier, carried, confirmed_in  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
 from generator.results.events import CONFIRMED, Event, events, merged  # noqa: E402
@@ -637,9 +638,10 @@ def configs_per_run(specs: Sequence[ConfigSpec]) -> float:
     return sum(len(s.weekdays) for s in specs) / len(days)
 
 
-def oracle(t: Tally, specs: Sequence[ConfigSpec], cv: float = 0.03) -> list[str]:
+def oracle(t: Tally, specs: Sequence[ConfigSpec], policy: Policy, cv: float = 0.03) -> list[str]:
     """This rule beside an oracle (verdict_ceiling.py) at the false-alarm rate the targets
-    allow and at the rate this rule has."""
+    allow and at the rate this rule has, knowing the noise and estimating it from the runs
+    a verdict reads."""
     points = statistics.median(len(s.points) for s in specs)
     sd = verdict_ceiling.pooled_sd(cv, int(points))
     per_run = configs_per_run(specs)
@@ -664,10 +666,18 @@ def oracle(t: Tally, specs: Sequence[ConfigSpec], cv: float = 0.03) -> list[str]
         "| | false confirmations per clean server-run | -5% within 4 runs | -2% within 7 |",
         "|---|---:|---:|---:|",
     ]
-    for label, rate in (("oracle, at the rate allowed", allowed), ("oracle, at this rule's", mine)):
+    # The degrees of freedom of a scale learnt from the runs a verdict reads (track.py).
+    df = track.EFFICIENCY * (policy.history - 1)
+    rows = (
+        ("oracle, at the rate allowed", allowed, None),
+        ("oracle, at this rule's", mine, None),
+        (f"oracle, noise estimated (df {df:.0f}), at the rate allowed", allowed, df),
+        (f"oracle, noise estimated (df {df:.0f}), at this rule's", mine, df),
+    )
+    for label, rate, known in rows:
         if rate <= 0:
             continue
-        c = verdict_ceiling.ceiling(rate, sd)
+        c = verdict_ceiling.ceiling(rate, sd, known)
         lines.append(
             f"| {label} (c = {c.c:.2f}) | {100 * rate:.2f}% | {100 * c.five:.0f}% "
             f"| {100 * c.two:.0f}% |"
@@ -698,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(details(cv, tally)))
     print("\n".join(targets(tallies[0.03], baselines, timed)))
     print()
-    print("\n".join(oracle(tallies[0.03], specs)))
+    print("\n".join(oracle(tallies[0.03], specs, policy)))
     print(f"\nJudged in {judged:.0f} s ({args.workers} processes).")
     return 0
 

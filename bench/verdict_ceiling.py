@@ -12,6 +12,12 @@ confirmation is an event: the oracle stays quiet for COOL runs after one.
 Its threshold `c` is set so that its false confirmations per clean server-run equal a
 given rate; the detection rates it then reaches are what this test reaches at that rate
 of false alarms, knowing what a real rule must estimate.
+
+The same oracle with the standard deviation *estimated* (`df` degrees of freedom: each
+trial's series judged in units of an estimate drawn as sigma * sqrt(chi2(df) / df), one
+draw per trial, as a server's scale comes from its own history) shows what the estimate
+alone costs, on Gaussian noise still: a real rule reads a server's last runs and must
+learn its noise from them.
 """
 
 from __future__ import annotations
@@ -67,35 +73,43 @@ def _confirmations(
     return count, first
 
 
-def _clean(rng: np.random.Generator, trials: int, runs: int) -> npt.NDArray[np.float64]:
+def _clean(
+    rng: np.random.Generator, trials: int, runs: int, df: float | None
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(clean standardised values, each trial's estimate of the standard deviation: 1
+    when it is known, `df` None)."""
     level_error = rng.normal(0.0, math.sqrt(1 / WINDOW), (trials, 1))
-    return rng.normal(0.0, 1.0, (trials, runs)) - level_error
+    x = rng.normal(0.0, 1.0, (trials, runs)) - level_error
+    if df is None:
+        return x, np.ones((trials, 1))
+    return x, np.sqrt(rng.chisquare(df, (trials, 1)) / df)
 
 
-def false_rate(c: float) -> float:
+def false_rate(c: float, df: float | None = None) -> float:
     """False confirmations per clean server-run at threshold `c`."""
-    count, _ = _confirmations(_clean(np.random.default_rng(SEED), CLEAN_TRIALS, CLEAN_RUNS), c)
+    x, estimate = _clean(np.random.default_rng(SEED), CLEAN_TRIALS, CLEAN_RUNS, df)
+    count, _ = _confirmations(x / estimate, c)
     return float(count.sum()) / (CLEAN_TRIALS * CLEAN_RUNS)
 
 
-def threshold(rate: float) -> float:
+def threshold(rate: float, df: float | None = None) -> float:
     """The threshold whose false confirmations per clean server-run are `rate`."""
-    low, high = 1.5, 5.0
+    low, high = 1.5, 6.0
     for _ in range(20):
         mid = (low + high) / 2
-        if false_rate(mid) > rate:
+        if false_rate(mid, df) > rate:
             low = mid
         else:
             high = mid
     return high
 
 
-def detected(c: float, shift: float, within: int) -> float:
+def detected(c: float, shift: float, within: int, df: float | None = None) -> float:
     """The share of steps of `shift` standard deviations confirmed within `within` runs."""
     rng = np.random.default_rng(SEED + 1)
-    x = _clean(rng, STEP_TRIALS, BEFORE + within)
+    x, estimate = _clean(rng, STEP_TRIALS, BEFORE + within, df)
     x[:, BEFORE:] += shift
-    _, first = _confirmations(x, c)
+    _, first = _confirmations(x / estimate, c)
     return float(np.mean(first >= BEFORE))
 
 
@@ -107,11 +121,13 @@ class Ceiling:
     two: float  # -2% within 7
 
 
-def ceiling(rate: float, sd: float) -> Ceiling:
-    c = threshold(rate)
+def ceiling(rate: float, sd: float, df: float | None = None) -> Ceiling:
+    """The oracle at `rate` false confirmations per clean server-run, the noise's standard
+    deviation `sd` known (`df` None) or estimated with `df` degrees of freedom."""
+    c = threshold(rate, df)
     return Ceiling(
         rate=rate,
         c=c,
-        five=detected(c, -math.log(0.95) / sd, 4),
-        two=detected(c, -math.log(0.98) / sd, 7),
+        five=detected(c, -math.log(0.95) / sd, 4, df),
+        two=detected(c, -math.log(0.98) / sd, 7, df),
     )

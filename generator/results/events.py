@@ -138,8 +138,10 @@ def events(j: ServerJudgement, confirmed: Collection[str] = frozenset()) -> list
         onset = min(f.onset for f in group)
         goods = [g for g in (f.finding.last_good for f in group) if g is not None and g < onset]
         good = max(goods) if goods else None
-        confirmed = [f.finding.confirmed_at for f in group if f.finding.confirmed_at is not None]
-        at = min(confirmed) if confirmed else None
+        confirmations = [
+            f.finding.confirmed_at for f in group if f.finding.confirmed_at is not None
+        ]
+        at = min(confirmations) if confirmations else None
         points = sorted(
             {f.point for f in group if f.point is not None and f.scope != CURVE}
             | {p for f in group for p in f.points}
