@@ -19,7 +19,7 @@ def test_an_absent_section_gives_the_defaults() -> None:
     assert policy == Policy()
     assert (policy.runs, policy.min_runs, policy.window, policy.k) == (7, 6, 30, 2.7)
     assert policy.change("output_throughput_per_gpu") == 0.05
-    assert policy.server.limit("output_throughput_per_gpu") == 3.0
+    assert policy.server.limit("output_throughput_per_gpu") == 2.8
     assert policy.server.limit("median_tpot_ms") is None  # pooled, never confirms alone
     assert (policy.change_points.p_value, policy.change_points.permutations) == (0.05, 100)
 
