@@ -4,13 +4,14 @@
 
 Findings of one server whose onsets lie within one run of each other are one event: a
 config-wide step shows in its pooled series, in some points' own series and in its curves
-on the same run or the next; and while a config-wide finding is open, whatever else
-worsens on that server joins its event. The event says the points, curves and metrics it affects,
-the size of the change per metric with a 95% interval, its last good and first bad run and
-what differs between them (image digest, SGLang / ATOM / AITER / ROCm versions, catalog
-commit, runner, fingerprint). Its id is a hash of the server and the first bad run's
-GitHub run id, so a re-run or re-attempt of the same run, and every later run while it
-stays open, report the same event.
+on the same run or the next; and while a config-wide finding is open, another metric's
+pooled finding joins its event, and a point's or a curve's once it is confirmed. The event
+says the points, curves and metrics it affects, the size of the change per metric with a
+95% interval, its last good and first bad run and what differs between them (image
+digest, SGLang / ATOM / AITER / ROCm versions, catalog commit, runner, fingerprint). Its
+id is a hash of the server and the first bad run's GitHub run id, so a re-run or
+re-attempt of the same run, and every later run while it stays open, report the same
+event.
 
 An event is `confirmed` once one of its findings is (the next run agreed), `suspected`
 before; `new_confirmation` says the run being judged is the one that confirmed it (what
