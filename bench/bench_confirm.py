@@ -24,6 +24,10 @@ sys.path.insert(0, str(ROOT))
 
 from generator.launch import ab  # noqa: E402
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 TRIALS = 200
 CHANGES = (0.0, -0.02, -0.04, -0.05, -0.06, -0.08, -0.10)
 NOISE = (  # (cv, launch, gpus)
@@ -34,28 +38,41 @@ POINTS = ("p1", "p2")
 MIN_CHANGE = 0.05
 
 
-def trial(rng: random.Random, how: str, k: int, change: float, noise: tuple[float, ...]) -> str:
+def measure(
+    rng: random.Random,
+    how: str,
+    k: int,
+    changes: Mapping[str, float],
+    noise: tuple[float, ...],
+    metric: str = "t",
+) -> list[ab.Measurement]:
+    """Every turn of one A/B job over the points of `changes` (point id -> B's true change
+    against A), measured with `noise` (cv, launch, gpus) as the module docstring says."""
     cv, launch, gpus = noise
-    order = ab.turns(k, POINTS, how)
+    order = ab.turns(k, changes, how)
     offsets: dict[object, float] = {}
     if how == ab.PARALLEL:
         offsets = {side: rng.gauss(0, launch) for side in (ab.A, ab.B)}
         offsets[ab.B] += rng.gauss(0, gpus)
     measured = []
-    blocks = ab.blocks(order)
-    for block in blocks:
+    for block in ab.blocks(order):
         offset = offsets.get(block[0].side) if how == ab.PARALLEL else rng.gauss(0, launch)
         for turn in block:
-            base = 1000.0 * (1 + change if turn.side == ab.B else 1.0)
+            base = 1000.0 * (1 + changes[turn.point] if turn.side == ab.B else 1.0)
             value = base * (1 + (offset or 0.0)) * (1 + rng.gauss(0, cv))
             measured.append(
                 ab.Measurement(
                     side=turn.side,
                     repeat=turn.repeat,
                     point=turn.point,
-                    metrics={"t": value},
+                    metrics={metric: value},
                 )
             )
+    return measured
+
+
+def trial(rng: random.Random, how: str, k: int, change: float, noise: tuple[float, ...]) -> str:
+    measured = measure(rng, how, k, dict.fromkeys(POINTS, change), noise)
     rule = {"t": ab.Rule(higher_is_better=True, min_change=MIN_CHANGE)}
     verdict, _ = ab.judge_step(measured, rule, 0.95)
     return verdict

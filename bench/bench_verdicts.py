@@ -5,7 +5,12 @@ Each history (verdict_history.py: the shipped cron groups on their days, nightly
 runs between them, the noise and the injected changes listed there) is judged night by
 night with the functions `results compare` judges with (history.py -> judge.py ->
 events.py -> carry.py), each run of each config against its server's series so far, the
-events of that server's previous night carried as `compare` reads them from its manifest.
+events of that server's previous night carried as `compare` reads them from its manifest,
+under the shipped catalog's `regression` section (or `--policy FILE`'s). With
+`regression.confirm.enabled` (as shipped) each night's new suspected events get the A/B
+jobs `sglang-ci confirm matrix` would give them (ab_night), measured as
+bench_confirm.py's model measures a job, and their results are applied as `compare
+--confirmation` applies them; `--no-ab` judges with the run-to-run statistics alone.
 It prints, per throughput CV, false alarms, clean runs that turn red, detection and delay
 per injected change and events per injected change; then the targets table (CV 3%) with
 whether each target is met, `results compare` timed on bench_results.py's five-year
@@ -28,7 +33,7 @@ targets allow and at its own.
   config reported while it lasts, per step that was confirmed.
 
     python bench/bench_verdicts.py [--quick] [--detector edivisive|otava] [--no-compare]
-                                   [--policy FILE] [--workers N]
+                                   [--policy FILE] [--no-ab] [--workers N]
 """
 
 from __future__ import annotations
@@ -37,18 +42,20 @@ import argparse
 import math
 import multiprocessing
 import os
+import random
 import statistics
 import subprocess
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import bench_confirm  # noqa: E402
 import bench_results  # noqa: E402
 import verdict_ceiling  # noqa: E402
 from verdict_history import (  # noqa: E402
@@ -58,15 +65,17 @@ from verdict_history import (  # noqa: E402
     History,
     Injection,
     generate,
+    part_sd,
 )
 
 from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
 from generator.expand import expand  # noqa: E402
+from generator.launch import ab  # noqa: E402
 from generator.results import track  # noqa: E402
-from generator.results.carry import Earlier, carried, confirmed_in  # noqa: E402
+from generator.results.carry import AB, Earlier, carried, confirmed_in, with_outcome  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
-from generator.results.events import CONFIRMED, Event, events, merged  # noqa: E402
+from generator.results.events import CONFIRMED, SUSPECTED, Event, events, merged  # noqa: E402
 from generator.results.history import (  # noqa: E402
     PointKey,
     RunInfo,
@@ -74,7 +83,14 @@ from generator.results.history import (  # noqa: E402
     ServerKey,
     ServerSeries,
 )
-from generator.results.judge import POINT, SERVER, Rules, judge_server, rules  # noqa: E402
+from generator.results.judge import (  # noqa: E402
+    POINT,
+    SERVER,
+    Rules,
+    ServerJudgement,
+    judge_server,
+    rules,
+)
 from tests.results_gen import point_record, write_run  # noqa: E402
 
 TYPE_CHECKING = False
@@ -106,6 +122,9 @@ EARLY = 3
 THROUGHPUT = "output_throughput_per_gpu"
 DRIFT_LIMIT = 0.05
 RED_TARGET = 0.02  # clean runs that turn red, at most
+RUNNER_GPUS = 8  # the MI355 runners the A/B jobs run on
+# The injected changes an image carries, which an A/B of two images sees.
+IMAGE_KINDS = frozenset({"config", "point", "drift", "staircase"})
 
 
 def otava(values: Sequence[float], p_value: float, _permutations: int) -> list[int]:
@@ -204,6 +223,8 @@ class Tally:
     clean_runs_suspected: int = 0
     clean_server_runs: int = 0  # config-runs with no injected change active
     false_new: int = 0  # false alarms on the run that confirmed them
+    false_ab: int = 0  # of those, confirmed by the night's A/B
+    ab_jobs: int = 0
     outliers: int = 0
     outliers_confirmed: int = 0
     injections: list[Injection] = field(default_factory=list)
@@ -263,10 +284,13 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
     earlier: dict[tuple[str, str], list[Earlier]] = {}
     # (config, run index in the server's series, point) of each outlier: confirmed yet?
     outliers: dict[str, dict[tuple[int, PointKey], bool]] = defaultdict(dict)
+    ab_rng = random.Random(h.seed * 7919)  # the A/B jobs' noise, apart from the history's
     for run in h.runs:
         if run.kind != "benchmark":
             continue
         active_run = red = suspected = False
+        judged: dict[str, tuple[ConfigRun, RunInfo, ServerSeries, ServerJudgement, list[Event]]]
+        judged = {}
         for name, cr in run.configs.items():
             provenance = (
                 ("image_digest", run.image_digest),
@@ -277,13 +301,17 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
             tally.measured[f"{h.seed}:{name}"].append(cr.index)
             series = series_of(h.specs[name], servers[name], info, cr, depth)
             start = time.perf_counter()
-            server = (name, cr.fingerprint)
-            before = earlier.get(server)
-            found = events(judge_server(series, r), confirmed_in(before))
+            before = earlier.get((name, cr.fingerprint))
+            j = judge_server(series, r)
+            found = events(j, confirmed_in(before))
             found = merged([carried(e, before, e.stretch) for e in found])
-            earlier[server] = [as_earlier(e) for e in found]
             tally.seconds += time.perf_counter() - start
             tally.judged += 1
+            judged[name] = (cr, info, series, j, found)
+        outcomes = ab_night(ab_rng, h, r.policy, judged, k_of, by_config, tally)
+        for name, (cr, info, series, _, judged_found) in judged.items():
+            found = [with_outcome(e, outcomes.get(e.id)) for e in judged_found]
+            earlier[(name, cr.fingerprint)] = [as_earlier(e) for e in found]
             injections = by_config[name]
             for p in cr.outliers:
                 if any(i.start - EARLY <= cr.index < i.start + i.length for i in injections):
@@ -304,6 +332,7 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
                     if e.state == CONFIRMED:
                         tally.false_confirmed += 1
                         tally.false_new += e.new_confirmation
+                        tally.false_ab += e.new_confirmation and e.confirmed_by == AB
                         red = red or e.new_confirmation
                     else:
                         suspected = True
@@ -314,12 +343,80 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
                 if e.state == CONFIRMED and inj.id not in tally.confirmed:
                     tally.confirmed[inj.id] = cr.index
                     tally.exact[inj.id] = k_of[name].get(e.first_bad_run) == inj.start
-                    tally.how[inj.id] = "+".join(e.how)
+                    tally.how[inj.id] = "+".join(
+                        ("A/B",) if e.confirmed_by == AB and e.new_confirmation else e.how
+                    )
             servers[name].runs.append((info, cr, samples(cr)))
         if not active_run:
             tally.clean_runs += 1
             tally.clean_runs_red += red
             tally.clean_runs_suspected += suspected
+
+
+def _image_effect(injections: Sequence[Injection], k: int, point: PointKey) -> float:
+    """The log speed factor at the config's run `k` and `point` that the run's image
+    carries (what an A/B of two images sees): injected steps, staircases and drift; not a
+    new fingerprint (both sides run the current config), not an outlier or the bimodal
+    config's slow machine (neither comes back in the A/B)."""
+    at = (point.isl, point.osl, point.concurrency)
+    return sum(i.effect(k, at) for i in injections if i.kind in IMAGE_KINDS)
+
+
+def ab_night(
+    rng: random.Random,
+    h: History,
+    policy: Policy,
+    judged: dict[str, tuple[ConfigRun, RunInfo, ServerSeries, ServerJudgement, list[Event]]],
+    k_of: dict[str, dict[str, int]],
+    by_config: dict[str, list[Injection]],
+    tally: Tally,
+) -> dict[str, str]:
+    """The night's A/B jobs, as `sglang-ci confirm matrix` picks them (the run's new
+    suspected events, worst change first, at most `max_jobs`; each one's points with the
+    largest changes, at most `max_points`) and as bench_confirm.py measures one: A the
+    last good run's image, B the current one, `repeats` each, on an 8-GPU runner (both
+    servers at once when two fit), with the noise of a point's own part (its cv, a launch
+    and a GPU half offset of half that). Event id -> the A/B's result."""
+    c = policy.confirm
+    if not c.enabled:
+        return {}
+    new = [
+        (name, e)
+        for name, (_, _, _, _, found) in judged.items()
+        for e in found
+        if e.state == SUSPECTED
+        and (e.first_bad_run == e.current_run or e.runs <= 1)
+        and e.last_good_run in k_of[name]
+    ]
+    new.sort(
+        key=lambda t: (-max((abs(x.change) for x in t[1].changes.values()), default=0), t[1].id)
+    )
+    noise = part_sd(h.cv)
+    out: dict[str, str] = {}
+    for name, e in new[: c.max_jobs]:
+        cr, _, _, j, _ = judged[name]
+        good = k_of[name][e.last_good_run or ""]
+
+        def size(p: PointKey, j: ServerJudgement = j) -> float:
+            return max((abs(m.change or 0.0) for m in j.points.get(p, ())), default=0.0)
+
+        points = sorted(e.points, key=lambda p: (-size(p), p))[: c.max_points]
+        injections = by_config[name]
+        changes = {
+            f"p{i}": math.expm1(
+                _image_effect(injections, cr.index, p) - _image_effect(injections, good, p)
+            )
+            for i, p in enumerate(points)
+        }
+        how = ab.mode(h.specs[name].gpus, RUNNER_GPUS)
+        measured = bench_confirm.measure(
+            rng, how, c.repeats, changes, (noise, noise / 2, noise / 2), THROUGHPUT
+        )
+        rule = {THROUGHPUT: ab.Rule(higher_is_better=True, min_change=policy.change(THROUGHPUT))}
+        verdict, _ = ab.judge_step(measured, rule, c.level)
+        tally.ab_jobs += 1
+        out[e.id] = verdict
+    return out
 
 
 def _confirm_outliers(
@@ -361,7 +458,7 @@ def _one(args: tuple[list[ConfigSpec], Policy, str, tuple[float, int, bool], int
 def merge(into: Tally, more: Tally) -> None:
     for name in (
         "clean_point_nights", "false_confirmed", "clean_runs", "clean_runs_red",
-        "clean_runs_suspected", "clean_server_runs", "false_new", "outliers",
+        "clean_runs_suspected", "clean_server_runs", "false_new", "false_ab", "ab_jobs", "outliers",
         "outliers_confirmed", "judged", "detector_calls",
     ):  # fmt: skip
         setattr(into, name, getattr(into, name) + getattr(more, name))
@@ -507,6 +604,7 @@ def details(cv: float, t: Tally) -> list[str]:
             f"{pct(t.clean_runs_suspected, t.clean_runs)}"
         ),
         f"- one-run -15% outliers confirmed: {t.outliers_confirmed} / {t.outliers}",
+        f"- A/B jobs: {t.ab_jobs:,}; false alarms they confirmed: {t.false_ab}",
         (
             f"- events per detected config-wide step: {events_per_step(t)[0]:.2f} "
             f"(at most {events_per_step(t)[1]})"
@@ -682,7 +780,9 @@ def oracle(t: Tally, specs: Sequence[ConfigSpec], policy: Policy, cv: float = 0.
             f"| {label} (c = {c.c:.2f}) | {100 * rate:.2f}% | {100 * c.five:.0f}% "
             f"| {100 * c.two:.0f}% |"
         )
-    lines.append(f"| this rule | {100 * mine:.2f}% | {pct(five, n5)} | {pct(two, n2)} |")
+    # The A/B measures again (what no rule on the history has): its row is named apart.
+    label = "this rule with the night's A/B" if policy.confirm.enabled else "this rule"
+    lines.append(f"| {label} | {100 * mine:.2f}% | {pct(five, n5)} | {pct(two, n2)} |")
     return [*lines, ""]
 
 
@@ -692,9 +792,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detector", default="edivisive", choices=sorted(DETECTORS))
     parser.add_argument("--workers", type=int, default=2, help="Processes judging histories.")
     parser.add_argument("--no-compare", action="store_true", help="Do not time compare.")
-    parser.add_argument("--policy", type=Path, help="A YAML file with a regression section.")
+    parser.add_argument(
+        "--policy",
+        type=Path,
+        help="A YAML file with a regression section (default: the shipped catalog's).",
+    )
+    parser.add_argument(
+        "--no-ab", action="store_true", help="No A/B jobs: the run-to-run statistics alone."
+    )
     args = parser.parse_args(argv)
-    policy = policy_file(args.policy) if args.policy else Policy()
+    policy = policy_file(args.policy or ROOT / "catalogs" / "benchmark.yaml")
+    if args.no_ab:
+        policy = replace(policy, confirm=replace(policy.confirm, enabled=False))
     specs = shipped_specs()
     start = time.perf_counter()
     tallies = run_all(
