@@ -70,7 +70,6 @@ from verdict_history import (  # noqa: E402
 
 from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
-from generator.confirm import matrix  # noqa: E402
 from generator.expand import expand  # noqa: E402
 from generator.launch import ab  # noqa: E402
 from generator.results import track  # noqa: E402
@@ -373,8 +372,7 @@ def ab_night(
     tally: Tally,
 ) -> dict[str, str]:
     """The night's A/B jobs, as `sglang-ci confirm matrix` picks them (the run's new
-    suspected events, worst change first in units of each metric's minimum change
-    (matrix.severity), at most `max_jobs`; each one's points with the
+    suspected events, worst change first, at most `max_jobs`; each one's points with the
     largest changes, at most `max_points`) and as bench_confirm.py measures one: A the
     last good run's image, B the current one, `repeats` each, on an 8-GPU runner (both
     servers at once when two fit), with the noise of a point's own part (its cv, a launch
@@ -390,20 +388,17 @@ def ab_night(
         and (e.first_bad_run == e.current_run or e.runs <= 1)
         and e.last_good_run in k_of[name]
     ]
-
-    def worst(e: Event) -> float:
-        return matrix.severity({m: x.change for m, x in e.changes.items()}, policy)
-
-    new.sort(key=lambda t: (-worst(t[1]), t[1].id))
+    new.sort(
+        key=lambda t: (-max((abs(x.change) for x in t[1].changes.values()), default=0), t[1].id)
+    )
     noise = part_sd(h.cv)
     out: dict[str, str] = {}
     for name, e in new[: c.max_jobs]:
         cr, _, _, j, _ = judged[name]
         good = k_of[name][e.last_good_run or ""]
 
-        def size(p: PointKey, j: ServerJudgement = j, e: Event = e) -> float:
-            got = {m.metric: m.change for m in j.points.get(p, ()) if m.metric in e.metrics}
-            return matrix.severity(got, policy)
+        def size(p: PointKey, j: ServerJudgement = j) -> float:
+            return max((abs(m.change or 0.0) for m in j.points.get(p, ())), default=0.0)
 
         points = sorted(e.points, key=lambda p: (-size(p), p))[: c.max_points]
         injections = by_config[name]

@@ -1,10 +1,9 @@
 """The confirmation matrix of a scheduled run: one A/B job per new `suspected` event's
 server, on the same runner label, from the run's own job matrix (docs/confirmation.md).
 
-Per event, worst change first (in units of each metric's minimum change), at most
-`max_jobs`: the run's job of the event's server (same config, fingerprint and runner
-label), its points among the event's (at most `max_points`, the largest changes first,
-in the same units), the current image of that job (B) and the
+Per event, worst change first, at most `max_jobs`: the run's job of the event's server
+(same config, fingerprint and runner label), its points among the event's (at most
+`max_points`, the largest changes first), the current image of that job (B) and the
 image the last good run measured that server with (A), read from that run's records;
 between them, the other digests of the same image family the history recorded after
 the last good run, oldest first (the nightlies a bisection can name). An event is
@@ -27,7 +26,7 @@ from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from generator.confirm.events import Event, Verdicts
 
@@ -107,19 +106,8 @@ def candidates(history: Path, a: SideImage, b: SideImage) -> list[SideImage]:
     return [s for _, _, s in sorted(found, key=lambda t: (t[0], t[1]))]
 
 
-def severity(changes: Mapping[str, float | None], policy: Policy) -> float:
-    """The largest of `changes` (metric -> relative change) in units of its metric's
-    minimum change: how the jobs and their points are ranked, so a TTFT's 16% (1.6 of its
-    10%) comes after a throughput's 11% (2.2 of its 5%), and a heavy tail of latency does
-    not take the run's A/B jobs from a slower server."""
-    return max(
-        (abs(c or 0.0) / policy.change(m) for m, c in changes.items() if m in METRICS),
-        default=0.0,
-    )
-
-
-def _size(event: Event, policy: Policy) -> float:
-    return severity({m: c.change for m, c in event.changes.items()}, policy)
+def _size(event: Event) -> float:
+    return max((abs(c.change or 0.0) for c in event.changes.values()), default=0.0)
 
 
 def _job_for(event: Event, jobs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -135,7 +123,7 @@ def _job_for(event: Event, jobs: Sequence[dict[str, Any]]) -> dict[str, Any] | N
 
 
 def _points(
-    event: Event, job: dict[str, Any], verdicts: Verdicts, policy: Policy
+    event: Event, job: dict[str, Any], verdicts: Verdicts, most: int
 ) -> list[dict[str, Any]]:
     wanted = {(p.isl, p.osl, p.concurrency) for p in event.points}
     metrics = event.metrics or (THROUGHPUT,)
@@ -143,10 +131,10 @@ def _points(
     def change(point: dict[str, Any]) -> float:
         key = (event.server.key(), point["isl"], point["osl"], point["concurrency"])
         got = verdicts.point_changes.get(key, {})
-        return severity({m: got.get(m) for m in metrics}, policy)
+        return max((abs(got.get(m, 0.0)) for m in metrics), default=0.0)
 
     chosen = [p for p in job["points"] if (p["isl"], p["osl"], p["concurrency"]) in wanted]
-    return sorted(chosen, key=lambda p: (-change(p), p["id"]))[: policy.confirm.max_points]
+    return sorted(chosen, key=lambda p: (-change(p), p["id"]))[:most]
 
 
 def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) -> int:
@@ -171,12 +159,12 @@ def build(
     def skip(event: Event, reason: str) -> None:
         skipped.append(Skipped(event=event.id, config=event.server.config, reason=reason))
 
-    for event in sorted(verdicts.new_suspected(), key=lambda e: (-_size(e, policy), e.id)):
+    for event in sorted(verdicts.new_suspected(), key=lambda e: (-_size(e), e.id)):
         job = _job_for(event, jobs)
         if job is None:
             skip(event, "no job of this run serves it")
             continue
-        points = _points(event, job, verdicts, policy)
+        points = _points(event, job, verdicts, c.max_points)
         if not points:
             skip(event, "none of its points is a point of this run's job")
             continue
