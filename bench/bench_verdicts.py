@@ -70,12 +70,14 @@ from verdict_history import (  # noqa: E402
 
 from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
+from generator.confirm import matrix  # noqa: E402
+from generator.confirm.events import is_new_suspected  # noqa: E402
 from generator.expand import expand  # noqa: E402
 from generator.launch import ab  # noqa: E402
 from generator.results import track  # noqa: E402
 from generator.results.carry import AB, Earlier, carried, confirmed_in, with_outcome  # noqa: E402
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
-from generator.results.events import CONFIRMED, SUSPECTED, Event, events, merged  # noqa: E402
+from generator.results.events import CONFIRMED, Event, events, merged  # noqa: E402
 from generator.results.history import (  # noqa: E402
     PointKey,
     RunInfo,
@@ -384,21 +386,20 @@ def ab_night(
         (name, e)
         for name, (_, _, _, _, found) in judged.items()
         for e in found
-        if e.state == SUSPECTED
-        and (e.first_bad_run == e.current_run or e.runs <= 1)
+        if is_new_suspected(e.state, e.first_bad_run, e.current_run, e.runs)
         and e.last_good_run in k_of[name]
     ]
-    new.sort(
-        key=lambda t: (-max((abs(x.change) for x in t[1].changes.values()), default=0), t[1].id)
-    )
+    new.sort(key=lambda t: (-matrix.size(x.change for x in t[1].changes.values()), t[1].id))
     noise = part_sd(h.cv)
     out: dict[str, str] = {}
     for name, e in new[: c.max_jobs]:
         cr, _, _, j, _ = judged[name]
         good = k_of[name][e.last_good_run or ""]
 
-        def size(p: PointKey, j: ServerJudgement = j) -> float:
-            return max((abs(m.change or 0.0) for m in j.points.get(p, ())), default=0.0)
+        metrics = e.metrics or (THROUGHPUT,)
+
+        def size(p: PointKey, j: ServerJudgement = j, metrics: Sequence[str] = metrics) -> float:
+            return matrix.size(m.change for m in j.points.get(p, ()) if m.metric in metrics)
 
         points = sorted(e.points, key=lambda p: (-size(p), p))[: c.max_points]
         injections = by_config[name]

@@ -82,8 +82,13 @@ class Verdicts:
         return [
             e
             for e in self.events
-            if e.state == SUSPECTED and (e.first_bad_run == self.current or e.runs <= 1)
+            if is_new_suspected(e.state, e.first_bad_run, self.current, e.runs)
         ]
+
+
+def is_new_suspected(state: str, first_bad_run: str | None, current: str | None, runs: int) -> bool:
+    """Whether an event is first seen on the current run and not yet confirmed."""
+    return state == SUSPECTED and (first_bad_run == current or runs <= 1)
 
 
 def _server(data: dict[str, Any], config: str) -> Server:

@@ -26,7 +26,7 @@ from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from generator.confirm.events import Event, Verdicts
 
@@ -106,8 +106,13 @@ def candidates(history: Path, a: SideImage, b: SideImage) -> list[SideImage]:
     return [s for _, _, s in sorted(found, key=lambda t: (t[0], t[1]))]
 
 
+def size(changes: Iterable[float | None]) -> float:
+    """How an event or a point is ranked for an A/B: its largest relative change."""
+    return max((abs(c or 0.0) for c in changes), default=0.0)
+
+
 def _size(event: Event) -> float:
-    return max((abs(c.change or 0.0) for c in event.changes.values()), default=0.0)
+    return size(c.change for c in event.changes.values())
 
 
 def _job_for(event: Event, jobs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -131,7 +136,7 @@ def _points(
     def change(point: dict[str, Any]) -> float:
         key = (event.server.key(), point["isl"], point["osl"], point["concurrency"])
         got = verdicts.point_changes.get(key, {})
-        return max((abs(got.get(m, 0.0)) for m in metrics), default=0.0)
+        return size(got.get(m) for m in metrics)
 
     chosen = [p for p in job["points"] if (p["isl"], p["osl"], p["concurrency"]) in wanted]
     return sorted(chosen, key=lambda p: (-change(p), p["id"]))[:most]
