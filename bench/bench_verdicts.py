@@ -72,6 +72,7 @@ from generator.catalog import load  # noqa: E402
 from generator.catalog.regression import Policy, policy_file  # noqa: E402
 from generator.confirm import matrix  # noqa: E402
 from generator.confirm.events import is_new_suspected  # noqa: E402
+from generator.errors import CatalogError  # noqa: E402
 from generator.expand import expand  # noqa: E402
 from generator.launch import ab  # noqa: E402
 from generator.results import track  # noqa: E402
@@ -802,7 +803,11 @@ def main(argv: list[str] | None = None) -> int:
         "--no-ab", action="store_true", help="No A/B jobs: the run-to-run statistics alone."
     )
     args = parser.parse_args(argv)
-    policy = policy_file(args.policy or ROOT / "catalogs" / "benchmark.yaml")
+    try:
+        policy = policy_file(args.policy or ROOT / "catalogs" / "benchmark.yaml")
+    except CatalogError as exc:
+        print(f"bench_verdicts: {exc}", file=sys.stderr)
+        return 2
     if args.no_ab:
         policy = replace(policy, confirm=replace(policy.confirm, enabled=False))
     specs = shipped_specs()
