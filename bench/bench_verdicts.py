@@ -76,7 +76,14 @@ from generator.errors import CatalogError  # noqa: E402
 from generator.expand import expand  # noqa: E402
 from generator.launch import ab  # noqa: E402
 from generator.results import track  # noqa: E402
-from generator.results.carry import AB, Earlier, carried, confirmed_in, with_outcome  # noqa: E402
+from generator.results.carry import (  # noqa: E402
+    AB,
+    Earlier,
+    Memory,
+    as_earlier,
+    carried,
+    with_outcome,
+)
 from generator.results.changepoint import Detector, edivisive  # noqa: E402
 from generator.results.events import CONFIRMED, Event, events, merged  # noqa: E402
 from generator.results.history import (  # noqa: E402
@@ -243,17 +250,6 @@ class Tally:
     detector_seconds: float = 0.0
 
 
-def as_earlier(e: Event) -> Earlier:
-    return Earlier(
-        id=e.id,
-        state=e.state,
-        first_bad_run=e.first_bad_run,
-        last_good_run=e.last_good_run,
-        confirmed_by=e.confirmed_by,
-        confirmed_in=e.confirmed_in,
-    )
-
-
 def attributed(
     event: Event, injections: Sequence[Injection], k_of: dict[str, int], now: int
 ) -> Injection | None:
@@ -284,7 +280,7 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
     tally.injections.extend(h.injections)
     depth = r.policy.history
     # The final events of each server's last run, as compare reads them from its manifest.
-    earlier: dict[tuple[str, str], list[Earlier]] = {}
+    earlier: dict[tuple[str, str], Memory] = {}
     # (config, run index in the server's series, point) of each outlier: confirmed yet?
     outliers: dict[str, dict[tuple[int, PointKey], bool]] = defaultdict(dict)
     ab_rng = random.Random(h.seed * 7919)  # the A/B jobs' noise, apart from the history's
@@ -294,6 +290,7 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
         active_run = red = suspected = False
         judged: dict[str, tuple[ConfigRun, RunInfo, ServerSeries, ServerJudgement, list[Event]]]
         judged = {}
+        memory_of: dict[str, tuple[Earlier, ...]] = {}
         for name, cr in run.configs.items():
             provenance = (
                 ("image_digest", run.image_digest),
@@ -304,17 +301,21 @@ def judge_history(h: History, r: Rules, tally: Tally) -> None:
             tally.measured[f"{h.seed}:{name}"].append(cr.index)
             series = series_of(h.specs[name], servers[name], info, cr, depth)
             start = time.perf_counter()
-            before = earlier.get((name, cr.fingerprint))
-            j = judge_server(series, r)
-            found = events(j, confirmed_in(before))
-            found = merged([carried(e, before, e.stretch) for e in found])
+            memory = earlier.get((name, cr.fingerprint), Memory(events=None))
+            memory = memory.kept({x.name for x in series.runs[-r.policy.window :]})
+            memory_of[name] = memory.changes
+            j = judge_server(series, r, memory.known)
+            found = events(j, memory.known)
+            found = merged([carried(e, memory.events, e.stretch, memory.changes) for e in found])
             tally.seconds += time.perf_counter() - start
             tally.judged += 1
             judged[name] = (cr, info, series, j, found)
         outcomes = ab_night(ab_rng, h, r.policy, judged, k_of, by_config, tally)
         for name, (cr, info, series, _, judged_found) in judged.items():
             found = [with_outcome(e, outcomes.get(e.id)) for e in judged_found]
-            earlier[(name, cr.fingerprint)] = [as_earlier(e) for e in found]
+            earlier[(name, cr.fingerprint)] = Memory(
+                events=[as_earlier(e) for e in found], changes=memory_of[name]
+            )
             injections = by_config[name]
             for p in cr.outliers:
                 if any(i.start - EARLY <= cr.index < i.start + i.length for i in injections):

@@ -6,7 +6,10 @@
   that run is the same as one found now when it has the same id, or when its first bad run
   lies inside the worsening found now: it keeps its id, first bad and last good run, and
   once confirmed (by the next run or by an A/B) it stays confirmed without confirming
-  again, so a run fails only on the night its regression is confirmed.
+  again, so a run fails only on the night its regression is confirmed. The verdicts also
+  keep the server's confirmed changes (`confirmed_changes`), closed ones included, while
+  their first bad run lies in the judgement's window: a worsening that opens on one of
+  them again is confirmed from its onset (judge.py) and is the same event, not a new one.
 - **The A/B** (`results compare --confirmation FILE`, written by `sglang-ci confirm
   outcomes`: `[{"event": ID, "result": "confirmed" | "cleared" | ...}]`): a confirmed
   event is a regression tonight; a cleared one is reported as `cleared` and its points and
@@ -26,7 +29,7 @@ from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
 CLEARED = "cleared"
 AB = "ab"
@@ -43,6 +46,20 @@ class Earlier:
     last_good_run: str | None
     confirmed_by: str | None
     confirmed_in: str | None
+    server: ServerKey | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """As `results compare --json` keeps a confirmed change (`confirmed_changes`)."""
+        return {
+            "id": self.id,
+            "state": self.state,
+            "config": self.server.config if self.server else None,
+            "server": self.server.as_dict() if self.server else None,
+            "first_bad_run": self.first_bad_run,
+            "last_good_run": self.last_good_run,
+            "confirmed_by": self.confirmed_by,
+            "confirmed_in": self.confirmed_in,
+        }
 
 
 def _server(data: Mapping[str, Any]) -> ServerKey:
@@ -55,22 +72,66 @@ def _server(data: Mapping[str, Any]) -> ServerKey:
     )
 
 
-def earlier_events(manifest: str | None, server: ServerKey) -> list[Earlier] | None:
-    """The events of `server` in the verdicts an admitted run's manifest keeps (None when
-    it keeps no events: a run of the earlier layout, or verdicts of the earlier shape)."""
+@dataclass(frozen=True, kw_only=True)
+class Memory:
+    """What an earlier run's verdicts say of one server."""
+
+    events: list[Earlier] | None  # None: that run kept no events (an earlier layout)
+    # The server's confirmed changes, open or closed since: the judgement keeps them
+    # confirmed (judge.judge_server) while their first bad run lies in its window.
+    changes: tuple[Earlier, ...] = ()
+
+    @property
+    def known(self) -> frozenset[str]:
+        """The first bad runs of the server's confirmed changes."""
+        return confirmed_in(self.changes) | confirmed_in(self.events)
+
+    def kept(self, runs: Collection[str]) -> Memory:
+        """The confirmed changes, earlier ones and the events confirmed then, whose first
+        bad run is one of `runs` (the judgement's window)."""
+        confirmed = [e for e in (*self.changes, *(self.events or ())) if e.state == CONFIRMED]
+        by_id = {e.id: e for e in confirmed if e.first_bad_run in runs}
+        return Memory(events=self.events, changes=tuple(by_id[k] for k in sorted(by_id)))
+
+
+def as_earlier(e: Event) -> Earlier:
+    """An event as the next run reads it from this run's verdicts."""
+    return Earlier(
+        id=e.id,
+        state=e.state,
+        first_bad_run=e.first_bad_run,
+        last_good_run=e.last_good_run,
+        confirmed_by=e.confirmed_by,
+        confirmed_in=e.confirmed_in,
+        server=e.server,
+    )
+
+
+def earlier(manifest: str | None, server: ServerKey) -> Memory:
+    """The events of `server` and its confirmed changes in the verdicts an admitted run's
+    manifest keeps."""
     if manifest is None:
-        return None
+        return Memory(events=None)
     try:
         data = json.loads(Path(manifest).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return Memory(events=None)
     verdicts = data.get("verdicts") if isinstance(data, dict) else None
-    found = verdicts.get("events") if isinstance(verdicts, dict) else None
-    if not isinstance(found, list) or not isinstance(verdicts, dict):
-        return None
+    if not isinstance(verdicts, dict):
+        return Memory(events=None)
     # The run was judged under a working name ("run"); the history knows it by its own.
     own = str(data.get("name") or Path(manifest).parent.name)
     named = {verdicts.get("current"): own}
+    changes = _events(verdicts.get("confirmed_changes"), named, server) or []
+    return Memory(
+        events=_events(verdicts.get("events"), named, server),
+        changes=tuple(e for e in changes if e.state == CONFIRMED),
+    )
+
+
+def _events(found: object, named: Mapping[object, str], server: ServerKey) -> list[Earlier] | None:
+    if not isinstance(found, list):
+        return None
     out = []
     for e in found:
         if not isinstance(e, dict) or "id" not in e or _server(e) != server:
@@ -83,6 +144,7 @@ def earlier_events(manifest: str | None, server: ServerKey) -> list[Earlier] | N
                 last_good_run=e.get("last_good_run"),
                 confirmed_by=e.get("confirmed_by"),
                 confirmed_in=named.get(e.get("confirmed_in"), e.get("confirmed_in")),
+                server=server,
             )
         )
     return out
@@ -96,19 +158,26 @@ def confirmed_in(earlier: Sequence[Earlier] | None) -> frozenset[str]:
     )
 
 
-def carried(event: Event, earlier: Sequence[Earlier] | None, stretch: Sequence[str]) -> Event:
+def carried(
+    event: Event,
+    earlier: Sequence[Earlier] | None,
+    stretch: Sequence[str],
+    changes: Sequence[Earlier] = (),
+) -> Event:
     """`event` with what the server's previous run said of the same event: the one with
-    its id, else one whose first bad run lies in the worsening's runs now (`stretch`),
-    else, when the worsening covered the previous run too, the event open then whose
-    first bad run is nearest. With those verdicts known (`earlier` not None), an event is
-    newly confirmed when it is confirmed now and was not then: what the runs reported is
-    what counts, whatever the replay of the series says of earlier runs."""
+    its id (among its events, then among its confirmed `changes`, closed since), else one
+    whose first bad run lies in the worsening's runs now (`stretch`), else, when the
+    worsening covered the previous run too, the event open then whose first bad run is
+    nearest. With those verdicts known (`earlier` not None), an event is newly confirmed
+    when it is confirmed now and was not then: what the runs reported is what counts,
+    whatever the replay of the series says of earlier runs."""
     if earlier is None:
         return event
     open_ = [e for e in earlier if e.state != CLEARED]
-    same = next((e for e in earlier if e.id == event.id), None) or next(
-        (e for e in open_ if e.first_bad_run in stretch), None
-    )
+    same = (
+        next((e for e in (*earlier, *changes) if e.id == event.id), None)
+        or next((e for e in open_ if e.first_bad_run in stretch), None)
+    )  # fmt: skip
     if same is None and len(stretch) >= 2 and open_:
         same = min(open_, key=lambda e: _distance(e.first_bad_run, event.first_bad_run))
     if same is None:

@@ -14,16 +14,18 @@ from typing import Any
 
 from generator.results.carry import (
     CLEARED,
+    Earlier,
+    Memory,
+    as_earlier,
     carried,
-    confirmed_in,
-    earlier_events,
+    earlier,
     with_outcome,
 )
 from generator.results.changepoint import Detector, edivisive
 from generator.results.events import CONFIRMED, Event, events, merged
 from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
 from generator.results.gates import Gate, gates
-from generator.results.history import PointKey, ServerKey
+from generator.results.history import PointKey, ServerKey, ServerSeries
 from generator.results.judge import (
     CURVE,
     MetricResult,
@@ -138,6 +140,8 @@ class Comparison:
     # Records the current run reported: a run without any fails (expected.empty_reason).
     reported: int = 1
     expected_points: int | None = None
+    # The confirmed changes (open or closed) the next run keeps confirmed.
+    confirmed_changes: tuple[Earlier, ...] = ()
 
     @property
     def missing(self) -> int:
@@ -192,6 +196,7 @@ class Comparison:
             "confirmed": [e.id for e in self.confirmed],
             "counts": self.counts(),
             "events": [event_dict(e) for e in self.events],
+            "confirmed_changes": [c.as_dict() for c in self.confirmed_changes],
             "gates": [g.as_dict() for g in self.gates],
             "missing_cases": [{"id": i, "case": c} for i, c in self.missing_cases],
             "problems": list(self.problems),
@@ -219,24 +224,42 @@ def _server_of(row: Mapping[str, Any]) -> ServerKey:
 
 
 def _final_events(
-    store: Store, judged: list[ServerJudgement], outcomes: Mapping[str, str]
+    judged: list[ServerJudgement], memory: Mapping[ServerKey, Memory], outcomes: Mapping[str, str]
 ) -> dict[ServerKey, list[Event]]:
     out: dict[ServerKey, list[Event]] = {}
     for j in judged:
         found: list[Event] = []
         if j.found:
-            last = _last_run(j)
-            earlier = earlier_events(store.manifests.get(last) if last else None, j.series.key)
-            found = [carried(e, earlier, e.stretch) for e in events(j, confirmed_in(earlier))]
+            m = memory[j.series.key]
+            found = [carried(e, m.events, e.stretch, m.changes) for e in events(j, m.known)]
         out[j.series.key] = [with_outcome(e, outcomes.get(e.id)) for e in merged(found)]
     return out
 
 
-def _last_run(j: ServerJudgement) -> str | None:
+def _last_run(s: ServerSeries) -> str | None:
     """The newest history run of the server itself (not of a previous fingerprint)."""
-    s = j.series
     mine = [r.name for r in s.runs[:-1] if r.fingerprint == s.key.fingerprint]
     return mine[-1] if mine else None
+
+
+def _memory(store: Store, s: ServerSeries, window: int) -> Memory:
+    """What the server's last run said of it, its confirmed changes kept while their first
+    bad run lies in the judgement's window."""
+    last = _last_run(s)
+    m = earlier(store.manifests.get(last) if last else None, s.key)
+    return m.kept({r.name for r in s.runs[-window:]})
+
+
+def _confirmed_changes(
+    memory: Mapping[ServerKey, Memory], found: Mapping[ServerKey, list[Event]]
+) -> tuple[Earlier, ...]:
+    """The confirmed changes for the next run to keep: each server's earlier ones, and
+    its events confirmed now (their state tonight over an earlier one)."""
+    out: dict[str, Earlier] = {}
+    for key in sorted(memory, key=_order):
+        out |= {c.id: c for c in memory[key].changes}
+        out |= {e.id: as_earlier(e) for e in found.get(key, ()) if e.state == CONFIRMED}
+    return tuple(out.values())
 
 
 def _states(
@@ -276,9 +299,11 @@ def compare(
 ) -> Comparison:
     """Verdicts of the CURRENT records of `store` against its HISTORY records."""
     r = rules(policy, detector)
-    judged = [judge_server(s, r) for s in read_series(store, policy.history)]
+    series = read_series(store, policy.history)
+    memory = {s.key: _memory(store, s, policy.window) for s in series}
+    judged = [judge_server(s, r, memory[s.key].known) for s in series]
     by_server = {j.series.key: j for j in judged}
-    found = _final_events(store, judged, outcomes or {})
+    found = _final_events(judged, memory, outcomes or {})
     states = _states(judged, found)
     curves: list[CurveOut] = []
     curve_verdict: dict[tuple[ServerKey, tuple[int, int]], str] = {}
@@ -323,6 +348,7 @@ def compare(
         points=tuple(points),
         curves=tuple(curves),
         events=tuple(e for key in sorted(found, key=_order) for e in found[key]),
+        confirmed_changes=_confirmed_changes(memory, found),
         gates=tuple(gates(store)),
         missing_cases=tuple(missing_cases(store, expected)),
         problems=tuple(str(p) for p in store.problems),

@@ -49,7 +49,7 @@ from generator.results.verdict import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
     from generator.catalog.regression import Policy
 
@@ -205,8 +205,11 @@ def _median(values: Sequence[float | None]) -> float | None:
 class _Metric:
     """One metric of one server: its badness series, pooled series and findings."""
 
-    def __init__(self, series: ServerSeries, metric: str, r: Rules) -> None:
+    def __init__(
+        self, series: ServerSeries, metric: str, r: Rules, known: Collection[int] = ()
+    ) -> None:
         self.series, self.metric, self.r = series, metric, r
+        self.known = known
         self.scale = Scale(metric=metric)
         n = series.current
         wanted = [
@@ -242,6 +245,7 @@ class _Metric:
             boundary=self.series.boundary,
             floor=lambda _ref: magnitude,
             scale_floor=scale.floor(self.typical),
+            known=self.known,
         ).run()
         if fast is not None and fast.stretch[-1] != n:
             fast = None
@@ -390,15 +394,20 @@ def _previous(values: Sequence[float | None], n: int) -> float | None:
     return next((v for v in reversed(values[:n]) if v is not None), None)
 
 
-def judge_server(series: ServerSeries, r: Rules) -> ServerJudgement:
+def judge_server(
+    series: ServerSeries, r: Rules, confirmed: Collection[str] = frozenset()
+) -> ServerJudgement:
     """The verdict of each metric of each point of the current run, and the findings open
-    at it."""
+    at it; `confirmed`: the first bad runs of this server's events an earlier night
+    confirmed (carry.confirmed_in): a pooled worsening that opens on one of them is
+    confirmed from its onset (track.py)."""
     n = series.current
+    known = frozenset(i for i, run in enumerate(series.runs) if run.name in confirmed)
     found: list[Found] = []
     results: dict[PointKey, list[MetricResult]] = {p: [] for p in series.samples}
     metrics = sorted({m for s in series.samples.values() for m in _metrics(s[n])})
     for metric in metrics:
-        m = _Metric(series, metric, r)
+        m = _Metric(series, metric, r, known)
         server = m.server()
         points = m.points()
         moved = (

@@ -40,7 +40,12 @@ A finding of a rule without a limit (a metric that never confirms alone) has an 
 sum, so it also closes as a confirmed finding does, after two runs in a row back within
 half its change: else a real step would hold its event open long after it was undone.
 
-A confirmation always needs a second run: a run alone is at most suspected.
+A confirmation always needs a second run: a run alone is at most suspected. The second
+measurement may come from outside the series: a finding that opens on a run in `known`
+(the first bad run of an event an earlier night confirmed, by its next run or by an A/B
+of the two images) is confirmed from its onset, so it stays open until the series is back
+within half its change and its runs never return to a later reference, however slowly
+the CUSUM of the runs alone would have grown.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from dataclasses import dataclass, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
 KEEP = 0.8  # share of the squared differences the scale keeps (the smallest)
 EFFICIENCY = 0.6  # degrees of freedom per difference
@@ -228,8 +233,10 @@ class Tracker:
         floor: Callable[[float], float],
         scale_floor: float,
         scale: tuple[float, float] | None = None,
+        known: Collection[int] = (),
     ) -> None:
         self.rule = rule
+        self.known = frozenset(known)
         self.values = values
         self.boundary = boundary
         self.floor = floor
@@ -339,7 +346,7 @@ class Tracker:
                     reference=ref,
                     stretch=(j,),
                     worse=(worse,),
-                    confirmed_at=None,
+                    confirmed_at=j if j in self.known else None,
                     total=self._sum(0.0, worse, ref),
                 )
         return open_

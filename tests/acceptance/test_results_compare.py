@@ -11,8 +11,11 @@ from click.testing import CliRunner, Result
 
 from generator.cli import main
 from generator.confirm.events import parse
+from generator.results.events import event_id
+from generator.results.history import ServerKey
 from generator.results.verdicts_json import read
 from tests.results_gen import (
+    RUNNER,
     Point,
     Run,
     Shape,
@@ -31,6 +34,10 @@ POINTS = sweep()
 DROP = POINTS[2]  # concurrency 16
 HISTORY = 10  # history runs: a full baseline (7) and more
 LAST_DROP = (HISTORY - 1, DROP.point_id)  # DROP in the newest history run
+SERVER = ServerKey(
+    config="ds-fp8-tp8", fingerprint="fp-ds-fp8-tp8", runner_label=RUNNER,
+    image_family="rocm/sgl-dev",
+)  # fmt: skip
 
 
 def run_compare(tmp_path: Path, *args: str, history: Path | None = None) -> Result:
@@ -509,3 +516,39 @@ def test_the_events_feed_the_ab_confirmation_and_the_summary(tmp_path: Path) -> 
     assert ("ds-fp8-tp8", "fp-ds-fp8-tp8", "mi355-8gpu", "rocm/sgl-dev") in found.measured
     [event] = read(data).events
     assert (event.verdict, event.points) == ("suspected", ("1024x1024 c=16",))
+
+
+def test_a_change_an_ab_confirmed_stays_confirmed_after_one_run_back(tmp_path: Path) -> None:
+    # Day 8 ran every point 6% slower and its A/B confirmed it; day 9 was 3% faster, and
+    # day 9's verdicts keep the confirmed change. Tonight is 6% slower again. Alone, the
+    # runs say a new suspicion; with the change kept, it is the same change, still open
+    # (one run back does not close it), confirmed on day 8: the run passes.
+    slower = Shape(throughput=0.94, noise=0.02)
+    faster = Shape(throughput=1.03, noise=0.02)
+    shapes = {(HISTORY - 2, p.point_id): slower for p in POINTS}
+    shapes |= {(HISTORY - 1, p.point_id): faster for p in POINTS}
+    runs = history(tmp_path / "history", POINTS, HISTORY, shapes=shapes)
+    current(tmp_path, dict.fromkeys(POINTS, slower))
+    _, alone = compare(tmp_path)
+    assert [(e["first_bad_run"], e["state"]) for e in alone["events"]] == [("run", "suspected")]
+    day8 = runs[-2]
+    change = {
+        "id": event_id(SERVER, day8.run_id), "state": "confirmed", "config": SERVER.config,
+        "server": SERVER.as_dict(), "first_bad_run": day8.name, "last_good_run": runs[-3].name,
+        "confirmed_by": "ab", "confirmed_in": day8.name,
+    }  # fmt: skip
+    day9 = {"current": "run", "events": [], "confirmed_changes": [change]}
+    manifest = tmp_path / "history" / runs[-1].name / "manifest.json"
+    manifest.write_text(json.dumps({"name": runs[-1].name, "verdicts": day9}))
+    result, data = compare(tmp_path)
+    assert result.exit_code == 0, result.output
+    [event] = data["events"]
+    assert (event["id"], event["state"], event["confirmed_by"], event["new_confirmation"]) == (
+        change["id"], "confirmed", "ab", False,
+    )  # fmt: skip
+    assert (event["first_bad_run"], event["last_good_run"]) == (day8.name, runs[-3].name)
+    assert data["confirmed_changes"] == [change]
+    # The points that moved with it over its three runs (at least half its change).
+    assert verdicts(data) == {
+        4: "ok", 8: "regression", 16: "regression", 32: "ok", 64: "regression", 128: "regression"
+    }  # fmt: skip

@@ -4,13 +4,28 @@ confirmation fails one run only, the A/B confirms or clears."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from generator.catalog.regression import Policy
-from generator.results.carry import AB, CLEARED, RERUN, Earlier, carried, confirmed_in, with_outcome
+from generator.results.carry import (
+    AB,
+    CLEARED,
+    RERUN,
+    Earlier,
+    Memory,
+    carried,
+    confirmed_in,
+    with_outcome,
+)
+from generator.results.carry import earlier as earlier_memory
 from generator.results.events import CONFIRMED, SUSPECTED, Event, event_id, events
 from generator.results.judge import judge_server, rules
 from tests.series_gen import KEY, server
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CLEAN = 30
 
@@ -89,3 +104,63 @@ def test_the_night_s_ab_confirms_or_clears_a_suspected_event() -> None:
     # A cleared A/B does not undo a confirmation of the statistics.
     assert with_outcome(step_event(CLEAN + 2), "cleared").state == CONFIRMED
     assert suspected.id == event_id(KEY, "run-030")
+
+
+def test_a_manifest_keeps_the_servers_confirmed_changes_open_or_closed(tmp_path: Path) -> None:
+    # The verdicts of run-040, judged as "run": an open event confirmed by the A/B, a
+    # closed change kept, and another server's change.
+    other = replace(KEY, config="other")
+    verdicts = {
+        "current": "run",
+        "events": [
+            {"id": "ev-a", "state": CONFIRMED, "server": KEY.as_dict(), "config": KEY.config,
+             "first_bad_run": "run", "confirmed_by": AB, "confirmed_in": "run"},
+            {"id": "ev-b", "state": SUSPECTED, "server": KEY.as_dict(), "config": KEY.config,
+             "first_bad_run": "run-039"},
+        ],
+        "confirmed_changes": [
+            {"id": "ev-c", "state": CONFIRMED, "server": KEY.as_dict(), "config": KEY.config,
+             "first_bad_run": "run-020", "confirmed_by": RERUN, "confirmed_in": "run-021"},
+            {"id": "ev-d", "state": CONFIRMED, "server": other.as_dict(), "config": "other",
+             "first_bad_run": "run-030", "confirmed_by": AB, "confirmed_in": "run-030"},
+        ],
+    }  # fmt: skip
+    manifest = tmp_path / "run-040" / "manifest.json"
+    manifest.parent.mkdir()
+    manifest.write_text(json.dumps({"name": "run-040", "verdicts": verdicts}), encoding="utf-8")
+    m = earlier_memory(str(manifest), KEY)
+    assert [(e.id, e.first_bad_run, e.confirmed_in) for e in m.events or ()] == [
+        ("ev-a", "run-040", "run-040"),
+        ("ev-b", "run-039", None),
+    ]
+    assert [(c.id, c.first_bad_run, c.confirmed_by, c.server) for c in m.changes] == [
+        ("ev-c", "run-020", RERUN, KEY)
+    ]
+    assert m.known == frozenset({"run-020", "run-040"})
+    assert earlier_memory(str(manifest), other).known == frozenset({"run-030"})
+    # Kept while the first bad run is in the window; the open confirmed event joins them.
+    kept = m.kept({"run-039", "run-040"})
+    assert [(c.id, c.first_bad_run) for c in kept.changes] == [("ev-a", "run-040")]
+    assert kept.known == frozenset({"run-040"})
+
+
+def test_a_change_confirmed_earlier_and_closed_since_is_the_same_event_again() -> None:
+    # Its onset opens again (same id): confirmed as before, not newly, not by this run.
+    found = step_event(CLEAN + 2)
+    change = replace(earlier(found.id, CONFIRMED, "run-030", AB), server=KEY)
+    after = carried(found, [], found.stretch, (change,))
+    assert (after.id, after.state, after.new_confirmation, after.confirmed_by) == (
+        found.id,
+        CONFIRMED,
+        False,
+        AB,
+    )
+    assert carried(found, [], found.stretch).new_confirmation is True
+
+
+def test_a_manifest_without_verdicts_remembers_nothing(tmp_path: Path) -> None:
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"name": "run-040"}), encoding="utf-8")
+    assert earlier_memory(str(manifest), KEY) == Memory(events=None)
+    assert earlier_memory(None, KEY).known == frozenset()
+    assert earlier_memory(str(tmp_path / "gone.json"), KEY) == Memory(events=None)

@@ -106,3 +106,36 @@ def test_thresholds_rise_with_the_uncertainty_of_the_scale() -> None:
     assert 2.0 < inflate(2.0, 30) < inflate(2.0, 10)
     assert inflate(2.0, 2.0) == math.inf
     assert inflate(math.inf, 30) == math.inf
+
+
+def test_a_finding_on_a_known_onset_is_confirmed_from_it_and_stays_open() -> None:
+    # A 1.6 sigma step the CUSUM has not confirmed after two runs, then a run 2 sigma
+    # better than normal: alone, the sum falls to zero and the finding closes; with its
+    # onset confirmed by an A/B of the two images, it is confirmed from its first run and
+    # stays open until two runs in a row are back within half its change.
+    values = [*noise(), 1.6 * SIGMA, 1.6 * SIGMA, -2.0 * SIGMA]
+    alone = Tracker(POOLED, values, floor=lambda _level: 0.0, scale_floor=1e-6)
+    assert alone.run() is None
+    known = Tracker(POOLED, values, floor=lambda _level: 0.0, scale_floor=1e-6, known={40})
+    found = known.run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41, 42), 40)
+    back = [*values, -2.0 * SIGMA]
+    assert Tracker(POOLED, back, floor=lambda _l: 0.0, scale_floor=1e-6, known={40}).run() is None
+
+
+def test_a_known_onset_that_opens_nothing_confirms_nothing() -> None:
+    # The A/B confirmed run 40, but the series is normal there: nothing opens, and a later
+    # suspicion is the CUSUM's alone.
+    values = [*noise(), 0.0, 3.0 * SIGMA]
+    found = Tracker(POOLED, values, floor=lambda _l: 0.0, scale_floor=1e-6, known={40}).run()
+    assert found is not None
+    assert (found.onset, found.confirmed_at) == (41, None)
+
+
+def test_the_runs_of_a_closed_known_change_leave_the_reference() -> None:
+    # After the confirmed change closes, its runs are not part of a later run's reference.
+    values = [*noise(), 1.6 * SIGMA, 1.6 * SIGMA, -2.0 * SIGMA, -2.0 * SIGMA, 0.0]
+    t = Tracker(POOLED, values, floor=lambda _l: 0.0, scale_floor=1e-6, known={40})
+    assert t.run() is None
+    assert t.excluded == {40, 41, 42}
