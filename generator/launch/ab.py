@@ -14,7 +14,11 @@ percentile bootstrap over the repeats (a fixed seed, so the same records give th
 verdict) gives an interval of the geometric-mean ratio B / A. `confirmed` when the whole
 interval lies beyond the minimum change in the metric's bad direction, `cleared` when it
 lies entirely on the good side of it, else `inconclusive` (too noisy to tell: the event
-stays suspected and the next run decides).
+stays suspected and the next run decides). A job of several points also judges each
+point alone, so that a change at one point is not averaged away by the points that did
+not change: a job whose mean is cleared while one point alone is confirmed is
+inconclusive. One point's interval rests on its K pairs alone (with three repeats, about
+their range), so it neither confirms a job nor must clear one.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,6 +105,7 @@ class Judgement:
     pairs: int
     threshold: float  # the ratio B / A beyond which the change counts
     reason: str | None = None
+    point: str | None = None  # one point's pairs alone; None: the mean over the points
 
 
 def judge(
@@ -159,11 +164,14 @@ def judge(
 
 
 def overall(judgements: Iterable[Judgement]) -> str:
-    """An event is confirmed when one of its metrics is, cleared when all are."""
-    verdicts = [j.verdict for j in judgements]
-    if CONFIRMED in verdicts:
+    """An event is confirmed when one of its metrics is over its points; cleared when all
+    are and no point alone is confirmed."""
+    judged = list(judgements)
+    mean = [j.verdict for j in judged if j.point is None]
+    if CONFIRMED in mean:
         return CONFIRMED
-    return CLEARED if verdicts and all(v == CLEARED for v in verdicts) else INCONCLUSIVE
+    alone = any(j.verdict == CONFIRMED for j in judged if j.point is not None)
+    return CLEARED if mean and all(v == CLEARED for v in mean) and not alone else INCONCLUSIVE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,11 +195,13 @@ class Measurement:
 def judge_step(
     measured: Iterable[Measurement], rules: Mapping[str, Rule], level: float
 ) -> tuple[str, list[Judgement]]:
-    """The verdict of one A/B (every turn of it) on each metric in `rules`, and overall."""
+    """The verdict of one A/B (every turn of it) on each metric in `rules` over its
+    points, then, with several points, at each point alone; and overall."""
     values: dict[tuple[str, str, int], Mapping[str, float | None]] = {}
     for m in measured:
         if m.metrics is not None:
             values[(m.side, m.point, m.repeat)] = m.metrics
+    points = sorted({m.point for m in measured})
     judgements = []
     for metric, rule in sorted(rules.items()):
         pairs: dict[tuple[str, int], tuple[float, float]] = {}
@@ -202,15 +212,20 @@ def judge_step(
             a, b = got.get(metric), other.get(metric)
             if a is not None and b is not None:
                 pairs[(point, repeat)] = (a, b)
-        judgements.append(
-            judge(
+        groups: list[tuple[str | None, dict[tuple[str, int], tuple[float, float]]]] = [
+            (None, pairs)
+        ]
+        if len(points) > 1:
+            groups += [(p, {k: v for k, v in pairs.items() if k[0] == p}) for p in points]
+        for point, mine in groups:
+            j = judge(
                 metric,
-                pairs,
+                mine,
                 higher_is_better=rule.higher_is_better,
                 min_change=rule.min_change,
                 level=level,
             )
-        )
+            judgements.append(replace(j, point=point))
     return overall(judgements), judgements
 
 

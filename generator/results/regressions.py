@@ -186,7 +186,8 @@ def ab_result(outcome: Outcome | None, labels: Mapping[str, str]) -> dict[str, A
             "b": _image(s.b, outcome),
             "measured": f"{s.turns} of {s.expected} turns measured",
             "verdict": s.verdict,
-            "judgements": [judgement_text(j) for j in s.judgements],
+            # Over the points; each point's own judgement is in its row below.
+            "judgements": [judgement_text(j) for j in s.judgements if j.point is None],
             "points": [
                 {
                     "point": labels.get(point, point),

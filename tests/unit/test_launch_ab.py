@@ -158,3 +158,56 @@ def test_bisection_stops_at_an_inconclusive_step_or_when_its_steps_are_spent() -
     bounds = ab.bisect_bounds(7, [(3, ab.CLEARED)])
     assert (bounds.good, bounds.bad, bounds.exact) == (3, 7, False)
     assert ab.bisect_next(0, [], max_steps=3) is None
+
+
+def two_points(ratios: dict[str, list[float]]) -> list[ab.Measurement]:
+    """Each point's repeat r: 100 on A, 100 x ratios[point][r - 1] on B."""
+    return [
+        ab.Measurement(
+            side=side, repeat=r, point=p, metrics={"t": 100.0 * (x if side == "B" else 1)}
+        )
+        for p, xs in ratios.items()
+        for r, x in enumerate(xs, 1)
+        for side in ("A", "B")
+    ]
+
+
+def test_one_slower_point_is_not_averaged_away_by_one_that_did_not_change() -> None:
+    # 8% slower at p1, unchanged at p2: the mean over both (0.959) alone would clear a
+    # regression that p1 shows beyond the 5% minimum change. The job is inconclusive: the
+    # event stays suspected, for the next run to decide.
+    measured = two_points({"p1": [0.92, 0.92, 0.92], "p2": [1.0, 1.0, 1.0]})
+    verdict, judged = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
+    assert verdict == ab.INCONCLUSIVE
+    assert [(j.point, j.verdict) for j in judged] == [
+        (None, ab.CLEARED),
+        ("p1", ab.CONFIRMED),
+        ("p2", ab.CLEARED),
+    ]
+    assert [j.pairs for j in judged] == [6, 3, 3]
+
+
+def test_a_point_that_cannot_tell_does_not_keep_a_job_from_being_cleared() -> None:
+    # The mean over both points is 1.0 (cleared); p1 alone is too noisy to tell.
+    measured = two_points({"p1": [0.93, 0.99, 0.96], "p2": [1.07, 1.01, 1.04]})
+    verdict, judged = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
+    assert [(j.point, j.verdict) for j in judged] == [
+        (None, ab.CLEARED),
+        ("p1", ab.INCONCLUSIVE),
+        ("p2", ab.CLEARED),
+    ]
+    assert verdict == ab.CLEARED
+
+
+def test_one_point_alone_never_confirms_a_job() -> None:
+    # p1's three repeats lie beyond 5%, but the mean over both points does not.
+    measured = two_points({"p1": [0.93, 0.94, 0.93], "p2": [1.01, 1.0, 1.02]})
+    verdict, judged = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
+    assert [(j.point, j.verdict) for j in judged][1] == ("p1", ab.CONFIRMED)
+    assert judged[0].verdict != ab.CONFIRMED
+    assert verdict == ab.INCONCLUSIVE
+
+
+def test_a_job_of_one_point_is_judged_once() -> None:
+    verdict, judged = ab.judge_step(two_points({"p": [0.9, 0.9]}), {"t": THROUGHPUT}, 0.95)
+    assert (verdict, [(j.point, j.pairs) for j in judged]) == (ab.CONFIRMED, [(None, 2)])
