@@ -217,7 +217,7 @@ def judge_step(
         ]
         if len(points) > 1:
             groups += [(p, {k: v for k, v in pairs.items() if k[0] == p}) for p in points]
-        for point, mine in groups:
+        for alone, mine in groups:
             j = judge(
                 metric,
                 mine,
@@ -225,7 +225,7 @@ def judge_step(
                 min_change=rule.min_change,
                 level=level,
             )
-            judgements.append(replace(j, point=point))
+            judgements.append(replace(j, point=alone))
     return overall(judgements), judgements
 
 
