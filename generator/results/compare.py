@@ -16,7 +16,6 @@ from generator.results.carry import (
     CLEARED,
     Earlier,
     Memory,
-    as_earlier,
     carried,
     earlier,
     with_outcome,
@@ -140,7 +139,7 @@ class Comparison:
     # Records the current run reported: a run without any fails (expected.empty_reason).
     reported: int = 1
     expected_points: int | None = None
-    # The confirmed changes (open or closed) the next run keeps confirmed.
+    # The earlier confirmed changes (open or closed) this run kept (carry.Memory).
     confirmed_changes: tuple[Earlier, ...] = ()
 
     @property
@@ -250,16 +249,10 @@ def _memory(store: Store, s: ServerSeries, window: int) -> Memory:
     return m.kept({r.name for r in s.runs[-window:]})
 
 
-def _confirmed_changes(
-    memory: Mapping[ServerKey, Memory], found: Mapping[ServerKey, list[Event]]
-) -> tuple[Earlier, ...]:
-    """The confirmed changes for the next run to keep: each server's earlier ones, and
-    its events confirmed now (their state tonight over an earlier one)."""
-    out: dict[str, Earlier] = {}
-    for key in sorted(memory, key=_order):
-        out |= {c.id: c for c in memory[key].changes}
-        out |= {e.id: as_earlier(e) for e in found.get(key, ()) if e.state == CONFIRMED}
-    return tuple(out.values())
+def _confirmed_changes(memory: Mapping[ServerKey, Memory]) -> tuple[Earlier, ...]:
+    """The earlier confirmed changes each server kept; with this run's confirmed events
+    (in `events`), what the next run keeps (Memory.kept)."""
+    return tuple(c for key in sorted(memory, key=_order) for c in memory[key].changes)
 
 
 def _states(
@@ -348,7 +341,7 @@ def compare(
         points=tuple(points),
         curves=tuple(curves),
         events=tuple(e for key in sorted(found, key=_order) for e in found[key]),
-        confirmed_changes=_confirmed_changes(memory, found),
+        confirmed_changes=_confirmed_changes(memory),
         gates=tuple(gates(store)),
         missing_cases=tuple(missing_cases(store, expected)),
         problems=tuple(str(p) for p in store.problems),

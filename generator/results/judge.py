@@ -399,7 +399,7 @@ def judge_server(
 ) -> ServerJudgement:
     """The verdict of each metric of each point of the current run, and the findings open
     at it; `confirmed`: the first bad runs of this server's events an earlier night
-    confirmed (carry.confirmed_in): a pooled worsening that opens on one of them is
+    confirmed (carry.Memory.known): a pooled worsening that opens on one of them is
     confirmed from its onset (track.py)."""
     n = series.current
     known = frozenset(i for i, run in enumerate(series.runs) if run.name in confirmed)

@@ -426,3 +426,13 @@ def test_report_out_on_a_site_it_built_replaces_it_and_touches_nothing_else(
     assert listed == sorted(
         str(p.relative_to(site)) for p in site.rglob("*") if p.is_file() and p.name != MARKER
     )
+
+
+def test_the_run_after_an_ab_confirmation_keeps_the_change_for_the_next(runs: Path) -> None:
+    # Day 9's drop, confirmed by its A/B, is in day 9's events; day 10, judged and
+    # admitted after it, keeps it among its confirmed changes for day 11 and later.
+    manifest = runs / "history" / Run(day=CLEAN + 1).name / "manifest.json"
+    kept = json.loads(manifest.read_text())["verdicts"]["confirmed_changes"]
+    assert [(c["id"], c["first_bad_run"], c["confirmed_by"]) for c in kept] == [
+        (EVENT, Run(day=CLEAN).name, "ab")
+    ]
