@@ -227,11 +227,10 @@ def short(image: SideImage | dict[str, Any] | None) -> str:
 
 
 def judgement_text(j: ab.Judgement) -> str:
-    what = j.metric if j.point is None else f"{j.metric} at {j.point}"
     if j.ratio is None:
-        return f"{what}: {j.verdict} ({j.reason})"
+        return f"{j.what}: {j.verdict} ({j.reason})"
     interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"
-    return f"{what} B/A {j.ratio:.3f}{interval}: {j.verdict}"
+    return f"{j.what} B/A {j.ratio:.3f}{interval}: {j.verdict}"
 
 
 def markdown(outcomes: Sequence[Outcome]) -> list[str]:

@@ -107,6 +107,11 @@ class Judgement:
     reason: str | None = None
     point: str | None = None  # one point's pairs alone; None: the mean over the points
 
+    @property
+    def what(self) -> str:
+        """The metric, and the point when judged at one point alone."""
+        return self.metric if self.point is None else f"{self.metric} at {self.point}"
+
 
 def judge(
     metric: str,

@@ -320,8 +320,7 @@ def measure(ctx: Context, step: int, a: SideImage, b: SideImage) -> tuple[str, l
     verdict, judgements = ab.judge_step(measured, rules, conf["level"])
     for j in judgements:
         interval = "-" if j.low is None else f"[{j.low:.4f}, {j.high:.4f}]"
-        what = j.metric if j.point is None else f"{j.metric} at {j.point}"
-        _log(f"step {step}: {what} B/A {j.ratio} {interval}: {j.verdict}")
+        _log(f"step {step}: {j.what} B/A {j.ratio} {interval}: {j.verdict}")
     _log(f"step {step}: {verdict}")
     return verdict, judgements
 
