@@ -25,6 +25,7 @@ from typing import Any
 
 from generator.results.events import CONFIRMED, Event
 from generator.results.history import ServerKey
+from generator.results.judge import SERVER
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -178,7 +179,10 @@ def carried(
         next((e for e in (*earlier, *changes) if e.id == event.id), None)
         or next((e for e in open_ if e.first_bad_run in stretch), None)
     )  # fmt: skip
-    if same is None and len(stretch) >= 2 and open_:
+    # A worsening whose onset moved to a later step says the runs before it were good: it
+    # is not an event that began on one of them.
+    moved = any(f.finding.moved for f in event.found if f.scope == SERVER)
+    if same is None and len(stretch) >= 2 and open_ and not moved:
         same = min(open_, key=lambda e: _distance(e.first_bad_run, event.first_bad_run))
     if same is None:
         return replace(event, new_confirmation=event.state == CONFIRMED)

@@ -36,6 +36,13 @@ scales to a sum (at most `limit` a run: one run never carries a confirmation); t
 finding closes when the sum falls to zero, and is confirmed when it reaches `limit` scales
 on a second run or later that is itself worse than the reference by `agree` scales, its
 mean worsening above the floor, the runs after the onset consistent with it as above.
+A sum that a suspicion of noise kept open can meet a real step runs later: when the sum
+confirms, the stretch is split where one step from the reference most likely began, and
+when the runs from there are worse than the runs before by `consistent` standard
+deviations of a difference, the finding starts there (the runs before join its
+reference) and is confirmed only as a finding that opened there would be. A confirmed
+finding meets a second step when a run is worse than each of its runs by `limit` scales:
+it closes, and the run opens a finding of its own.
 A finding of a rule without a limit (a metric that never confirms alone) has an unbounded
 sum, so it also closes as a confirmed finding does, after two runs in a row back within
 half its change: else a real step would hold its event open long after it was undone.
@@ -111,6 +118,7 @@ class Finding:
     worse: tuple[float, ...]  # each one's worsening against the reference (badness units)
     confirmed_at: int | None
     total: float = 0.0  # CUSUM: the sum so far (scales)
+    moved: bool = False  # its onset moved to where a later step began (Tracker._onset)
 
     @property
     def last_good(self) -> int | None:
@@ -373,15 +381,70 @@ class Tracker:
         grown = replace(
             open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse), total=total
         )
-        if (
-            total >= rule.limit
+        if not self._sum_confirms(grown):
+            return grown
+        moved = self._onset(grown)
+        if moved is not grown and not self._sum_confirms(moved):
+            return moved  # a step that began later: judged from its own first run
+        return replace(moved, confirmed_at=j)
+
+    def _sum_confirms(self, found: Finding) -> bool:
+        """Whether the CUSUM of `found` confirms it at its last run."""
+        rule, ref = self.rule, found.reference
+        return (
+            found.total >= rule.limit
             and ref.n >= rule.full
-            and worse >= ref.z(rule.agree) * ref.scale
-            and grown.change >= self.floor(ref.level)
-            and _consistent(rule, grown.worse, ref)
-        ):
-            grown = replace(grown, confirmed_at=j)
-        return grown
+            and found.worse[-1] >= ref.z(rule.agree) * ref.scale
+            and found.change >= self.floor(ref.level)
+            and _consistent(rule, found.worse, ref)
+        )
+
+    def _onset(self, found: Finding) -> Finding:
+        """The finding from where its change began: a sum that a suspicion of noise kept
+        open can meet a real step runs later, and the step then confirms it. The most
+        likely start of one step from the reference's level is the split of the stretch
+        whose later runs have the largest squared sum per run; the finding moves there when
+        those runs are worse than the runs before it by more than `consistent` standard
+        deviations of a difference (the runs before join its reference), else it began at
+        its onset. A moved finding is confirmed only as one that opened there would be: a
+        step's first run alone never is."""
+        rule, ref, worse = self.rule, found.reference, found.worse
+        if rule.consistent is None:
+            return found
+        best, at = sum(worse) ** 2 / len(worse), 0
+        for i in range(1, len(worse)):
+            score = sum(worse[i:]) ** 2 / (len(worse) - i)
+            if score > best:
+                best, at = score, i
+        if at == 0:
+            return found
+        before, after = worse[:at], worse[at:]
+        gap = statistics.fmean(after) - statistics.fmean(before)
+        if gap <= ref.z(rule.consistent) * ref.scale * math.sqrt(1 / at + 1 / len(after)):
+            return found
+        # The runs before the split join the reference: they are the good runs before
+        # the change, the last of them its last good run.
+        onset = found.stretch[at]
+        pool = (*ref.runs, *found.stretch[:at])[-rule.window :]
+        level = trimmed([v for v in (self.values[i] for i in pool) if v is not None])
+        moved = self._level(onset, level, pool)
+        worse = tuple(
+            v - level for v in (self.values[i] for i in found.stretch[at:]) if v is not None
+        )
+        if worse[0] < moved.z(rule.suspect) * moved.scale or worse[0] < self.floor(level):
+            return found  # no suspicion would have opened there
+        total = 0.0
+        for w in worse:
+            total = self._sum(total, w, moved)
+        return replace(
+            found,
+            onset=onset,
+            reference=moved,
+            stretch=found.stretch[at:],
+            worse=worse,
+            total=total,
+            moved=True,
+        )
 
     def _step(self, open_: Finding, j: int, value: float) -> Finding | None:
         """The finding after run `j` (None: it closed; the run may open another)."""
@@ -402,4 +465,16 @@ class Tracker:
         if worse < back and open_.worse[-1] < back:
             self.excluded.update(open_.stretch)
             return None
+        if rule.allowance is not None and self._steps_again(open_, worse):
+            # A further step on a confirmed change: the change closes, and the run opens
+            # one of its own (with its own first bad run) against the level before both.
+            self.excluded.update(open_.stretch)
+            return None
         return replace(open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse))
+
+    def _steps_again(self, found: Finding, worse: float) -> bool:
+        """Whether a run is worse than every run of a confirmed change by as much as one
+        run may add to the sum (`limit` scales): a second step, not the first one's noise
+        (a run back and a bad one after it are the first change still)."""
+        ref = found.reference
+        return worse - max(found.worse) >= ref.z(self.rule.limit) * ref.scale

@@ -89,6 +89,22 @@ def test_an_earlier_event_whose_first_bad_run_lies_in_the_worsening_lends_its_id
     assert after.new_confirmation is True  # confirmed now, suspected then
 
 
+def test_a_step_that_met_an_open_suspicion_keeps_its_own_first_bad_run() -> None:
+    # Runs 30-33 1.4% slower keep a suspicion open (first bad run 30); a 10% step at run
+    # 34 is a change of its own: its worsening starts there, the four runs before it good.
+    # The suspicion the night before does not lend it its id or first bad run.
+    shared = [1.0] * 30 + [0.986] * 4 + [0.9] * 2
+    [before] = events(judge_server(server(34, shared=shared[:34]), rules(Policy())))
+    assert (before.first_bad_run, before.state) == ("run-030", SUSPECTED)
+    [found] = events(judge_server(server(36, shared=shared), rules(Policy())))
+    assert (found.first_bad_run, found.last_good_run, found.state) == (
+        "run-034", "run-033", CONFIRMED,
+    )  # fmt: skip
+    night = [earlier(before.id, SUSPECTED, "run-030")]
+    after = carried(found, night, found.stretch)
+    assert (after.id, after.first_bad_run, after.new_confirmation) == (found.id, "run-034", True)
+
+
 def test_the_night_s_ab_confirms_or_clears_a_suspected_event() -> None:
     suspected = replace(step_event(CLEAN + 2), state=SUSPECTED, new_confirmation=False)
     confirmed = with_outcome(suspected, "confirmed")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -44,6 +45,76 @@ def test_a_step_is_confirmed_on_its_second_run(rule: Rule) -> None:
     assert found is not None
     assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41), 41)
     assert found.change == pytest.approx(10 * SIGMA, abs=2 * SIGMA)
+
+
+def test_a_step_met_by_an_open_suspicion_starts_where_it_began() -> None:
+    # Four runs 1.4 scales worse keep the sum open (1.44 after them), unconfirmed; an 8-sigma
+    # step then adds 1.5 and passes the limit on its first run. Read from the suspicion's
+    # onset, that run would confirm a change that began at run 40; the stretch splits at
+    # the step (its runs far worse than the four before), so the step is judged from its
+    # own first run: suspected there, confirmed by its second, the four runs good.
+    rule = replace(POOLED, consistent=2.0)
+    before = [*noise(), *[SIGMA] * 4]
+    found = track(before, rule).run()
+    assert found is not None
+    assert (found.onset, found.confirmed_at, round(found.total, 2)) == (40, None, 1.44)
+    found = track([*before, 8 * SIGMA], rule).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at, found.last_good) == (
+        44,
+        (44,),
+        None,
+        43,
+    )
+    found = track([*before, 8 * SIGMA, 8 * SIGMA], rule).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at, found.last_good) == (
+        44,
+        (44, 45),
+        45,
+        43,
+    )
+    assert found.reference.runs == tuple(range(14, 44))  # the last `window` runs before it
+    # Without the split (no `consistent`), the same runs confirm from run 40 on the step's
+    # first run.
+    found = track([*before, 8 * SIGMA], POOLED).run()
+    assert found is not None
+    assert (found.onset, found.confirmed_at) == (40, 44)
+
+
+def test_a_step_whose_first_run_was_its_worst_keeps_its_onset() -> None:
+    # A step whose first run was its worst: the runs after it are not worse than it, so
+    # the finding is confirmed on its second run from its first, and stays there.
+    rule = replace(POOLED, consistent=2.0)
+    found = track([*noise(), 4 * SIGMA, 2 * SIGMA, 2 * SIGMA], rule).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41, 42), 41)
+
+
+def test_a_second_step_on_a_confirmed_change_is_a_change_of_its_own() -> None:
+    # A 4-sigma step confirmed on its second run (run 41). A run 2 sigma worse than it is
+    # its noise and joins it; a run 6 sigma worse is a second step: the first change
+    # closes, and that run opens a change of its own, against the level before both,
+    # confirmed by its second run.
+    first = [*noise(), *[4 * SIGMA] * 3]
+    found = track(first, POOLED).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41, 42), 41)
+    found = track([*first, 6 * SIGMA], POOLED).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41, 42, 43), 41)
+    found = track([*first, 10 * SIGMA], POOLED).run()
+    assert found is not None
+    assert (found.onset, found.stretch, found.confirmed_at, found.last_good) == (
+        43,
+        (43,),
+        None,
+        39,
+    )
+    found = track([*first, 10 * SIGMA, 10 * SIGMA], POOLED).run()
+    assert found is not None
+    assert (found.onset, found.confirmed_at, found.last_good) == (43, 44, 39)
+    assert found.change == pytest.approx(10 * SIGMA, abs=SIGMA)
 
 
 def test_a_one_run_outlier_followed_by_a_normal_run_closes() -> None:
