@@ -36,11 +36,12 @@ scales to a sum (at most `limit` a run: one run never carries a confirmation); t
 finding closes when the sum falls to zero, and is confirmed when it reaches `limit` scales
 on a second run or later that is itself worse than the reference by `agree` scales, its
 mean worsening above the floor, the runs after the onset consistent with it as above.
-A sum that a suspicion of noise kept open can meet a real step runs later: when the sum
-confirms, the stretch is split where one step from the reference most likely began, and
-when the runs from there are worse than the runs before by `consistent` standard
-deviations of a difference, the finding starts there (the runs before join its
-reference) and is confirmed only as a finding that opened there would be. A confirmed
+A sum that a suspicion of noise kept open can meet a real step runs later: on each run
+the stretch is split where one step from the reference most likely began, and when the
+runs from there are worse than the runs before by `consistent` standard deviations of a
+difference, the finding starts there (the runs before join its reference) and is judged
+from then on as a finding that opened there: a new suspicion, with the A/B of its own
+last good image, never confirmed on its first run. A confirmed
 finding meets a second step when a run is worse than each of its runs by `limit` scales:
 it closes, and the run opens a finding of its own.
 A finding of a rule without a limit (a metric that never confirms alone) has an unbounded
@@ -381,11 +382,9 @@ class Tracker:
         grown = replace(
             open_, stretch=(*open_.stretch, j), worse=(*open_.worse, worse), total=total
         )
-        if not self._sum_confirms(grown):
-            return grown
         moved = self._onset(grown)
-        if moved is not grown and not self._sum_confirms(moved):
-            return moved  # a step that began later: judged from its own first run
+        if not self._sum_confirms(moved):
+            return moved
         return replace(moved, confirmed_at=j)
 
     def _sum_confirms(self, found: Finding) -> bool:
@@ -401,7 +400,7 @@ class Tracker:
 
     def _onset(self, found: Finding) -> Finding:
         """The finding from where its change began: a sum that a suspicion of noise kept
-        open can meet a real step runs later, and the step then confirms it. The most
+        open can meet a real step runs later, which would confirm it. The most
         likely start of one step from the reference's level is the split of the stretch
         whose later runs have the largest squared sum per run; the finding moves there when
         those runs are worse than the runs before it by more than `consistent` standard
