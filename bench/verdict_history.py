@@ -14,7 +14,9 @@ Each point of each run is measured with noise (all on the log scale):
   a heavy upper tail on the raw scale (a Pareto excess of index 3 and scale `cv`: 1.2% of
   TTFTs 10% or more above their level at CV 3%, 0.2% 20% or more);
 - the acceptance rate of MTP points: 1% noise of its own;
-- 1 run in 50 of a config has a one-run outlier 15% slower at one of its points; 2% of
+- 1 run in 50 of a config has a one-run outlier 15% slower at one of its points (never
+  the point of an outlier in the config's previous run: two in a row at one point are a
+  two-run change, which the next run rightly confirms, not an outlier); 2% of
   point-runs fail (no valid value); 3% of a config's runs are lost whole;
 - one OOB config per history is bimodal: 30% of its runs run 4% slower (another machine).
 
@@ -194,6 +196,7 @@ def generate(
     bimodal = rng.choice(oob) if noisy and oob else None
     level = {s.name: math.exp(rng.uniform(-0.5, 0.5)) for s in specs}
     count = dict.fromkeys(runs_of, 0)
+    last: dict[str, frozenset[tuple[int, int, int]]] = {}
     half = part_sd(cv)
     runs: list[Run] = []
     for day in range(days):
@@ -211,10 +214,12 @@ def generate(
                 count[spec.name] += 1
                 if noisy and rng.random() < LOST:
                     continue
-                run.configs[spec.name] = _config_run(
+                cr = _config_run(
                     rng, spec, k, by_config.get(spec.name, []), half, cv, level[spec.name],
-                    bimodal == spec.name, noisy,
+                    bimodal == spec.name, noisy, last.get(spec.name, frozenset()),
                 )  # fmt: skip
+                run.configs[spec.name] = cr
+                last[spec.name] = cr.outliers
             runs.append(run)
         runs.append(
             Run(
@@ -241,6 +246,7 @@ def _config_run(
     level: float,
     bimodal: bool,
     noisy: bool,
+    before: frozenset[tuple[int, int, int]],
 ) -> ConfigRun:
     shared = rng.gauss(0, half)
     if bimodal and rng.random() < BIMODAL_SHARE:
@@ -253,7 +259,9 @@ def _config_run(
     inter: dict[tuple[int, int, int], float] = {}
     outliers = set()
     if noisy and rng.random() < OUTLIER:
-        outliers.add(rng.choice(spec.points))
+        point = rng.choice(spec.points)
+        if point not in before:
+            outliers.add(point)
     for point in spec.points:
         own = rng.gauss(0, half)
         speed = shared + own + sum(inj.effect(k, point) for inj in injections)
