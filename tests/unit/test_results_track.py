@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from generator.results.track import Rule, Tracker, inflate, spread
+from generator.results.track import Finding, Rule, Tracker, inflate, spread
 
 POINT = Rule(
     suspect=2.7, agree=2.7, confirm=2.7, follow=2.7, consistent=2.5,
@@ -30,6 +30,12 @@ def noise(n: int = 40, seed: int = 3) -> list[float | None]:
 
 def track(values: list[float | None], rule: Rule = POINT) -> Tracker:
     return Tracker(rule, values, floor=lambda _level: 0.0, scale_floor=1e-6)
+
+
+def where(found: Finding | None) -> tuple[int, tuple[int, ...], int | None, int | None]:
+    """(onset, stretch, confirmed at, last good run) of a finding that must be open."""
+    assert found is not None
+    return found.onset, found.stretch, found.confirmed_at, found.last_good
 
 
 @pytest.mark.parametrize("rule", [POINT, POOLED], ids=["point", "pooled"])
@@ -58,22 +64,10 @@ def test_a_step_met_by_an_open_suspicion_starts_where_it_began() -> None:
     found = track(before, rule).run()
     assert found is not None
     assert (found.onset, found.confirmed_at, round(found.total, 2)) == (40, None, 1.44)
-    found = track([*before, 8 * SIGMA], rule).run()
-    assert found is not None
-    assert (found.onset, found.stretch, found.confirmed_at, found.last_good) == (
-        44,
-        (44,),
-        None,
-        43,
-    )
+    assert where(track([*before, 8 * SIGMA], rule).run()) == (44, (44,), None, 43)
     found = track([*before, 8 * SIGMA, 8 * SIGMA], rule).run()
+    assert where(found) == (44, (44, 45), 45, 43)
     assert found is not None
-    assert (found.onset, found.stretch, found.confirmed_at, found.last_good) == (
-        44,
-        (44, 45),
-        45,
-        43,
-    )
     assert found.reference.runs == tuple(range(14, 44))  # the last `window` runs before it
     # Without the split (no `consistent`), the same runs confirm from run 40 on the step's
     # first run.
@@ -103,17 +97,10 @@ def test_a_second_step_on_a_confirmed_change_is_a_change_of_its_own() -> None:
     found = track([*first, 6 * SIGMA], POOLED).run()
     assert found is not None
     assert (found.onset, found.stretch, found.confirmed_at) == (40, (40, 41, 42, 43), 41)
-    found = track([*first, 10 * SIGMA], POOLED).run()
-    assert found is not None
-    assert (found.onset, found.stretch, found.confirmed_at, found.last_good) == (
-        43,
-        (43,),
-        None,
-        39,
-    )
+    assert where(track([*first, 10 * SIGMA], POOLED).run()) == (43, (43,), None, 39)
     found = track([*first, 10 * SIGMA, 10 * SIGMA], POOLED).run()
+    assert where(found) == (43, (43, 44), 44, 39)
     assert found is not None
-    assert (found.onset, found.confirmed_at, found.last_good) == (43, 44, 39)
     assert found.change == pytest.approx(10 * SIGMA, abs=SIGMA)
 
 
