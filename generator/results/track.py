@@ -41,9 +41,9 @@ the stretch is split where one step from the reference most likely began, and wh
 runs from there are worse than the runs before by `consistent` standard deviations of a
 difference, the finding starts there (the runs before join its reference) and is judged
 from then on as a finding that opened there: a new suspicion, with the A/B of its own
-last good image, never confirmed on its first run. A confirmed
-finding meets a second step when a run is worse than each of its runs by `limit` scales:
-it closes, and the run opens a finding of its own.
+last good image, never confirmed on its first run. A confirmed finding meets a second
+step when a run is worse than each of its runs by `limit` scales: it closes, and the run
+opens a finding of its own.
 A finding of a rule without a limit (a metric that never confirms alone) has an unbounded
 sum, so it also closes as a confirmed finding does, after two runs in a row back within
 half its change: else a real step would hold its event open long after it was undone.
@@ -421,16 +421,16 @@ class Tracker:
         gap = statistics.fmean(after) - statistics.fmean(before)
         if gap <= ref.z(rule.consistent) * ref.scale * math.sqrt(1 / at + 1 / len(after)):
             return found
-        # The runs before the split join the reference: they are the good runs before
-        # the change, the last of them its last good run.
+        # The runs before the split are good runs before the change: the new onset's own
+        # reference holds them, the last of them its last good run.
         onset = found.stretch[at]
-        pool = (*ref.runs, *found.stretch[:at])[-rule.window :]
-        level = trimmed([v for v in (self.values[i] for i in pool) if v is not None])
-        moved = self._level(onset, level, pool)
+        moved = self.reference(onset)
+        if moved is None:
+            return found
         worse = tuple(
-            v - level for v in (self.values[i] for i in found.stretch[at:]) if v is not None
+            v - moved.level for v in (self.values[i] for i in found.stretch[at:]) if v is not None
         )
-        if worse[0] < moved.z(rule.suspect) * moved.scale or worse[0] < self.floor(level):
+        if worse[0] < moved.z(rule.suspect) * moved.scale or worse[0] < self.floor(moved.level):
             return found  # no suspicion would have opened there
         total = 0.0
         for w in worse:
