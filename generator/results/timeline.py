@@ -95,13 +95,13 @@ def judged(run: str, data: Mapping[str, Any]) -> Judged:
     )
 
 
-# Manifests read per query. DuckDB's memory for one query over many manifests grows with
-# their number, far beyond what the process holds: five years of them (1,826 of 350 KB)
-# needed more than 2 GiB of its memory limit on two threads, at 420 MiB resident, and more
-# than 18 GiB on one, so `results report` failed on a runner with one core or little
-# memory. Batches of 16 keep a query under a few hundred MiB on one thread, for a query per
-# batch (the five-year report took as long).
-MANIFEST_BATCH = 16
+# The manifest bytes read per query. DuckDB's memory for one query over many manifests grows
+# with their size, some 40 to 90 times it on one thread, far beyond what the process holds:
+# five years of them (1,826 of 350 KB) needed more than 2 GiB of its memory limit on two
+# threads, at 420 MiB resident, and more than 18 GiB on one, so `results report` failed on
+# a runner with one core or little memory. Read 2 MB at a time, the five-year report ran on
+# one thread within 512 MiB and took as long on two; a larger manifest is read alone.
+MANIFEST_BATCH_BYTES = 2_000_000
 # The parts of each manifest the dashboard needs, parsed by DuckDB (a manifest's verdicts
 # judge every point of its run; five years of them are most of a gigabyte of JSON): the run,
 # the outcome, and only the points and curves its verdicts marked.
@@ -145,11 +145,10 @@ def manifests(store: Store, paths: Mapping[str, str]) -> Manifests:
         return found
     runs = {str(Path(path)): run for run, path in paths.items()}
     info, marks = found.info, found.marks
-    files = list(runs)
     rows = [
         row
-        for i in range(0, len(files), MANIFEST_BATCH)
-        for row in store.con.execute(_MANIFESTS, [files[i : i + MANIFEST_BATCH]]).fetchall()
+        for batch in _batches(list(runs), MANIFEST_BATCH_BYTES)
+        for row in store.con.execute(_MANIFESTS, [batch]).fetchall()
     ]
     for (
         filename,
@@ -182,6 +181,23 @@ def manifests(store: Store, paths: Mapping[str, str]) -> Manifests:
             data["events"] = json.loads(events) if events else []
         marks[run] = judged(run, data)
     return found
+
+
+def _batches(files: list[str], limit: int) -> list[list[str]]:
+    """`files` in order, in batches of at most `limit` bytes (a larger file alone)."""
+    out: list[list[str]] = []
+    size = 0
+    for f in files:
+        try:
+            n = Path(f).stat().st_size
+        except OSError:
+            n = 0  # read_text reports it, as for any file it cannot read
+        if not out or size + n > limit:
+            out.append([])
+            size = 0
+        out[-1].append(f)
+        size += n
+    return out
 
 
 def load_points(store: Store) -> None:
