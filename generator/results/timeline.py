@@ -102,6 +102,7 @@ def judged(run: str, data: Mapping[str, Any]) -> Judged:
 # a runner with one core or little memory. Read 2 MB at a time, the five-year report ran on
 # one thread within 512 MiB and took as long on two; a larger manifest is read alone.
 MANIFEST_BATCH_BYTES = 2_000_000
+
 # The parts of each manifest the dashboard needs, parsed by DuckDB (a manifest's verdicts
 # judge every point of its run; five years of them are most of a gigabyte of JSON): the run,
 # the outcome, and only the points and curves its verdicts marked.

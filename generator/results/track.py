@@ -410,11 +410,7 @@ class Tracker:
         rule, ref, worse = self.rule, found.reference, found.worse
         if rule.consistent is None:
             return found
-        best, at = sum(worse) ** 2 / len(worse), 0
-        for i in range(1, len(worse)):
-            score = sum(worse[i:]) ** 2 / (len(worse) - i)
-            if score > best:
-                best, at = score, i
+        at = max(range(len(worse)), key=lambda i: sum(worse[i:]) ** 2 / (len(worse) - i))
         if at == 0:
             return found
         before, after = worse[:at], worse[at:]
