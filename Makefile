@@ -9,10 +9,14 @@ STAMP := $(VENV)/.installed
 
 # The editable install is byte-compiled as pip compiles a regular one: Python never writes
 # the bytecode itself where PYTHONDONTWRITEBYTECODE is set, and would compile every run.
+# It is setuptools' `compat` mode, a .pth line naming the checkout: the default mode's
+# import finder costs every interpreter started from .venv/ 19 ms (35 ms instead of 16),
+# and the tests start nearly six hundred (launchers, stand-ins, their children).
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps \
+		--config-settings editable_mode=compat -e .
 	$(BIN)/python -m compileall -q generator
 	touch $(STAMP)
 

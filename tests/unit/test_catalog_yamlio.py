@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from generator.catalog.yamlio import (
     MAX_CATALOG_BYTES,
@@ -12,6 +16,7 @@ from generator.catalog.yamlio import (
     parse_mapping,
 )
 from generator.errors import CatalogError
+from tests.helpers import FIXTURE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,3 +82,52 @@ def test_a_catalog_file_is_refused_unparsed_when_huge_empty_or_not_utf8(tmp_path
             load_mapping(path, SHOWN)
         line = 2 if b"\xff" in data else 1
         assert str(info.value) == f"{SHOWN}:{line}: {message}"
+
+
+# Every kind of scalar and collection a catalog may hold, beside the fixture catalogs.
+KINDS = """\
+on: {push: null}
+ints: [0, -7, 0x1f, 0o17, 1_000, 010]
+floats: [1.5, -2e3, .5, 1.0e-3]
+words: [yes, no, on, off, ~, true, FALSE, "quoted", 'single', plain words]
+block: |
+  two
+  lines
+folded: >-
+  one
+  line
+nested:
+  - {a: [1, {b: c}]}
+  -
+    - x
+    - y
+empty: {map: {}, seq: []}
+"""
+
+
+@pytest.mark.parametrize("name", ["benchmark.yaml", "accuracy.yaml", "kinds"])
+def test_a_catalog_loads_as_ruamel_yamls_own_round_trip_reader_loads_it(name: str) -> None:
+    """libyaml reads the catalogs; the data, its types and every key's, value's and item's
+    line and column are what ruamel.yaml's pure-Python round-trip loader gives."""
+    text = KINDS if name == "kinds" else (FIXTURE / "catalogs" / name).read_text()
+    ours = parse_mapping(text, name)
+    theirs = YAML(typ="rt", pure=True).load(text)
+    stack: list[tuple[Any, Any]] = [(ours, theirs)]
+    compared = 0
+    while stack:
+        a, b = stack.pop()
+        assert type(a) is type(b)
+        compared += 1
+        if isinstance(a, CommentedMap):
+            assert list(a) == list(b)
+            for key in a:
+                assert (a.lc.key(key), a.lc.value(key)) == (b.lc.key(key), b.lc.value(key))
+                stack.append((a[key], b[key]))
+        elif isinstance(a, CommentedSeq):
+            assert len(a) == len(b)
+            for i in range(len(a)):
+                assert a.lc.item(i) == b.lc.item(i)
+                stack.append((a[i], b[i]))
+        else:
+            assert a == b
+    assert compared == {"benchmark.yaml": 918, "accuracy.yaml": 296, "kinds": 40}[name]
