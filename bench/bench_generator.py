@@ -114,7 +114,7 @@ def stages() -> list[str]:
         for name, seconds in zip(samples, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             samples[name].append(seconds)
     what = {
-        "load": "stage: load the shipped catalogs (ruamel.yaml parse, schema)",
+        "load": "stage: load the shipped catalogs (YAML parse, schema)",
         "expand": "stage: expand",
         "render": "stage: render (integrity read-back included)",
         "integrity": "stage: of which the integrity read-back of the workflows",
