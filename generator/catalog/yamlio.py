@@ -14,6 +14,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
+from ruamel.yaml.reader import ReaderError
 
 from generator.errors import CatalogError, Loc
 
@@ -188,7 +189,12 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
             problem = f"{problem} {context}"
         if "duplicate key" in problem or "found duplicate key" in str(e):
             problem = f"duplicate key {_dup_key(str(e))}".rstrip()
-        msg = f"YAML error: {problem}"
+        msg = f"YAML error: {_named(problem, e.problem_mark, text)}"
+        raise CatalogError(msg, Loc(shown, line)) from e
+    except ReaderError as e:
+        # A character YAML does not allow in a document, at the line it is on.
+        line = text.count("\n", 0, e.position) + 1
+        msg = f"YAML error: unacceptable character #x{e.character:04x}: {e.reason}"
         raise CatalogError(msg, Loc(shown, line)) from e
     except YAMLError as e:
         msg = f"YAML error: {e}"
@@ -198,6 +204,24 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
         msg = f"the top level must be a mapping, found {kind}"
         raise CatalogError(msg, Loc(shown, 1))
     return doc
+
+
+# Problems libyaml states without the character they are about, and where that character
+# lies from the problem's mark: the message names it, as ruamel.yaml's own scanner does.
+_UNNAMED = {
+    "found character that cannot start any token": 0,
+    "found unknown escape character": 1,
+}
+
+
+def _named(problem: str, mark: Any, text: str) -> str:  # noqa: ANN401 (libyaml's or ruamel.yaml's mark)
+    """`problem`, naming the character it is about where libyaml left it out."""
+    offset = _UNNAMED.get(problem)
+    index = getattr(mark, "index", None)
+    if offset is None or not isinstance(index, int) or not 0 <= index + offset < len(text):
+        return problem
+    head, tail = problem.split(" character", 1)
+    return f"{head} character {text[index + offset]!r}{tail}"
 
 
 def _dup_key(text: str) -> str:

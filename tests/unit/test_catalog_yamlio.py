@@ -61,8 +61,14 @@ def test_line_of_finds_keys_and_list_items() -> None:
           "CommentedSeq")),
         ("a: 'open\nb: 2\n\nc: 3\n", ("catalogs/benchmark.yaml:1: YAML error: found unexpected end "
           "of stream while scanning a quoted scalar")),
+        ("a:\n\tb: 1\n", ("catalogs/benchmark.yaml:2: YAML error: found character '\\t' that "
+          "cannot start any token")),
+        ('a: 1\nb: "x\\qy"\n', ("catalogs/benchmark.yaml:2: YAML error: found unknown escape "
+          "character 'q'")),
+        ("a: 1\nb: \x00\n", ("catalogs/benchmark.yaml:2: YAML error: unacceptable character "
+          "#x0000: control characters are not allowed")),
     ],
-    ids=["duplicate", "alias", "not-a-mapping", "unclosed-quote"],
+    ids=["duplicate", "alias", "not-a-mapping", "unclosed-quote", "tab", "escape", "nul"],
 )  # fmt: skip
 def test_bad_yaml_is_refused_at_its_line(text: str, message: str) -> None:
     assert refusal(text) == message
