@@ -11,9 +11,10 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
+from ruamel.yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
+from ruamel.yaml.nodes import MappingNode
 from ruamel.yaml.reader import ReaderError
 
 from generator.errors import CatalogError, Loc
@@ -22,6 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
+
+    from ruamel.yaml.nodes import Node
 
 # Room for catalogs of ten thousand configs and more; larger files are refused unread.
 MAX_CATALOG_BYTES = 16 * 1024 * 1024
@@ -45,47 +48,41 @@ class _AliasMet(Exception):
         self.line = line
 
 
-class _TooDeep(Exception):
-    """A collection opened deeper than MAX_NESTING, at its line."""
+class _KeyNotPlain(Exception):
+    """A mapping or list as a mapping's key, at its line."""
 
     def __init__(self, line: int) -> None:
         super().__init__(line)
         self.line = line
 
 
-class _LinedConstructor(RoundTripConstructor):
-    """ruamel.yaml's round-trip constructor (CommentedMap and CommentedSeq with the line and
-    column of every key, value and item) over the nodes libyaml composes. The constructor
-    asks its loader how comments are kept: libyaml keeps none, as YAML(typ="safe") says."""
+class _NoAliasComposer(Composer):
+    """ruamel.yaml's composer, refusing an alias where it meets one: composing is one linear
+    pass over the parse, so an alias bomb is refused before anything is built from it. A
+    mapping or list as a key is refused there too (no catalog has one, and a mapping key
+    cannot be built: the constructor would fail with no line). The composer asks for a
+    mapping's key with no index, for its value with the key."""
 
-    comment_handling = None
+    def compose_node(self, parent: Node | None, index: object) -> Node:
+        if self.parser.check_event(AliasEvent):
+            event = self.parser.peek_event()
+            raise _AliasMet(event.anchor, event.start_mark.line + 1 if event.start_mark else 1)
+        key = isinstance(parent, MappingNode) and index is None
+        if key and self.parser.check_event(CollectionStartEvent):
+            event = self.parser.peek_event()
+            raise _KeyNotPlain(event.start_mark.line + 1 if event.start_mark else 1)
+        node: Node = super().compose_node(parent, index)
+        return node
 
 
 def _yaml() -> YAML:
-    """libyaml (ruamel.yaml.clib) reads, ruamel.yaml resolves the scalars (YAML 1.2) and builds
-    the round-trip types with their lines: a catalog loads in 40% of the time ruamel.yaml's
-    own scanner takes, with the same data and lines (a test compares them). Without the C
-    extension ruamel.yaml reads it itself, the same way."""
-    yaml = YAML(typ="safe", pure=False)
-    yaml.Constructor = _LinedConstructor
+    yaml = YAML(typ="rt", pure=True)
+    yaml.Composer = _NoAliasComposer
     yaml.allow_duplicate_keys = False
+    # Refused where it is met, before the composer recurses deeper or the scanner (whose
+    # work per token grows with the flow depth) goes on.
+    yaml.max_depth = MAX_NESTING
     return yaml
-
-
-def _screen(text: str) -> None:
-    """One linear pass over the parse events before anything is composed: an alias is
-    refused where it is met (an alias bomb is never built) and so is a collection nested
-    deeper than MAX_NESTING (the composer recurses once per level)."""
-    depth = 0
-    for event in _yaml().parse(text):
-        if isinstance(event, AliasEvent):
-            raise _AliasMet(event.anchor, event.start_mark.line + 1 if event.start_mark else 1)
-        if isinstance(event, CollectionStartEvent):
-            depth += 1
-            if depth > MAX_NESTING:
-                raise _TooDeep(event.start_mark.line + 1 if event.start_mark else 1)
-        elif isinstance(event, CollectionEndEvent):
-            depth -= 1
 
 
 # Any YAML document, of whatever shape: each caller reads the shape it expects.
@@ -136,7 +133,7 @@ def _unreadable(text: str, shown: str, error: Exception) -> CatalogError:
     """Why ruamel.yaml could not build the document: an integer of more digits than Python
     reads, found by one pass over the parse events (only a failed load pays for it)."""
     for event in _yaml().parse(text):
-        if isinstance(event, ScalarEvent) and not event.style and _NUMBER.match(event.value):
+        if isinstance(event, ScalarEvent) and event.style is None and _NUMBER.match(event.value):
             digits = sum(c.isdigit() for c in event.value)
             if digits > MAX_NUMBER_DIGITS:
                 line = event.start_mark.line + 1 if event.start_mark else 1
@@ -167,14 +164,17 @@ def load_mapping(path: Path, shown: str) -> CommentedMap:
 def parse_mapping(text: str, shown: str) -> CommentedMap:
     """The document in `text` (named `shown` in errors)."""
     try:
-        _screen(text)
         doc = _yaml().load(text)
     except _AliasMet as e:
         msg = f"YAML alias '*{e.anchor}' is not supported; write the value out or use a fragment"
         raise CatalogError(msg, Loc(shown, e.line)) from None
-    except _TooDeep as e:
-        msg = f"nested deeper than {MAX_NESTING} levels"
+    except _KeyNotPlain as e:
+        msg = "a mapping or list as a key; a key is a plain value"
         raise CatalogError(msg, Loc(shown, e.line)) from None
+    except MaxDepthExceededError as e:
+        line = e.problem_mark.line + 1 if e.problem_mark else 1
+        msg = f"nested deeper than {MAX_NESTING} levels"
+        raise CatalogError(msg, Loc(shown, line)) from e
     except ValueError as e:
         raise _unreadable(text, shown, e) from e
     except MarkedYAMLError as e:
@@ -189,7 +189,7 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
             problem = f"{problem} {context}"
         if "duplicate key" in problem or "found duplicate key" in str(e):
             problem = f"duplicate key {_dup_key(str(e))}".rstrip()
-        msg = f"YAML error: {_named(problem, e.problem_mark, text)}"
+        msg = f"YAML error: {problem}"
         raise CatalogError(msg, Loc(shown, line)) from e
     except ReaderError as e:
         # A character YAML does not allow in a document, at the line it is on.
@@ -204,24 +204,6 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
         msg = f"the top level must be a mapping, found {kind}"
         raise CatalogError(msg, Loc(shown, 1))
     return doc
-
-
-# Problems libyaml states without the character they are about, and where that character
-# lies from the problem's mark: the message names it, as ruamel.yaml's own scanner does.
-_UNNAMED = {
-    "found character that cannot start any token": 0,
-    "found unknown escape character": 1,
-}
-
-
-def _named(problem: str, mark: Any, text: str) -> str:  # noqa: ANN401 (libyaml's or ruamel.yaml's mark)
-    """`problem`, naming the character it is about where libyaml left it out."""
-    offset = _UNNAMED.get(problem)
-    index = getattr(mark, "index", None)
-    if offset is None or not isinstance(index, int) or not 0 <= index + offset < len(text):
-        return problem
-    head, tail = problem.split(" character", 1)
-    return f"{head} character {text[index + offset]!r}{tail}"
 
 
 def _dup_key(text: str) -> str:

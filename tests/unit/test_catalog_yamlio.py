@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from generator.catalog.yamlio import (
     MAX_CATALOG_BYTES,
@@ -16,7 +12,6 @@ from generator.catalog.yamlio import (
     parse_mapping,
 )
 from generator.errors import CatalogError
-from tests.helpers import FIXTURE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,9 +61,16 @@ def test_line_of_finds_keys_and_list_items() -> None:
         ('a: 1\nb: "x\\qy"\n', ("catalogs/benchmark.yaml:2: YAML error: found unknown escape "
           "character 'q'")),
         ("a: 1\nb: \x00\n", ("catalogs/benchmark.yaml:2: YAML error: unacceptable character "
-          "#x0000: control characters are not allowed")),
+          "#x0000: special characters are not allowed")),
+        ("a: 1\nb:\n  {c: 1}: 2\n", ("catalogs/benchmark.yaml:3: a mapping or list as a key; a "
+          "key is a plain value")),
+        ("a: 1\n? [b, c]\n: 2\n", ("catalogs/benchmark.yaml:2: a mapping or list as a key; a "
+          "key is a plain value")),
     ],
-    ids=["duplicate", "alias", "not-a-mapping", "unclosed-quote", "tab", "escape", "nul"],
+    ids=[
+        "duplicate", "alias", "not-a-mapping", "unclosed-quote", "tab", "escape", "nul",
+        "mapping-key", "list-key",
+    ],
 )  # fmt: skip
 def test_bad_yaml_is_refused_at_its_line(text: str, message: str) -> None:
     assert refusal(text) == message
@@ -90,50 +92,12 @@ def test_a_catalog_file_is_refused_unparsed_when_huge_empty_or_not_utf8(tmp_path
         assert str(info.value) == f"{SHOWN}:{line}: {message}"
 
 
-# Every kind of scalar and collection a catalog may hold, beside the fixture catalogs.
-KINDS = """\
-on: {push: null}
-ints: [0, -7, 0x1f, 0o17, 1_000, 010]
-floats: [1.5, -2e3, .5, 1.0e-3]
-words: [yes, no, on, off, ~, true, FALSE, "quoted", 'single', plain words]
-block: |
-  two
-  lines
-folded: >-
-  one
-  line
-nested:
-  - {a: [1, {b: c}]}
-  -
-    - x
-    - y
-empty: {map: {}, seq: []}
-"""
-
-
-@pytest.mark.parametrize("name", ["benchmark.yaml", "accuracy.yaml", "kinds"])
-def test_a_catalog_loads_as_ruamel_yamls_own_round_trip_reader_loads_it(name: str) -> None:
-    """libyaml reads the catalogs; the data, its types and every key's, value's and item's
-    line and column are what ruamel.yaml's pure-Python round-trip loader gives."""
-    text = KINDS if name == "kinds" else (FIXTURE / "catalogs" / name).read_text()
-    ours = parse_mapping(text, name)
-    theirs = YAML(typ="rt", pure=True).load(text)
-    stack: list[tuple[Any, Any]] = [(ours, theirs)]
-    compared = 0
-    while stack:
-        a, b = stack.pop()
-        assert type(a) is type(b)
-        compared += 1
-        if isinstance(a, CommentedMap):
-            assert list(a) == list(b)
-            for key in a:
-                assert (a.lc.key(key), a.lc.value(key)) == (b.lc.key(key), b.lc.value(key))
-                stack.append((a[key], b[key]))
-        elif isinstance(a, CommentedSeq):
-            assert len(a) == len(b)
-            for i in range(len(a)):
-                assert a.lc.item(i) == b.lc.item(i)
-                stack.append((a[i], b[i]))
-        else:
-            assert a == b
-    assert compared == {"benchmark.yaml": 918, "accuracy.yaml": 296, "kinds": 40}[name]
+def test_a_plain_value_in_a_flow_collection_may_hold_colons_as_yaml_1_2_reads_it() -> None:
+    """An image reference or a URL in a flow list or mapping is one value (YAML 1.1's
+    flow rules, libyaml's, would refuse `[rocm/atom:v0.1]`)."""
+    text = "images: [rocm/atom:v0.1, 'x']\nurls: {docs: http://x/y, k: a:b}\nflags: [--x=a:b]\n"
+    assert parse_mapping(text, SHOWN) == {
+        "images": ["rocm/atom:v0.1", "x"],
+        "urls": {"docs": "http://x/y", "k": "a:b"},
+        "flags": ["--x=a:b"],
+    }
