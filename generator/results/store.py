@@ -190,8 +190,7 @@ class Store:
         # grows with its threads. At five years of history on two cores (bench_results.py's,
         # farm-bench pairs against the default of one per core) `results compare` took 2.47 s
         # instead of 2.56 and `results report` 21.9 s against 21.6 (paired ratio 1.00), with 4%
-        # and 10% less CPU and a 5-7% smaller peak; the test suite (three processes on two
-        # cores) 9% less time. docs/performance.md has the figures.
+        # and 10% less CPU and a 5-7% smaller peak. docs/performance.md has the figures.
         self.con.execute("SET threads = 1")
         structure = _structure_literal()
         self.con.execute(
