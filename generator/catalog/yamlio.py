@@ -39,24 +39,16 @@ _MAX_INT = 10**MAX_NUMBER_DIGITS
 _NUMBER = re.compile(r"^[-+]?(0[xob])?[0-9_.]+(e[-+]?[0-9]+)?$", re.IGNORECASE)
 
 
-class _AliasMet(Exception):
-    """An alias, at its line: parse_mapping names the file."""
+class _Refused(Exception):
+    """What the composer refuses, at its line: parse_mapping names the file."""
 
-    def __init__(self, anchor: str, line: int) -> None:
-        super().__init__(anchor, line)
-        self.anchor = anchor
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message, line)
+        self.message = message
         self.line = line
 
 
-class _KeyNotPlain(Exception):
-    """A mapping or list as a mapping's key, at its line."""
-
-    def __init__(self, line: int) -> None:
-        super().__init__(line)
-        self.line = line
-
-
-class _NoAliasComposer(Composer):
+class _RefusingComposer(Composer):
     """ruamel.yaml's composer, refusing an alias where it meets one: composing is one linear
     pass over the parse, so an alias bomb is refused before anything is built from it. A
     mapping or list as a key is refused there too (no catalog has one, and a mapping key
@@ -64,20 +56,22 @@ class _NoAliasComposer(Composer):
     mapping's key with no index, for its value with the key."""
 
     def compose_node(self, parent: Node | None, index: object) -> Node:
-        if self.parser.check_event(AliasEvent):
-            event = self.parser.peek_event()
-            raise _AliasMet(event.anchor, event.start_mark.line + 1 if event.start_mark else 1)
+        event = self.parser.peek_event()
+        line = event.start_mark.line + 1 if event.start_mark else 1
         key = isinstance(parent, MappingNode) and index is None
-        if key and self.parser.check_event(CollectionStartEvent):
-            event = self.parser.peek_event()
-            raise _KeyNotPlain(event.start_mark.line + 1 if event.start_mark else 1)
+        if isinstance(event, AliasEvent):
+            msg = f"YAML alias '*{event.anchor}' is not supported"
+            raise _Refused(msg + "; write the value out or use a fragment", line)
+        if key and isinstance(event, CollectionStartEvent):
+            msg = "a mapping or list as a key; a key is a plain value"
+            raise _Refused(msg, line)
         node: Node = super().compose_node(parent, index)
         return node
 
 
 def _yaml() -> YAML:
     yaml = YAML(typ="rt", pure=True)
-    yaml.Composer = _NoAliasComposer
+    yaml.Composer = _RefusingComposer
     yaml.allow_duplicate_keys = False
     # Refused where it is met, before the composer recurses deeper or the scanner (whose
     # work per token grows with the flow depth) goes on.
@@ -165,12 +159,8 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
     """The document in `text` (named `shown` in errors)."""
     try:
         doc = _yaml().load(text)
-    except _AliasMet as e:
-        msg = f"YAML alias '*{e.anchor}' is not supported; write the value out or use a fragment"
-        raise CatalogError(msg, Loc(shown, e.line)) from None
-    except _KeyNotPlain as e:
-        msg = "a mapping or list as a key; a key is a plain value"
-        raise CatalogError(msg, Loc(shown, e.line)) from None
+    except _Refused as e:
+        raise CatalogError(e.message, Loc(shown, e.line)) from None
     except MaxDepthExceededError as e:
         line = e.problem_mark.line + 1 if e.problem_mark else 1
         msg = f"nested deeper than {MAX_NESTING} levels"
