@@ -33,7 +33,10 @@ targets allow and at its own.
   config reported while it lasts, per step that was confirmed.
 
     python bench/bench_verdicts.py [--quick] [--detector edivisive|otava] [--no-compare]
-                                   [--policy FILE] [--no-ab] [--workers N]
+                                   [--policy FILE] [--no-ab] [--workers N] [--seeds A-B]
+
+`--seeds 19-30` judges CV 3% histories with changes of those seeds instead of the bench's
+own: a check of the figures on histories nothing was chosen on.
 """
 
 from __future__ import annotations
@@ -791,6 +794,20 @@ def oracle(t: Tally, specs: Sequence[ConfigSpec], policy: Policy, cv: float = 0.
     return [*lines, ""]
 
 
+def seed_range(text: str) -> range:
+    """`A-B` (or one seed `A`): the seeds A to B, both included."""
+    first, _, last = text.partition("-")
+    try:
+        seeds = range(int(first), int(last or first) + 1)
+    except ValueError:
+        msg = f"{text!r} is not A-B (two whole numbers)"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not seeds:
+        msg = f"{text!r} names no seed: A must not exceed B"
+        raise argparse.ArgumentTypeError(msg)
+    return seeds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="Two CV 3%% histories only.")
@@ -805,6 +822,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-ab", action="store_true", help="No A/B jobs: the run-to-run statistics alone."
     )
+    parser.add_argument(
+        "--seeds",
+        type=seed_range,
+        help="CV 3%% histories with changes of these seeds (A-B) instead of the bench's own.",
+    )
     args = parser.parse_args(argv)
     try:
         policy = policy_file(args.policy or ROOT / "catalogs" / "benchmark.yaml")
@@ -815,9 +837,10 @@ def main(argv: list[str] | None = None) -> int:
         policy = replace(policy, confirm=replace(policy.confirm, enabled=False))
     specs = shipped_specs()
     start = time.perf_counter()
-    tallies = run_all(
-        specs, policy, args.detector, QUICK if args.quick else HISTORIES, args.workers
-    )
+    histories = QUICK if args.quick else HISTORIES
+    if args.seeds:
+        histories = tuple((0.03, seed, True) for seed in args.seeds)
+    tallies = run_all(specs, policy, args.detector, histories, args.workers)
     baselines = full_baselines(specs, policy)
     judged = time.perf_counter() - start
     timed = None if args.no_compare else time_compare()
