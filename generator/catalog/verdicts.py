@@ -34,6 +34,10 @@ class Pooled:
     agree: float = 0.0  # the confirming run itself at least this far worse
     # The smallest config-wide change that counts: this share of the metric's min_change.
     share: float = 0.3
+    # A suspicion its own runs have not confirmed in this many runs closes (0: never): a
+    # step of the size the limits are set for confirms in one to three, and a sum held open
+    # that long is likelier its reference's own error (a config's first runs) than a step.
+    expire: int = 6
 
     def limit(self, metric: str) -> float | None:
         return dict(self.limits).get(metric)
@@ -65,6 +69,7 @@ def build_pooled(raw: Mapping[str, Any] | None) -> Pooled:
         limits=d.limits if limits is None else tuple((str(m), float(v)) for m, v in limits.items()),
         agree=float(raw.get("agree", d.agree)),
         share=float(raw.get("share", d.share)),
+        expire=int(raw.get("expire", d.expire)),
     )
 
 

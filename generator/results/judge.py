@@ -113,6 +113,7 @@ def rules(policy: Policy, detector: Detector = edivisive) -> Rules:
             full=policy.runs,
             window=window,
             allowance=policy.server.allowance,
+            expire=policy.server.expire,
         ),
         slow=Slow(
             p_value=policy.change_points.p_value,

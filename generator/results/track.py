@@ -36,6 +36,11 @@ scales to a sum (at most `limit` a run: one run never carries a confirmation); t
 finding closes when the sum falls to zero, and is confirmed when it reaches `limit` scales
 on a second run or later that is itself worse than the reference by `agree` scales, its
 mean worsening above the floor, the runs after the onset consistent with it as above.
+A suspicion that `expire` runs have not confirmed closes, and its runs join the
+references of the runs after it: a step of the size the limits are set for confirms in one
+to three runs, and a sum held open longer is likelier the reference's own error (a
+reference of a config's first runs that happened to be fast keeps every later run a little
+worse) than a step; the run after it may open a suspicion against the longer reference.
 A sum that a suspicion of noise kept open can meet a real step runs later: on each run
 the stretch is split where one step from the reference most likely began, and when the
 runs from there are worse than the runs before by `consistent` standard deviations of a
@@ -87,6 +92,7 @@ class Rule:
     window: int
     allowance: float | None = None  # CUSUM: scales a run's worsening must exceed to add
     limit: float = math.inf  # CUSUM: the sum (scales) that confirms
+    expire: int = 0  # CUSUM: a suspicion of this many runs closes unconfirmed (0: never)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -448,6 +454,8 @@ class Tracker:
             return None  # a suspicion against a short baseline lasts one run
         worse = value - ref.level
         if open_.confirmed_at is None and rule.allowance is not None:
+            if rule.expire and len(open_.stretch) >= rule.expire:
+                return None  # too long unconfirmed: its runs join the reference
             return self._cusum(open_, j, worse)
         if open_.confirmed_at is None:
             if worse < ref.z(rule.agree) * ref.scale:

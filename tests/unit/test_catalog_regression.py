@@ -53,8 +53,16 @@ def test_the_server_and_change_point_knobs_read_with_their_defaults() -> None:
     )
     policy = build_policy(doc["regression"], "b.yaml")
     assert policy.server.limits == (("median_tpot_ms", 3.5),)
-    assert (policy.server.suspect, policy.server.allowance) == (1.5, 1.0)
+    assert (policy.server.suspect, policy.server.allowance, policy.server.expire) == (1.5, 1.0, 6)
     assert (policy.change_points.p_value, policy.change_points.min_z) == (0.01, 3.0)
+
+
+def test_a_suspicion_that_never_expires_is_zero_and_a_fraction_is_refused_at_its_line() -> None:
+    doc = parse_mapping("regression:\n  server:\n    expire: 0\n", "b.yaml")
+    assert build_policy(doc["regression"], "b.yaml").server.expire == 0
+    doc = parse_mapping("regression:\n  server:\n    expire: 2.5\n", "b.yaml")
+    with pytest.raises(CatalogError, match=re.escape("b.yaml:3: regression.server.expire")):
+        build_policy(doc["regression"], "b.yaml")
 
 
 def test_an_unknown_pooled_metric_names_its_line() -> None:

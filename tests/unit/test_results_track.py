@@ -45,7 +45,9 @@ def test_one_bad_run_is_suspected_and_never_confirmed(rule: Rule) -> None:
     assert (found.onset, found.stretch, found.confirmed_at) == (40, (40,), None)
 
 
-@pytest.mark.parametrize("rule", [POINT, POOLED], ids=["point", "pooled"])
+@pytest.mark.parametrize(
+    "rule", [POINT, POOLED, replace(POOLED, expire=8)], ids=["point", "pooled", "expiring"]
+)
 def test_a_step_is_confirmed_on_its_second_run(rule: Rule) -> None:
     found = track([*noise(), 10 * SIGMA, 10 * SIGMA], rule).run()
     assert found is not None
@@ -74,6 +76,27 @@ def test_a_step_met_by_an_open_suspicion_starts_where_it_began() -> None:
     found = track([*before, 8 * SIGMA], POOLED).run()
     assert found is not None
     assert (found.onset, found.confirmed_at) == (40, 44)
+
+
+def test_a_suspicion_unconfirmed_for_expire_runs_closes_and_its_runs_join_the_reference() -> None:
+    # Runs alternately 1.6 and 0.5 standard deviations above the reference's level (-0.37):
+    # each pair adds about 0.1 to the sum, which stays open and under the limit. Never
+    # expiring, the suspicion of run 40 is still open twelve runs later; expiring after 8,
+    # it closes on run 48, whose own suspicion is judged against a reference that holds
+    # runs 40-47 (its level moved up), and the next run closes that one.
+    level = -0.37 * SIGMA
+    values = [*noise(), *[level + 1.6 * SIGMA, level + 0.5 * SIGMA] * 6]
+    found = track(values, POOLED).run()
+    assert found is not None
+    assert (found.onset, len(found.stretch), found.confirmed_at) == (40, 12, None)
+    expiring = replace(POOLED, expire=8)
+    assert where(track(values[:48], expiring).run()) == (40, tuple(range(40, 48)), None, 39)
+    found = track(values[:49], expiring).run()
+    assert where(found) == (48, (48,), None, 47)
+    assert found is not None
+    assert found.reference.runs == tuple(range(18, 48))
+    assert found.reference.level > level + 0.3 * SIGMA
+    assert track(values, expiring).run() is None
 
 
 def test_a_step_whose_first_run_was_its_worst_keeps_its_onset() -> None:
