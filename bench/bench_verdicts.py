@@ -810,7 +810,8 @@ def seed_range(text: str) -> range:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="Two CV 3%% histories only.")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--quick", action="store_true", help="Two CV 3%% histories only.")
     parser.add_argument("--detector", default="edivisive", choices=sorted(DETECTORS))
     parser.add_argument("--workers", type=int, default=2, help="Processes judging histories.")
     parser.add_argument("--no-compare", action="store_true", help="Do not time compare.")
@@ -822,7 +823,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-ab", action="store_true", help="No A/B jobs: the run-to-run statistics alone."
     )
-    parser.add_argument(
+    which.add_argument(
         "--seeds",
         type=seed_range,
         help="CV 3%% histories with changes of these seeds (A-B) instead of the bench's own.",

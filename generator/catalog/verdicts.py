@@ -34,9 +34,8 @@ class Pooled:
     agree: float = 0.0  # the confirming run itself at least this far worse
     # The smallest config-wide change that counts: this share of the metric's min_change.
     share: float = 0.3
-    # A suspicion its own runs have not confirmed in this many runs closes (0: never): a
-    # step of the size the limits are set for confirms in one to three, and a sum held open
-    # that long is likelier its reference's own error (a config's first runs) than a step.
+    # A suspicion its own runs have not confirmed in this many runs closes (0: never; why:
+    # track.py).
     expire: int = 6
 
     def limit(self, metric: str) -> float | None:
