@@ -314,9 +314,13 @@ def dispatch_group() -> None:
     when they are set; prints what was selected."""
 
 
-def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected]) -> None:
-    selected = make(c.expanded(), datetime.now(UTC).date(), registry_from_env(os.environ))
+def _selected(c: Context, make: Callable[[Expanded, date, Any], Selected], kind: str) -> None:
+    now = datetime.now(UTC)
+    selected = make(c.expanded(), now.date(), registry_from_env(os.environ))
     _append("GITHUB_OUTPUT", dispatch.outputs(selected))
+    if os.environ.get("GITHUB_RUN_ID"):
+        run_id, attempt = os.environ["GITHUB_RUN_ID"], os.environ.get("GITHUB_RUN_ATTEMPT", "1")
+        _append("GITHUB_OUTPUT", f"run_name={dispatch.history_name(kind, run_id, attempt, now)}\n")
     _append("GITHUB_STEP_SUMMARY", selected.summary)
     click.echo(f"selected {one_line(selected.what)}")
 
@@ -349,6 +353,7 @@ def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
             lambda e, today, client: dispatch.benchmark(
                 e, c.root, event=event, today=today, client=client, **values
             ),
+            "benchmark",
         )
 
     run(ctx, work)
@@ -367,6 +372,7 @@ def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> N
             lambda e, today, client: dispatch.accuracy(
                 e, c.root, level=level, cases=cases or None, today=today, client=client
             ),
+            "accuracy",
         ),
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from datetime import UTC
 from typing import Any
 
 from generator.catalog.at_ref import commit_of, load_at
@@ -27,7 +28,7 @@ from generator.render.matrices import accuracy_path, benchmark_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from datetime import date
+    from datetime import date, datetime
     from pathlib import Path
 
     from generator.diff import Changes
@@ -196,6 +197,13 @@ def accuracy(
         }
         what += f", cases {', '.join(wanted)}"
     return _pin(expanded, what, matrix, today, client)
+
+
+def history_name(kind: str, run_id: str, attempt: str, now: datetime) -> str:
+    """The name a workflow run has in the history, given once by its select job and used
+    by every command that judges, summarizes, tracks or admits it: the time the run was
+    selected (so names sort as the runs started), its kind, GitHub's run id and attempt."""
+    return f"{now.astimezone(UTC):%Y-%m-%dT%H-%M-%SZ}-{kind}-{run_id}-{attempt}"
 
 
 def outputs(selected: Selected) -> str:

@@ -19,15 +19,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.catalog.model import Catalog, Pair
 from generator.confirm.matrix import MAX_TIMEOUT_MINUTES
 from generator.errors import CheckFailed
-from generator.expand.cells import GridPoint, config_cells
-from generator.expand.entries import case_entry, job_entry
-from generator.expand.estimate import startup_minutes
-from generator.expand.model import Expanded, Job
-from generator.expand.pack import pairs_suffix
-from generator.expand.servers import config_server
+from generator.expand.entries import case_entry
+from generator.expand.rederive import NotDerived, job_for
 from generator.images.allowed import is_allowed, is_pinned
 from generator.images.reference import ImageError, parse_reference
 
@@ -35,11 +30,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from generator.catalog.model import Catalog
+    from generator.expand.model import Expanded
+
 # The fields an entry's image pin sets (the select step's, docs/images.md).
 IMAGE_KEYS = ("image", "image_requested", "image_tag", "image_digest", "image_resolution")
 CALLERS = ("benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml")
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
-_PART = re.compile(r"-([1-9][0-9]*)of([1-9][0-9]*)$")
 
 
 class Refused(CheckFailed):
@@ -129,51 +126,12 @@ def _entry_image(
     check_image(what, image, digest, str(entry["server_mode"]), catalog, unpinned_ok=unpinned_ok)
 
 
-def _points(entry: Mapping[str, Any]) -> tuple[GridPoint, ...]:
-    return tuple(
-        (
-            Pair(isl=int(p["isl"]), osl=int(p["osl"])),
-            int(p["concurrency"]),
-            float(p["random_range_ratio"]),
-        )
-        for p in entry["points"]
-    )
-
-
 def derive_job(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> dict[str, Any]:
     """The job entry the catalogs give for `entry`'s config, server mode and points."""
-    catalog = expanded.catalog
-    what = f"job {entry['id']}"
-    config = next((c for c in catalog.configs if c.prefix == entry.get("config")), None)
-    if config is None:
-        msg = f"{what}: no config '{entry.get('config')}' in the catalogs at {sha[:12]}"
-        raise Refused(msg)
-    mode = str(entry["server_mode"])
-    modes = catalog.suite(config.suite).server_modes
-    if mode not in modes:
-        msg = f"{what}: suite {config.suite} has no server mode '{mode}'"
-        raise Refused(msg)
-    points = _points(entry)
-    servers = {pair: config_server(catalog, config, pair, mode) for pair, _, _ in points}
-    cells = config_cells(catalog, config, servers, points)
-    if len({c.server for c in cells}) != 1:
-        msg = f"{what}: its points need more than one server; a job starts one"
-        raise Refused(msg)
-    base = config.prefix + pairs_suffix(config, cells)
-    part = _PART.search(entry["id"])
-    named = entry["id"] == base or (part is not None and entry["id"] == base + part[0])
-    if part is not None and int(part[1]) > int(part[2]):
-        named = False
-    if not (named or (len(cells) == 1 and entry["id"] == cells[0].id)):
-        msg = f"{what}: a job of these points is named {base}, a part of it or its cell"
-        raise Refused(msg)
-    job = Job(
-        id=str(entry["id"]),
-        server=cells[0].server,
-        cells=cells,
-        startup_minutes=startup_minutes(catalog.estimates, config),
-    )
-    return dict(job_entry(catalog, job, str(entry["image"])))
+    try:
+        return job_for(expanded.catalog, entry, sha)
+    except NotDerived as e:
+        raise Refused(str(e)) from None
 
 
 def verify_job(expanded: Expanded, entry: Mapping[str, Any], sha: str, *, unpinned_ok: bool) -> str:

@@ -37,6 +37,13 @@ METRICS: dict[str, bool] = {
     "median_tpot_ms": False,
     "acceptance_rate": True,
 }
+def weight(metric: str, change: float | None) -> tuple[int, float, str]:
+    """Sort key of an event's metrics, the one that defines it first: throughput per GPU
+    when it moved, then the catalog's metrics by the size of their change, then others."""
+    rank = 0 if metric == next(iter(METRICS)) else 1 if metric in METRICS else 2
+    return rank, -abs(change or 0.0), metric
+
+
 DEFAULT_MIN_CHANGE = {
     "output_throughput_per_gpu": 0.05,
     "median_ttft_ms": 0.10,

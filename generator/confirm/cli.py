@@ -16,14 +16,20 @@ from typing import Any
 
 import click
 
+from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
 from generator.confirm import events, issues, matrix, outcomes, tracked
 from generator.context import run_at_root
+from generator.expand.rederive import job_for
 from generator.jsonio import dumps
 from generator.launch.abjob import check_confirmation
 from generator.launch.errors import InputError
 from generator.results.output import JSON, check_file, write_file
 from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 _file = click.Path(dir_okay=False, path_type=Path)
 _dir = click.Path(file_okay=False, path_type=Path)
@@ -82,7 +88,12 @@ def matrix_cmd(
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
         found = events.load(verdicts)
-        entries, skipped = matrix.build(found, _entries(matrices), history, policy)
+        catalog = load_catalog(root)
+
+        def derive(entry: Mapping[str, Any]) -> dict[str, Any]:
+            return job_for(catalog, entry, "this checkout", named=False)
+
+        entries, skipped = matrix.build(found, _entries(matrices), history, policy, derive)
         _append(markdown, matrix.markdown(entries, skipped))
         sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
         return 0

@@ -8,10 +8,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from generator.catalog.regression import weight
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 SUSPECTED, CONFIRMED = "suspected", "confirmed"
@@ -65,6 +67,11 @@ class Event:
     metrics: tuple[str, ...]
     changes: dict[str, Change]
     differences: dict[str, tuple[Any, Any]]
+
+
+def by_weight(changes: Mapping[str, Change]) -> list[tuple[str, Change]]:
+    """An event's changes, the metric that defines it first (regression.weight)."""
+    return sorted(changes.items(), key=lambda item: weight(item[0], item[1].change))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.confirm.events import CONFIRMED, Event, Verdicts
+from generator.confirm.events import CONFIRMED, Event, Verdicts, by_weight
 from generator.confirm.outcomes import Outcome, judgement_text, short
 from generator.confirm.tracked import Tracked
 from generator.errors import SglangCIError
@@ -118,7 +118,7 @@ def size(event: Event) -> str:
     [-9.0%, -7.2%]`."""
     parts = [
         f"{m} {_percent(c.change)} [{_percent(c.low)}, {_percent(c.high)}]"
-        for m, c in sorted(event.changes.items())
+        for m, c in by_weight(event.changes)
     ]
     return "; ".join(parts) or "size not reported"
 
@@ -128,7 +128,7 @@ def _link(run: RunInfo) -> str:
 
 
 def title(event: Event) -> str:
-    first = next(iter(sorted(event.changes.items())), None)
+    first = next(iter(by_weight(event.changes)), None)
     change = f" {_percent(first[1].change)} {first[0]}" if first else ""
     return f"Performance regression: {event.server.config}{change} since {event.first_bad_run}"
 

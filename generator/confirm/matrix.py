@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
+from generator.expand.rederive import NotDerived
 from generator.launch import ab
 from generator.launch.abjob import SideImage
 from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from generator.confirm.events import Event, Verdicts
 
@@ -152,9 +153,15 @@ def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) 
 
 
 def build(
-    verdicts: Verdicts, jobs: Sequence[dict[str, Any]], history: Path, policy: Policy
+    verdicts: Verdicts,
+    jobs: Sequence[dict[str, Any]],
+    history: Path,
+    policy: Policy,
+    derive: Callable[[Mapping[str, Any]], dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[Skipped]]:
-    """The confirmation matrix's entries and the events left out, with why."""
+    """The confirmation matrix's entries and the events left out, with why. `derive` gives
+    the catalogs' job entry for a job's config, server mode and some of its points (the
+    function the caller check derives it with: `expand.rederive.job_for`)."""
     c = policy.confirm
     entries: list[dict[str, Any]] = []
     skipped: list[Skipped] = []
@@ -193,12 +200,17 @@ def build(
         if len(entries) >= c.max_jobs:
             skip(event, f"regression.confirm.max_jobs ({c.max_jobs}) reached")
             continue
+        try:
+            derived = derive({**job, "points": points})
+        except NotDerived as e:
+            skip(event, f"no job of the catalogs measures these points: {e}")
+            continue
         metrics = [m for m in event.metrics if m in METRICS] or [THROUGHPUT]
         between = candidates(history, a, b) if c.bisect else []
         entries.append(
             {
                 **job,
-                "points": points,
+                **derived,
                 "timeout_minutes": _timeout(job, points, policy),
                 "confirmation": {
                     "event": event.id,

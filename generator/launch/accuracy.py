@@ -220,7 +220,7 @@ def _write(state: _Case) -> dict[str, Any]:
         common=state.common,
         timings=record.timings(
             started_at=result.started_at,
-            ended_at=utc_now() if result.started_at else None,
+            ended_at=utc_now(),  # a case that never started: when it was given up
             wall_time_s=result.wall_s,
             server_start_s=state.server_start_s,
             download_s=state.download_s,

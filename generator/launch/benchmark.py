@@ -283,9 +283,10 @@ def _missed(
         client_argv=commands.bench_argv(ctx.job, point, ctx.knobs.where),
         client_version=ctx.client_version,
         common=ctx.shared(),
+        # It never started; when it was given up places it in the run.
         timings=record.timings(
             started_at=None,
-            ended_at=None,
+            ended_at=utc_now(),
             wall_time_s=None,
             server_start_s=None if server is None else server.start_s,
             download_s=ctx.download_s,

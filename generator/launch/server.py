@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 from generator.launch import commands, process, sockets
-from generator.launch.console import echo_tail, log, say
+from generator.launch.console import echo_tail, log, say, tail
 from generator.launch.errors import NotReady
 from generator.launch.process import Child, Supervisor, describe_exit
 from generator.launch.record import finite
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from generator.launch.knobs import Knobs
 
 LOG_TAIL_LINES = 200
+# The lines of a server that never became ready kept in its points' records as the reason.
+REASON_TAIL_LINES = 20
 PORT_PROBE_TIMEOUT_S = 2.0
 READY_PROBE_TIMEOUT_S = 5.0
 HEALTH_TIMEOUT_S = 10.0
@@ -112,6 +114,10 @@ class Server:
             log(f"server failed to become ready: {reason}")
             echo_tail(self.log_path, LOG_TAIL_LINES, banner="server log")
             self.stop()
+            # Why it failed is in its last lines (`ambiguous option: --cuda-graph-bs ...`):
+            # they go into the records and the run summary, not only the job's log.
+            detail = tail(self.log_path, REASON_TAIL_LINES)
+            reason = f"{reason}; its last log lines:\n{detail}" if detail else reason
             raise NotReady(reason, infrastructure=infrastructure) from None
         self.start_s = round(time.monotonic() - started, 3)
         log(f"server ready after {self.start_s:.3f}s")

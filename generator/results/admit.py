@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,7 +42,7 @@ from generator.results.jobs import load_jobs
 from generator.results.output import new_dir
 from generator.results.provenance import provenance, run_info
 from generator.results.record import Problem, ResultsError, read_record
-from generator.results.runs import MANIFEST, RunDir
+from generator.results.runs import MANIFEST, RunDir, check_run_name
 from generator.results.store import COMPACT_FILE, CURRENT, Store
 from generator.results.verdicts_json import load as load_verdicts
 
@@ -53,7 +52,6 @@ if TYPE_CHECKING:
 
 MANIFEST_SCHEMA = "sglang-ci/manifest/1"
 ADMIT = "results admit"
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,9 +183,7 @@ def admit(
     environ: Mapping[str, str],
 ) -> Admitted:
     """Write the run made of `run_dirs` as `history/name` (see the module's text)."""
-    if not _NAME.fullmatch(name):
-        msg = f"{name!r}: a run name is letters, digits, '.', '_' and '-'"
-        raise ResultsError(msg)
+    check_run_name(name)
     if history.exists() and not history.is_dir():
         msg = f"{history}: history directory is not a directory"
         raise ResultsError(msg)

@@ -22,7 +22,7 @@ from generator.results.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_dir, check_file, replace_dir, write_file
 from generator.results.provenance import run_info, title
 from generator.results.record import ResultsError
-from generator.results.runs import MANIFEST
+from generator.results.runs import MANIFEST, name_of
 
 _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
@@ -152,6 +152,12 @@ def summarize_cmd(
 @click.option(
     "--current", type=_dir, multiple=True, required=True, help="The run directory to judge."
 )
+@click.option(
+    "--name",
+    "run_name",
+    help="The run's name in the history (the select job's run_name); default: the name of "
+    "the --current directory.",
+)
 @expected_option
 @jobs_option
 @policy_option
@@ -169,6 +175,7 @@ def compare_cmd(
     ctx: click.Context,
     history: Path,
     current: tuple[Path, ...],
+    run_name: str | None,
     expected: tuple[Path, ...],
     jobs_path: Path | None,
     policy_path: Path | None,
@@ -191,9 +198,9 @@ def compare_cmd(
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected, jobs_path) if expected else None
         outcomes = load_confirmation(confirmation) if confirmation is not None else None
-        store = open_store(current=current, history=history, covering=policy.history)
+        store = open_store(current=current, name=run_name, history=history, covering=policy.history)
         _warn_problems(store.problems)
-        name = current[0].resolve().name if len(current) == 1 else "current"
+        name = name_of(current, run_name)
         result = compare(
             store, policy, source=source, current=name, expected=wanted, outcomes=outcomes
         )

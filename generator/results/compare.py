@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from generator.catalog.regression import weight
+from generator.launch.logtext import one_line
 from generator.results.carry import (
     CLEARED,
     Earlier,
@@ -29,6 +31,7 @@ from generator.results.judge import (
     CURVE,
     MetricResult,
     ServerJudgement,
+    history_noise,
     judge_server,
     rules,
 )
@@ -118,7 +121,11 @@ def event_dict(e: Event) -> dict[str, Any]:
         "points": [p.as_dict() for p in e.points],
         "curves": [{"isl": isl, "osl": osl} for isl, osl in e.curves],
         "metrics": list(e.metrics),
-        "changes": {m: c.as_dict() for m, c in sorted(e.changes.items())},
+        # The metric that defines the event first (every reader shows them in this order).
+        "changes": {
+            m: c.as_dict()
+            for m, c in sorted(e.changes.items(), key=lambda i: weight(i[0], i[1].change))
+        },
         "differences": {k: list(v) for k, v in e.differences.items()},
         "how": list(e.how),
     }
@@ -169,6 +176,28 @@ class Comparison:
         fail_gate = self.gates and self.policy.on_gate == "fail"
         return 1 if fail_regression or fail_gate or self.missing or self.empty else 0
 
+    @property
+    def causes(self) -> list[str]:
+        """Why the run fails, one line per cause (empty when it passes)."""
+        if not self.exit_code:
+            return []
+        found: list[str] = []
+        if self.policy.on_regression == "fail":
+            for e in self.confirmed:
+                metric, change = min(e.changes.items(), key=lambda i: weight(i[0], i[1].change))
+                size = "" if change.change is None else f" {change.change:+.1%}"
+                found.append(
+                    f"confirmed regression of {e.server.config}: {metric}{size} "
+                    f"since {e.first_bad_run} ({e.id})"
+                )
+        if self.policy.on_gate == "fail":
+            found += [f"failed gate: {g.kind} {g.id}: {one_line(g.message)}" for g in self.gates]
+        if self.missing:
+            found.append(f"{self.missing} expected point(s) or case(s) reported no record")
+        if self.empty:
+            found.append(self.empty)
+        return found
+
     def counts(self) -> dict[str, dict[str, int]]:
         points: dict[str, int] = defaultdict(int)
         curves: dict[str, int] = defaultdict(int)
@@ -190,6 +219,7 @@ class Comparison:
             "exit_code": self.exit_code,
             "outcome": "fail" if self.exit_code else "pass",
             "reason": self.empty,
+            "causes": self.causes,
             "missing": self.missing,
             "regressions": self.regressions,
             "confirmed": [e.id for e in self.confirmed],
@@ -294,7 +324,8 @@ def compare(
     r = rules(policy, detector)
     series = read_series(store, policy.history)
     memory = {s.key: _memory(store, s, policy.window) for s in series}
-    judged = [judge_server(s, r, memory[s.key].known) for s in series]
+    noise = history_noise(series, r)
+    judged = [judge_server(s, r, memory[s.key].known, noise[s.key]) for s in series]
     by_server = {j.series.key: j for j in judged}
     found = _final_events(judged, memory, outcomes or {})
     states = _states(judged, found)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from generator.results.changepoint import Detector, Slow, edivisive, slow_finding
 from generator.results.curve import CurveResult, judge_curve
-from generator.results.history import PointKey, Sample, ServerSeries
+from generator.results.history import PointKey, Sample, ServerKey, ServerSeries
 from generator.results.scales import Scale
 from generator.results.track import (
     Finding,
@@ -33,6 +33,7 @@ from generator.results.track import (
     Rule,
     Tracker,
     inflate,
+    pooled,
     robust,
     spread,
     trimmed,
@@ -49,7 +50,7 @@ from generator.results.verdict import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
     from generator.catalog.regression import Policy
 
@@ -207,10 +208,16 @@ class _Metric:
     """One metric of one server: its badness series, pooled series and findings."""
 
     def __init__(
-        self, series: ServerSeries, metric: str, r: Rules, known: Collection[int] = ()
+        self,
+        series: ServerSeries,
+        metric: str,
+        r: Rules,
+        known: Collection[int] = (),
+        noise: Noise | None = None,
     ) -> None:
         self.series, self.metric, self.r = series, metric, r
         self.known = known
+        self.noise = noise or Noise()
         self.scale = Scale(metric=metric)
         n = series.current
         wanted = [
@@ -247,6 +254,7 @@ class _Metric:
             floor=lambda _ref: magnitude,
             scale_floor=scale.floor(self.typical),
             known=self.known,
+            prior=self.noise.server,
         ).run()
         if fast is not None and fast.stretch[-1] != n:
             fast = None
@@ -335,6 +343,7 @@ class _Metric:
                 floor=_constant(self.floor(r.floor(self.metric), c)),
                 scale_floor=self.scale.floor(c),
                 scale=mine,
+                prior=self.noise.point,
             ).run()
             if f is not None and f.stretch[-1] == n and self._worse(p, f):
                 out[p] = _found(self.metric, POINT, p, f, self.scale, c, "runs")
@@ -395,8 +404,44 @@ def _previous(values: Sequence[float | None], n: int) -> float | None:
     return next((v for v in reversed(values[:n]) if v is not None), None)
 
 
+@dataclass(frozen=True)
+class Noise:
+    """A metric's noise over the other servers of the history, as (scale, degrees of
+    freedom): of a server's pooled run, and of one point about its server's run."""
+
+    server: tuple[float, float] = (0.0, 0.0)
+    point: tuple[float, float] = (0.0, 0.0)
+
+
+def history_noise(
+    all_series: Sequence[ServerSeries], r: Rules
+) -> dict[ServerKey, dict[str, Noise]]:
+    """For each server, each metric's noise over the history's other servers (their runs
+    before the one judged): what a server with few runs of its own is judged with."""
+    spreads: dict[str, list[tuple[ServerKey, tuple[float, float], list[tuple[float, float]]]]] = {}
+    for series in all_series:
+        n = series.current
+        for metric in sorted({m for s in series.samples.values() for m in _metrics(s[n])}):
+            m = _Metric(series, metric, r)
+            own = spread([v for v in m.pooled[:n] if v is not None])
+            points = [spread([v for v in e[:n] if v is not None]) for e in m.residuals().values()]
+            spreads.setdefault(metric, []).append((series.key, own, points))
+    out: dict[ServerKey, dict[str, Noise]] = {s.key: {} for s in all_series}
+    for metric, found in spreads.items():
+        for key, _, _ in found:
+            others = [(o, p) for k, o, p in found if k != key]
+            out[key][metric] = Noise(
+                server=pooled(o for o, _ in others),
+                point=pooled(x for _, p in others for x in p),
+            )
+    return out
+
+
 def judge_server(
-    series: ServerSeries, r: Rules, confirmed: Collection[str] = frozenset()
+    series: ServerSeries,
+    r: Rules,
+    confirmed: Collection[str] = frozenset(),
+    noise: Mapping[str, Noise] | None = None,
 ) -> ServerJudgement:
     """The verdict of each metric of each point of the current run, and the findings open
     at it; `confirmed`: the first bad runs of this server's events an earlier night
@@ -408,7 +453,7 @@ def judge_server(
     results: dict[PointKey, list[MetricResult]] = {p: [] for p in series.samples}
     metrics = sorted({m for s in series.samples.values() for m in _metrics(s[n])})
     for metric in metrics:
-        m = _Metric(series, metric, r, known)
+        m = _Metric(series, metric, r, known, (noise or {}).get(metric))
         server = m.server()
         points = m.points()
         moved = (

@@ -53,24 +53,26 @@ SELECT count(*) FROM cur LEFT JOIN seen USING (config, rl, fam) WHERE coalesce(n
 def open_store(
     *,
     current: Sequence[Path] = (),
+    name: str | None = None,
     history: Path | None = None,
     newest: int | None = None,
     covering: int | None = None,
 ) -> Store:
-    """A Store with the runs of `history` and the run made of the `current` directories.
+    """A Store with the runs of `history` and the run made of the `current` directories
+    (named `name`, as the history names it, else by its directory).
     With `newest`, only the runs that started last; with `covering`, the history runs
     newest first (by name: an admitted run's name starts with its time) until each
     config of the current run, on its runner label and image family, has `covering`
     runs with a valid point, or the history ends."""
     store = Store()
-    name = None
+    own = None
     if current:
-        run, problems = checked(run_dir(current))
+        run, problems = checked(run_dir(current, name))
         store.problems.extend(problems)
         store.add(CURRENT, [run])
-        name = run.name
+        own = run.name
     if history is not None:
-        runs = [history_run(d) for d in history_dirs(history, exclude=name)]
+        runs = [history_run(d) for d in history_dirs(history, exclude=own)]
         if covering is not None:
             _add_covering(store, runs, covering)
         else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,18 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024
 MANIFEST = "manifest.json"
 RESERVED = frozenset({MANIFEST, "verdicts.json", "expected.json", "jobs.json"})
 COMPACT_GLOB = "records-*.parquet"
+
+
+# A run's name in the history: one directory name (admit refuses any other).
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def check_run_name(name: str) -> str:
+    """`name` when it can name a history run; ResultsError (one line, exit 2) otherwise."""
+    if not RUN_NAME.fullmatch(name):
+        msg = f"{name!r}: a run name is letters, digits, '.', '_' and '-' (at most 200)"
+        raise ResultsError(msg)
+    return name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,13 +83,21 @@ def _directory(path: Path, what: str) -> Path:
     return path
 
 
-def run_dir(paths: Sequence[Path]) -> RunDir:
-    """One run from one or more directories (a run's jobs may be downloaded apart)."""
+def run_dir(paths: Sequence[Path], name: str | None = None) -> RunDir:
+    """One run from one or more directories (a run's jobs may be downloaded apart), named
+    `name` (the run's name in the history), else by its one directory."""
     files: list[str] = []
     for path in paths:
         files.extend(json_files(_directory(path, "run directory")))
-    name = paths[0].resolve().name if len(paths) == 1 else "current"
-    return RunDir(name=name, files=tuple(files))
+    return RunDir(name=name_of(paths, name), files=tuple(files))
+
+
+def name_of(paths: Sequence[Path], name: str | None = None) -> str:
+    """The name of the run made of `paths`: `name` (the history's name of it), else its
+    one directory's name."""
+    if name is None:
+        name = paths[0].resolve().name if len(paths) == 1 else "current"
+    return check_run_name(name)
 
 
 def started(run: Path) -> datetime | None:

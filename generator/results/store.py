@@ -76,7 +76,7 @@ STRUCTURE: dict[str, Any] = {
     "status": _STRING,
     "error": _STRING,
     "validity": {"valid": "BOOLEAN", "reason": _STRING},
-    "timings": {"started_at": _STRING, "wall_time_s": "DOUBLE"},
+    "timings": {"started_at": _STRING, "ended_at": _STRING, "wall_time_s": "DOUBLE"},
     "point": {
         "pair": _STRING,
         "isl": "BIGINT",
@@ -112,6 +112,7 @@ STRUCTURE: dict[str, Any] = {
 # the last `/` (a registry's `:port` stays).
 IMAGE_FAMILY_SQL = "regexp_replace(regexp_replace({ref}, '@.*$', ''), ':[^/:]*$', '')"
 
+_WHEN = "coalesce(r.timings.started_at, r.timings.ended_at)"
 _COLUMNS = ",\n".join(
     [
         *(f"r.{c} AS {c}" for c in ("kind", "id", "config", "job_id", "suite", "display")),
@@ -123,7 +124,9 @@ _COLUMNS = ",\n".join(
         "r.error AS error",
         "r.validity.valid AS valid",
         "r.validity.reason AS reason",
-        "TRY_CAST(r.timings.started_at AS TIMESTAMPTZ) AS started_at",
+        # When the record's point or case ran; one that never started (its server did not
+        # become ready): when the launcher gave it up.
+        f"TRY_CAST({_WHEN} AS TIMESTAMPTZ) AS started_at",
         "r.timings.wall_time_s AS wall_time_s",
         *(f"r.point.{c} AS {c}" for c in ("pair", "isl", "osl", "concurrency", "num_prompts")),
         "r.provenance.image.requested AS image",
@@ -152,13 +155,13 @@ _COLUMNS = ",\n".join(
     ]
 )
 # A record typed by DuckDB still needs its identity, validity and start time.
-_SHAPE = """
+_SHAPE = f"""
     CASE
       WHEN r.kind NOT IN ('point', 'case') OR r.kind IS NULL THEN 'kind is not point or case'
       WHEN r.id IS NULL THEN 'no id'
       WHEN r.validity.valid IS NULL THEN 'no validity.valid'
-      WHEN TRY_CAST(r.timings.started_at AS TIMESTAMPTZ) IS NULL
-        THEN 'no timings.started_at timestamp'
+      WHEN TRY_CAST({_WHEN} AS TIMESTAMPTZ) IS NULL
+        THEN 'no timings.started_at or ended_at timestamp'
       WHEN r.kind = 'point' AND (r.config IS NULL OR r.point.isl IS NULL
         OR r.point.osl IS NULL OR r.point.concurrency IS NULL) THEN 'no config or point'
       WHEN r.kind = 'case' AND r."case" IS NULL THEN 'no case'

@@ -147,6 +147,7 @@ def _verdicts(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {
         "outcome": v.outcome,
         "reason": v.reason,
+        "causes": list(v.causes),
         "regressions": v.regressions,
         "gates": list(v.gates),
         "points": [
@@ -218,6 +219,7 @@ def _outcome(data: dict[str, Any]) -> list[str]:
     if failed:
         parts.append(f"{len(failed)} failed or invalid point(s)")
     lines = [head + (": " + "; ".join(parts) if parts else ""), ""]
+    lines += [f"- {cause}" for cause in (v["causes"] if v else [])]
     marked = [p for p in (v["points"] if v else []) if p["verdict"] in MARKED]
     marked.sort(key=lambda p: p["verdict"] != REGRESSION)
     lines += _capped(

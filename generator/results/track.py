@@ -72,7 +72,7 @@ from dataclasses import dataclass, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
 
 KEEP = 0.8  # share of the squared differences the scale keeps (the smallest)
 EFFICIENCY = 0.6  # degrees of freedom per difference
@@ -181,6 +181,27 @@ def spread(values: Sequence[float]) -> tuple[float, float]:
     return math.sqrt(variance / 2), EFFICIENCY * len(diffs)
 
 
+def combine(own: tuple[float, float], prior: tuple[float, float]) -> tuple[float, float]:
+    """A series' own (scale, degrees of freedom) pooled with a prior one (the same
+    metric's noise over the other servers of the history): variances weighted by their
+    degrees of freedom, which add up. A series early in its life is judged with the
+    history's noise instead of no judgement at all."""
+    (s, df), (s0, df0) = own, prior
+    if df0 <= 0:
+        return own
+    return math.sqrt((df * s * s + df0 * s0 * s0) / (df + df0)), df + df0
+
+
+def pooled(spreads: Iterable[tuple[float, float]]) -> tuple[float, float]:
+    """Several (scale, degrees of freedom) as one: variances weighted by their degrees of
+    freedom."""
+    found = [(s, df) for s, df in spreads if df > 0]
+    total = sum(df for _, df in found)
+    if not total:
+        return 0.0, 0.0
+    return math.sqrt(sum(df * s * s for s, df in found) / total), total
+
+
 @functools.cache
 def inflate(k: float, df: float) -> float:
     """`k` normal standard deviations as the same tail of a Student t with `df` degrees
@@ -249,8 +270,10 @@ class Tracker:
         scale_floor: float,
         scale: tuple[float, float] | None = None,
         known: Collection[int] = (),
+        prior: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         self.rule = rule
+        self.prior = prior
         self.known = frozenset(known)
         self.values = values
         self.boundary = boundary
@@ -282,7 +305,7 @@ class Tracker:
 
     def scale_at(self, j: int) -> tuple[float, float]:
         """(scale, degrees of freedom) that judge run `j`."""
-        scale, df = self._fixed if self._fixed is not None else self._scales[j]
+        scale, df = combine(self._fixed if self._fixed is not None else self._scales[j], self.prior)
         return max(scale, self.scale_floor), df
 
     def _sliding(self) -> dict[int, float]:

@@ -91,6 +91,7 @@ class Verdicts:
     events: tuple[Event, ...]
     gates: tuple[str, ...]
     missing_cases: tuple[str, ...]
+    causes: tuple[str, ...] = ()  # why the run fails, a line each
 
     @property
     def regressions(self) -> int:
@@ -274,6 +275,7 @@ def read(data: object) -> Verdicts:
             str(c.get("id")) if isinstance(c, Mapping) else str(c)
             for c in data.get("missing_cases") or ()
         ),
+        causes=tuple(str(c) for c in data.get("causes") or () if isinstance(c, str)),
     )
 
 

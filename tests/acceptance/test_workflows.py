@@ -18,6 +18,7 @@ import pytest
 from generator import dispatch
 from generator.catalog.yamlio import load_data
 from tests.helpers import ROOT
+from tests.pipeline.expressions import uses_status_function
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -153,13 +154,36 @@ def test_history_and_pages_run_only_for_schedules_and_default_branch_dispatches(
         "github.event.repository.default_branch)) }}"
     )
     assert jobs["pages"]["if"] == (
-        "${{ github.event_name == 'schedule' && needs.history.result == 'success' }}"
+        "${{ always() && github.event_name == 'schedule' && needs.history.result == 'success' }}"
     )
     assert jobs["pages"]["environment"]["name"] == "github-pages"
     steps = [s.get("uses", "").split("@")[0] for s in jobs["pages"]["steps"]]
     assert steps[-2:] == ["actions/upload-pages-artifact", "actions/deploy-pages"]
     pr = load(ROOT / ".github/workflows/pr.yml")["jobs"]
     assert not {"history", "pages"} & set(pr)
+
+
+# The jobs that must run on the nights that matter (a failed GPU job, a regression): GitHub
+# gives an `if:` without a status function an implicit success() over every job before it.
+AFTER_FAILURE = {
+    "benchmark.yml": ("summary", "confirm", "events", "history", "pages"),
+    "accuracy-nightly.yml": ("summary", "history", "pages"),
+}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_every_job_that_must_run_after_a_failure_has_a_status_function(path: Path) -> None:
+    jobs = load(path)["jobs"]
+    wanted = AFTER_FAILURE.get(path.name, ())
+    assert set(wanted) <= set(jobs)
+    without = [name for name in wanted if not uses_status_function(str(jobs[name].get("if", "")))]
+    assert without == []
+    # And the others do not: a GPU job after a failed select would be a job nobody asked for.
+    assert [
+        name
+        for name, job in jobs.items()
+        if name not in wanted and uses_status_function(str(job.get("if", "")))
+    ] == []
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])

@@ -10,6 +10,14 @@ Commands and flags as the real CLI has them (gh's manual): `-R/--repo` on each;
   issue reopen {<number> | <url>} [-c/--comment C]
   issue view   {<number> | <url>} --json FIELDS
   label create NAME [-c/--color C] [-d/--description D] [-f/--force]
+  api ENDPOINT [--paginate] [-q/--jq EXPR] [-X/--method GET]
+
+`api` answers GET requests for what the state file holds: `repos/OWNER/REPO` (its
+"repo" entry: full_name, default_branch), `repos/OWNER/REPO/pulls/N` ("pulls"),
+`repos/OWNER/REPO/actions/runs/ID/attempts/N/jobs` ({"total_count", "jobs"} from "runs");
+anything else is `gh: Not Found (HTTP 404)`, exit 1, as the real CLI prints it. `--jq`
+filters the answer with jq (gh embeds gojq): strings raw, other values as compact JSON, one
+a line, as gh prints them.
 
 `--json` prints the fields asked for (number, title, body, state as OPEN/CLOSED, labels as
 [{"name"}], url, comments as [{"body"}]); `issue list` lists newest first, at most
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -215,14 +224,87 @@ def run(command: str, args: list[str]) -> str:
     return out
 
 
+API_FLAGS = {"--paginate": False, "--jq": True, "-q": True, "--method": True, "-X": True}
+
+
+def api(args: list[str]) -> int:
+    """`gh api ENDPOINT` for the GET requests listed above."""
+    options: dict[str, str] = {}
+    endpoint = ""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in API_FLAGS:
+            options[arg.replace("-q", "--jq").replace("-X", "--method")] = (
+                args[i + 1] if API_FLAGS[arg] else "true"
+            )
+            i += 2 if API_FLAGS[arg] else 1
+        elif arg.startswith("-"):
+            print(f"unknown flag: {arg}", file=sys.stderr)
+            return 1
+        else:
+            endpoint = arg.lstrip("/")
+            i += 1
+    if options.get("--method", "GET").upper() != "GET":
+        print("gh: Not Found (HTTP 404)", file=sys.stderr)
+        return 1
+    _, data = load_state()
+    parts = endpoint.split("/")
+    answer: Any = None
+    repo = data.get("repo") or {}
+    if len(parts) >= 3 and parts[0] == "repos" and "/".join(parts[1:3]) == repo.get("full_name"):
+        rest = parts[3:]
+        if not rest:
+            answer = repo
+        elif len(rest) == 2 and rest[0] == "pulls":
+            answer = data.get("pulls", {}).get(rest[1])
+        elif (
+            len(rest) == 6
+            and rest[:2] == ["actions", "runs"]
+            and rest[3::2]
+            == [
+                "attempts",
+                "jobs",
+            ]
+        ):
+            jobs = data.get("runs", {}).get(rest[2], {}).get(rest[4])
+            answer = None if jobs is None else {"total_count": len(jobs), "jobs": jobs}
+    if answer is None:
+        print("gh: Not Found (HTTP 404)", file=sys.stderr)
+        return 1
+    text = json.dumps(answer)
+    if "--jq" in options:
+        done = subprocess.run(
+            ["jq", "-r", "-c", options["--jq"]],
+            input=text,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode:
+            print(done.stderr.strip(), file=sys.stderr)
+            return 1
+        sys.stdout.write(done.stdout)
+        return 0
+    print(text)
+    return 0
+
+
 def main() -> int:
     args = sys.argv[1:]
     command = " ".join(args[:2])
+    if args[:1] == ["api"]:
+        command = "api"
     line = {"command": command, "argv": args}
     record = os.environ.get("GH_STANDIN_RECORD")
     if record:
         with open(record, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
+    if command == "api":
+        if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
+            print("To get started with GitHub CLI, please run:  gh auth login", file=sys.stderr)
+            return 4
+        return api(args[1:])
     if command not in VALUES:
         print(f'unknown command "{" ".join(args[:2])}" for "gh"', file=sys.stderr)
         return 1

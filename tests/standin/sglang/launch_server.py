@@ -34,11 +34,17 @@ $SGLANG_STANDIN_FAIL selects a failure mode:
                   answer /health with 503 (a server that is alive but no longer serves)
   slow-start:S    sleep S seconds before serving
 
-$SGLANG_STANDIN_SLOWER='{"sha256:<digest>": N}' makes the server N percent slower when the
+$SGLANG_STANDIN_SLOWER='{"sha256:<digest>": N}' (or '{"sha256:<digest>": {"<model path>": N}}',
+a build slower for one model) makes the server N percent slower when the
 image it runs in (the `@sha256:` digest of $SGLANG_STANDIN_IMAGE, which the stand-in docker
 sets) has that digest: it reports internal_states[0]["standin_slower_percent"] = N, which
 the stand-in client applies to its timings (throughput x (1 - N/100), latencies / (1 -
 N/100)), as a slower build would measure.
+
+$SGLANG_STANDIN_NOISE='{"cv": C, "seed": S, "state": FILE}' adds a launch's own offset to that
+percentage, as a real server's launches differ: drawn from a normal distribution of standard
+deviation C (a fraction) by a generator seeded with S and the number of launches FILE has
+counted (each start adds one), so a sequence of launches is the same on every run.
 
 $SGLANG_STANDIN_IGNORE_TERM=<file>: the server and its scheduler ignore SIGTERM; the
 server appends the time (time.time()) it got each one to <file>.
@@ -54,8 +60,10 @@ anything, `::error::` included).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -120,6 +128,7 @@ class StandinServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.speculative = speculative
         self.decoded_since_flush = False
+        self.noise = launch_noise()
 
     def wedged(self) -> bool:
         with self.lock:
@@ -129,7 +138,7 @@ class StandinServer(ThreadingHTTPServer):
         """internal_states[0] of /server_info: the server args' share the tests need, and
         the average acceptance length of a speculative server that has decoded."""
         state: dict[str, Any] = {"model_path": self.model_path, "last_gen_throughput": 0.0}
-        slower = slower_percent()
+        slower = slower_percent(self.model_path) + self.noise
         if slower:
             state["standin_slower_percent"] = slower
         accept = os.environ.get("SGLANG_STANDIN_ACCEPT_LENGTH") or "2.5"
@@ -269,11 +278,32 @@ class Handler(BaseHTTPRequestHandler):
         )
 
 
-def slower_percent() -> float:
-    """How much slower this server is on the image it runs in ($SGLANG_STANDIN_SLOWER)."""
+def slower_percent(model_path: str) -> float:
+    """How much slower this server is on the image it runs in ($SGLANG_STANDIN_SLOWER): a
+    digest's number, or its {model path: number} (a build slower for one model only)."""
     table = json.loads(os.environ.get("SGLANG_STANDIN_SLOWER") or "{}")
     digest = (os.environ.get("SGLANG_STANDIN_IMAGE") or "").partition("@")[2]
-    return float(table.get(digest, 0.0)) if digest else 0.0
+    found = table.get(digest, 0.0) if digest else 0.0
+    if isinstance(found, dict):
+        # The key is the model's hub path; the server may have its local copy's path.
+        mine = (v for k, v in found.items() if model_path == k or model_path.endswith("/" + k))
+        found = next(mine, 0.0)
+    return float(found)
+
+
+def launch_noise() -> float:
+    """This launch's offset in percent ($SGLANG_STANDIN_NOISE), 0 without it."""
+    given = json.loads(os.environ.get("SGLANG_STANDIN_NOISE") or "{}")
+    if not given:
+        return 0.0
+    state = Path(given["state"])
+    with state.open("a+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        launches = len(handle.read().split())
+        handle.write(f"{os.getpid()}\n")
+    draw = random.Random(f"{given['seed']}-{launches}").gauss(0.0, float(given["cv"]))
+    return 100.0 * draw
 
 
 def note_time(path: str) -> None:
