@@ -111,9 +111,66 @@ def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
             assert len(issue["comments"]) == night - STEP_NIGHT
             assert f"<!-- sglang-ci-run {names[-1]} -->" in issue["comments"][-1]
             assert jobs["confirm"] == "skipped"
-    # No page and no issue names a run `run`.
+    # No page and no issue names a run `run`; the dashboard's event names its first bad run.
     site = "\n".join(p.read_text() for p in w.github.pages.rglob("*.html"))
     texts = [site, *(i["title"] + i["body"] + "".join(i["comments"]) for i in w.github.issues())]
-    assert not [t for t in texts if re.search(r"\brun `run`|since run\b|>run<", t)]
+    assert not [t for t in texts if re.search(r"run `run`|since run\b|<td>run</td>|: run\b", t)]
+    regressions = (w.github.pages / "regressions.html").read_text()
+    assert re.search(rf"First bad run:\s*(<[^>]*>\s*)*Benchmark #{STEP_NIGHT}\b", regressions)
     manifest = json.loads(w.history_file(f"runs/{names[STEP_NIGHT - 1]}/manifest.json"))
     assert manifest["verdicts"]["current"] == names[STEP_NIGHT - 1]
+
+
+def test_accuracy_nights_pass_and_fail_and_dispatches_say_what_went_wrong(
+    github_world: World,
+) -> None:
+    w = github_world
+    case = "qwen3-5-397b-a17b-fp8-tp4"
+    # A night whose gate passes: history and dashboard.
+    run = w.github.run("accuracy-nightly.yml", "schedule", schedule="0 18 * * *")
+    jobs = results(run)
+    assert run.conclusion == "success", run.describe()
+    assert (jobs[f"{case} / Check the caller and the case"], jobs[f"{case} / {case}"]) == (
+        "success", "success",
+    )  # fmt: skip
+    assert jobs["Publish the dashboard"] == "success"
+    [first] = w.history_runs()
+    assert first.endswith(f"-accuracy-{run.run_id}-1")
+    # A new image whose evaluator scores under the gate: red, and still in the history.
+    w.images.push("sglang-latest", env={"SGLANG_STANDIN_LMEVAL_SCORE": "0.5"})
+    run = w.github.run("accuracy-nightly.yml", "schedule", schedule="0 18 * * *")
+    jobs = results(run)
+    assert run.conclusion == "failure", run.describe()
+    summary = run.job("Run summary and verdicts")
+    assert summary.result == "failure"
+    assert [a for a in summary.annotations if a.startswith("error")] == [
+        f"error: failed gate: case {case}: accuracy 0.5 < threshold 0.9"
+    ]
+    assert (jobs["Append the run to the history"], jobs["Publish the dashboard"]) == (
+        "success", "success",
+    )  # fmt: skip
+    assert len(w.history_runs()) == 2
+
+    # A dispatch whose server exits before it is ready: its reason reaches the summary.
+    w.images.push("broken", env={"SGLANG_STANDIN_FAIL": "exit-at-start"})
+    run = w.github.run(
+        "benchmark.yml",
+        "workflow_dispatch",
+        inputs={"suite": "SGLang-OOB", "configs": case, "image": f"{w.image}:broken"},
+    )
+    text = run.job("Run summary and verdicts").summary
+    assert run.conclusion == "failure", run.describe()
+    assert "simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)" in text, text
+    assert "Files that are not valid records: 0" in text
+    assert "missing job" not in text
+    assert len(w.history_runs()) == 3  # dispatched from the default branch: admitted
+
+    # A bad input stops in select with one line, before any GPU job.
+    run = w.github.run(
+        "benchmark.yml", "workflow_dispatch", inputs={"suite": "SGLang-OOB", "configs": "qwen"}
+    )
+    select = run.job("Select jobs and pin images")
+    assert select.result == "failure"
+    assert [j.name for j in run.jobs if j.result != "skipped"] == ["Select jobs and pin images"]
+    assert len([line for line in select.steps[-1].log.splitlines() if "error" in line]) == 1
+    assert len(w.history_runs()) == 3
