@@ -29,7 +29,7 @@ from generator.images import registry_from_env
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
-from generator.lint import format_json, format_text, lint
+from generator.lint import format_json, format_text, lint, newer_sglang, ordered
 from generator.plan import plan_query, plan_week
 from generator.plan_change import change_text, expanded_at_base, week_change
 from generator.plan_text import format_text as format_plan
@@ -291,7 +291,7 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
 
     def work(c: Context) -> int:
         expanded = c.expanded()
-        findings = lint(expanded)
+        findings = ordered([*lint(expanded), *newer_sglang(os.environ)])
         if as_json:
             sys.stdout.write(format_json(findings))
         else:

@@ -64,12 +64,30 @@ class Run:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Retired:
+    """Releases `first` to `last` retire an option string and say this of it: the flag to
+    use instead, the date SGLang's source gives for its removal, and whether the launch
+    refuses it (SGLang's `DeprecatedAction` with an error message)."""
+
+    first: int
+    last: int
+    use: str | None
+    remove_after: str | None
+    refused: bool
+
+    def covers(self, release: int) -> bool:
+        return self.first <= release <= self.last
+
+
+@dataclass(frozen=True, kw_only=True)
 class Index:
-    """One tool's supported releases and, per parser, every option string's runs."""
+    """One tool's supported releases and, per parser, every option string's runs and what
+    the releases that retire an option say of it."""
 
     releases: tuple[str, ...]
     parsers: Mapping[str, Mapping[str, tuple[Run, ...]]]
     keywords: Mapping[str, tuple[str, ...]]
+    deprecated: Mapping[str, Mapping[str, tuple[Retired, ...]]]
 
 
 def _read(name: str) -> str:
@@ -91,6 +109,22 @@ def index(tool: str) -> Index:
             for parser, options in data["parsers"].items()
         },
         keywords={name: tuple(words) for name, words in data["keywords"].items()},
+        deprecated={
+            parser: {
+                option: tuple(
+                    Retired(
+                        first=int(a),
+                        last=int(b),
+                        use=None if use is None else str(use),
+                        remove_after=None if after is None else str(after),
+                        refused=bool(refused),
+                    )
+                    for a, b, use, after, refused in notes
+                )
+                for option, notes in options.items()
+            }
+            for parser, options in data["deprecated"].items()
+        },
     )
 
 

@@ -42,6 +42,7 @@ RULES: dict[str, tuple[str, str]] = {
     "L605": ("model-path-spelling", ERROR),
     "L606": ("unused-fragment", WARNING),
     "L707": ("run-ends-before-next", WARNING),
+    "L800": ("flag-tables-current", WARNING),
     "L801": ("flag-dropped", WARNING),
 }
 
