@@ -151,6 +151,21 @@ class ServerMode:
     image_repositories: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, kw_only=True)
+class ImageReleases:
+    """The SGLang releases an image repository's images carry, and how a run knows the one
+    an image it pinned carries: from its tag (`tag`, a pattern whose `{version}` is the
+    release), from a label of its image config (`label`, read from the registry), or as
+    the catalog states it (`release`); none of them: any of `releases`."""
+
+    repository: str  # with its registry, as a server mode's image_repositories writes it
+    releases: tuple[str, ...]  # oldest first; supported releases (with a flag table)
+    tag: str | None = None
+    label: str | None = None
+    release: str | None = None
+    loc: Loc | None = None
+
+
 # What a client's arguments may name; the launcher fills them in for each point.
 CLIENT_VARIABLES = (
     "host",
@@ -370,6 +385,8 @@ class Catalog:
     recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
     clients: tuple[Client, ...] = field(default=())
     nightly_window_days: int = 7
+    # The SGLang releases of each declared image repository (images.sglang; docs/images.md).
+    image_releases: tuple[ImageReleases, ...] = ()
     # How `sglang-ci results compare` calls a regression (docs/results.md).
     regression: Policy = field(default_factory=Policy)
 

@@ -44,6 +44,8 @@ RULES: dict[str, tuple[str, str]] = {
     "L707": ("run-ends-before-next", WARNING),
     "L800": ("flag-tables-current", WARNING),
     "L801": ("flag-dropped", WARNING),
+    "L802": ("flag-refused-by-release", ERROR),
+    "L803": ("flag-deprecated", WARNING),
 }
 
 # Retired ids and where their check lives now (each refusal lives in one place).
