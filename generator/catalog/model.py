@@ -78,6 +78,8 @@ class Model:
     params_b: float | None
     startup_minutes: float | None
     loc: Loc
+    # The longest context its config allows; None: not declared (docs/lint.md, L804).
+    max_context_length: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

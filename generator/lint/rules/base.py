@@ -46,6 +46,7 @@ RULES: dict[str, tuple[str, str]] = {
     "L801": ("flag-dropped", WARNING),
     "L802": ("flag-refused-by-release", ERROR),
     "L803": ("flag-deprecated", WARNING),
+    "L804": ("context-length-over-model", ERROR),
 }
 
 # Retired ids and where their check lives now (each refusal lives in one place).
