@@ -294,8 +294,10 @@ def _renamed_to(parser: str, name: str) -> set[str]:
     """The option strings SGLang names as `name`'s replacement (`use`) in any release, and
     those whose replacement `name` is: one flag under its old and new name."""
     known = index(SGLANG).deprecated.get(parser, {})
-    out = {n.use for n in known.get(name, ()) if n.use and _bare(n.use)}
-    out |= {old for old, notes in known.items() if any(n.use == name for n in notes)}
+    out = {n.use for n in known.get(name, ()) if n.use and _bare(n.use) and not n.refused}
+    out |= {
+        old for old, notes in known.items() if any(n.use == name and not n.refused for n in notes)
+    }
     return out - {name}
 
 
