@@ -78,9 +78,7 @@ def test_the_pull_request_catalog_has_the_three_known_problems() -> None:
     # Its MTP fragments' CUDA-graph batch sizes: --cuda-graph-bs-decode from SGLang 0.5.20
     # on; its DP configs' --enable-dp-attention, deprecated in 0.5.22 and 0.5.23.
     assert {f.message.split(" ")[0] for f in found if f.rule == "L801"} == {"--cuda-graph-bs"}
-    assert {f.message.split(" ")[0] for f in found if f.rule == "L803"} == {
-        "--enable-dp-attention"
-    }
+    assert {f.message.split(" ")[0] for f in found if f.rule == "L803"} == {"--enable-dp-attention"}
 
 
 @needs_reference
