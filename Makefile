@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: workflows check lint test unit lint-code lint-workflows bench clean system-packages
+.PHONY: workflows check lint test unit lint-code lint-workflows bench clean system-packages flag-tables
 
 # The editable install is byte-compiled as pip compiles a regular one: Python never writes
 # the bytecode itself where PYTHONDONTWRITEBYTECODE is set, and would compile every run.
@@ -31,6 +31,11 @@ check: $(STAMP)
 ## Catalog lint rules.
 lint: $(STAMP)
 	$(BIN)/sglang-ci lint
+
+## The flag tables of the supported SGLang and lm-eval releases, with any newer release on
+## the package index (downloads into .flag-cache/; docs/lint.md). Then `make workflows`.
+flag-tables: $(STAMP)
+	$(BIN)/python scripts/flag_tables.py --newest
 
 ## Code quality: ruff and mypy --strict.
 lint-code: $(STAMP)

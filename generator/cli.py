@@ -29,7 +29,7 @@ from generator.images import registry_from_env
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
-from generator.lint import format_json, format_text, lint
+from generator.lint import format_json, format_text, lint, newer_sglang, ordered
 from generator.plan import plan_query, plan_week
 from generator.plan_change import change_text, expanded_at_base, week_change
 from generator.plan_text import format_text as format_plan
@@ -166,15 +166,28 @@ def cases(ctx: click.Context, level: str | None, suite: str | None) -> None:
 @click.option("--kind", type=click.Choice(KINDS), help="What the id names, when it names several.")
 @click.option("--mode", help="Server mode (default: the suite's first).")
 @image_option
+@click.option(
+    "--sglang",
+    "release",
+    metavar="RELEASE",
+    help="Name the server's flags as this SGLang release does, as the launcher does for the "
+    "release its image carries (default: as the catalog writes them).",
+)
 @click.pass_context
 def explain_cmd(
-    ctx: click.Context, entry_id: str, kind: str | None, mode: str | None, image: str | None
+    ctx: click.Context,
+    entry_id: str,
+    kind: str | None,
+    mode: str | None,
+    image: str | None,
+    release: str | None,
 ) -> None:
     """The exact env and commands of a config, job, cell, accuracy case or preset."""
     run(
         ctx,
         lambda c: click.echo(
-            explain(c.expanded(), entry_id, kind=kind, mode=mode, image=image), nl=False
+            explain(c.expanded(), entry_id, kind=kind, mode=mode, image=image, release=release),
+            nl=False,
         ),
     )
 
@@ -291,7 +304,7 @@ def lint_cmd(ctx: click.Context, as_json: bool) -> None:
 
     def work(c: Context) -> int:
         expanded = c.expanded()
-        findings = lint(expanded)
+        findings = ordered([*lint(expanded), *newer_sglang(os.environ)])
         if as_json:
             sys.stdout.write(format_json(findings))
         else:

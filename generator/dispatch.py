@@ -21,7 +21,7 @@ from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
 from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
-from generator.images import parse_reference, resolve_matrix, summary_markdown
+from generator.images import parse_reference, resolve_matrix, sglang, summary_markdown
 from generator.jsonio import compact
 from generator.render.limits import MAX_MATRIX_JOBS, check_matrix
 from generator.render.matrices import accuracy_path, benchmark_path
@@ -84,10 +84,16 @@ def _pin(
         check_image(expanded.catalog, mode, entry["image"])
     window = expanded.catalog.nightly_window_days
     pinned, resolutions = resolve_matrix(matrix, today, window, client)
+    # No server whose image's SGLang refuses one of its flags reaches a GPU job.
+    releases = sglang.check_matrix(expanded.catalog, pinned, client)
     jobs = len(pinned["include"])
     points = sum(len(e.get("points", ())) for e in pinned["include"])
     counted = f"{jobs} job{'s' * (jobs != 1)}" + (f", {points} points" if points else "")
-    summary = f"### Selected: {what}\n\n{counted}\n\n" + summary_markdown(resolutions)
+    summary = (
+        f"### Selected: {what}\n\n{counted}\n\n"
+        + summary_markdown(resolutions)
+        + sglang.summary_markdown(releases)
+    )
     return Selected(what=f"{what}: {counted}", matrix=pinned, summary=summary)
 
 

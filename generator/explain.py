@@ -81,14 +81,26 @@ def _models(entry: JobEntry | CaseEntry) -> list[str]:
     return lines
 
 
-def _server(entry: JobEntry | CaseEntry) -> list[str]:
+def _spellings(entry: JobEntry | CaseEntry, release: str | None) -> list[str]:
+    """What the launcher renames for the SGLang the image carries (its version probe)."""
+    if release:
+        return [f"# flags as SGLang {release} names them"] if "server_spellings" in entry else []
+    lines = []
+    for flag, name, first, last in entry.get("server_spellings", []):
+        releases = f"{first} to {last}" if last else f"{first} and later"
+        lines.append(f"# on SGLang {releases} the launcher gives {flag} as {name} (--sglang)")
+    return lines
+
+
+def _server(entry: JobEntry | CaseEntry, release: str | None) -> list[str]:
     url = commands.base_url(WHERE)
     lines = [
         *_models(entry),
+        *_spellings(entry, release),
         "# the server: its env on top of the caller's, in its own process group",
         "(",
         *(f"  export {k}={shlex.quote(v)}" for k, v in entry["env"].items()),
-        "  exec " + line(commands.server_argv(entry, WHERE)),
+        "  exec " + line(commands.server_argv(entry, WHERE, release)),
         ") >> " + quote(commands.server_log(entry, WHERE)) + " 2>&1 &",
         READY_WAIT,
     ]
@@ -99,7 +111,7 @@ def _server(entry: JobEntry | CaseEntry) -> list[str]:
     return lines
 
 
-def job_text(job: JobEntry, title: str) -> str:
+def job_text(job: JobEntry, title: str, release: str | None = None) -> str:
     lines = [
         f"# {title}",
         (
@@ -111,7 +123,7 @@ def job_text(job: JobEntry, title: str) -> str:
             "in all"
         ),
         *PREAMBLE,
-        *_server(job),
+        *_server(job, release),
     ]
     url = commands.base_url(WHERE)
     flush = line(["curl", "-fsS", "-X", "POST", url + commands.FLUSH_PATH])
@@ -138,7 +150,7 @@ def job_text(job: JobEntry, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def case_text(case: CaseEntry, level: str = "") -> str:
+def case_text(case: CaseEntry, level: str = "", release: str | None = None) -> str:
     """The commands of one case run; `level` is named when the case's levels run on
     different runner labels."""
     ev = case["evaluator"]
@@ -153,7 +165,7 @@ def case_text(case: CaseEntry, level: str = "") -> str:
         f"# accuracy case {case['id']}: {case['name']}" + (f" (level {level})" if level else ""),
         f"# runner: {case['runner']}   image: {case['image']}",
         *PREAMBLE,
-        *_server(case),
+        *_server(case, release),
         f"# the evaluator ({ev['kind']}), in a directory of its own",
         f"rm -rf {work} && mkdir -p {work} && cd {work}",
         line(commands.eval_argv(case, WHERE))
@@ -231,8 +243,10 @@ def explain(
     kind: str | None = None,
     mode: str | None = None,
     image: str | None = None,
+    release: str | None = None,
 ) -> str:
-    """The commands of everything `wanted` names (`kind` narrows it to one of KINDS)."""
+    """The commands of everything `wanted` names (`kind` narrows it to one of KINDS), the
+    server's flags named as SGLang `release` names them (None: as the catalog writes them)."""
     if kind is not None and kind not in KINDS:
         msg = f"unknown kind '{kind}'{did_you_mean(kind, KINDS)}"
         raise SelectionError(msg)
@@ -247,7 +261,8 @@ def explain(
                     label = run.case.runner_for(level)
                     shown = level if len(run.case.labels) > 1 else ""
                     parts.setdefault(
-                        ("case", run.id, label), case_text(case_entry(catalog, run, level), shown)
+                        ("case", run.id, label),
+                        case_text(case_entry(catalog, run, level), shown, release),
                     )
         elif t.kind == "cell":
             cell, job = _cell(expanded, t, mode)
@@ -255,7 +270,7 @@ def explain(
             entry = job_entry(catalog, job, image_for(catalog, cell.server.mode, image))
             entry["points"] = [point_entry(cell)]
             title = f"cell {cell.id}: {cell.config.display} (a point of job {job.id})"
-            parts.setdefault(("cell", cell.id, cell.server.mode), job_text(entry, title))
+            parts.setdefault(("cell", cell.id, cell.server.mode), job_text(entry, title, release))
         else:
             for job, via in _job_units(expanded, t, mode):
                 check_mode(catalog, [job.config.suite], job.server.mode, image)
@@ -263,7 +278,7 @@ def explain(
                 title = f"benchmark job {job.id}: {job.config.display}"
                 if via != "job":
                     title += f" (of {via})"
-                parts.setdefault(("job", job.id, job.server.mode), job_text(entry, title))
+                parts.setdefault(("job", job.id, job.server.mode), job_text(entry, title, release))
     text = "\n".join(parts.values())
     if len(set(kinds)) > 1:
         names = " and a ".join(dict.fromkeys(kinds))

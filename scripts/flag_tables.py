@@ -1,8 +1,10 @@
 """Write the flag tables of the SGLang and lm-eval releases the runners' images carry.
 
-    .venv/bin/python scripts/flag_tables.py [--cache DIR] [--out DIR] [--check]
+    .venv/bin/python scripts/flag_tables.py [--cache DIR] [--out DIR] [--check] [--newest]
 
-For every release in RELEASES, `pip download <name>==<version> --no-deps` fetches the
+`make flag-tables` runs it with `--newest`. For every release the committed index lists
+(and, with `--newest`, every final or post release on the package index newer than its
+newest: generator/catalog/pypi.py), `pip download <name>==<version> --no-deps` fetches the
 published wheel (or sdist) into the cache, and the argument parsers are read from its
 source with `ast`, never imported (SGLang needs a GPU stack to import):
 
@@ -13,6 +15,15 @@ source with `ast`, never imported (SGLang needs a GPU stack to import):
 - lm-eval: the `lm_eval` command's parser (`lm_eval/__main__.py`, from 0.4.10
   `lm_eval/_cli/run.py`) and the keyword arguments `local-completions` takes through
   `--model_args` (`LocalCompletionsAPI.__init__` and `TemplateAPI.__init__`).
+
+Value counts follow argparse: a `nargs` the call passes (None included) over the default
+of the action class's `__init__` (SGLang 0.5.23's `--monokernel-backend` passes
+`nargs=None` to an action whose default is 0: it takes a value). The server parser's
+retired flags are recorded with what SGLang says of them (`deprecated`: the flag to use,
+the date a comment gives for its removal, whether the launch refuses it). Each server
+table is then compared, action for action, with the parser SGLang's own code builds when
+run with its other imports stubbed (scripts/sglang_parser.py); a difference stops the
+script (exit 2) before anything is written.
 
 Each release becomes one file `<name>-<version>.json` under generator/catalog/flagtables/
 (package data); `index.json` merges them, oldest release first, as the catalog's loader reads
@@ -25,8 +36,8 @@ long one, dashes as underscores).
 The supported set: SGLang from 0.5.9 (the release `lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x`
 carries, the image the sglang-mori examples of SPEC.md and the README name, the oldest in
 use) to the newest release on PyPI, post releases included; lm-eval from 0.4.5 (the oldest
-that takes every model argument the accuracy catalog passes) to the newest. Add a release
-to RELEASES and run the script; `--check` exits 1 when a committed table differs from what
+that takes every model argument the accuracy catalog passes) to the newest. RELEASES is the
+list a first run starts from; `--check` exits 1 when a committed table differs from what
 the script writes.
 """
 
@@ -37,6 +48,8 @@ import ast
 import hashlib
 import io
 import json
+import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -44,6 +57,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from generator.catalog.pypi import INDEX_ENV, OFF, index_url, newer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sglang_parser import server_actions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,7 +108,15 @@ RELEASES: dict[str, tuple[str, ...]] = {
 }
 
 # argparse actions that take no value; BooleanOptionalAction adds `--no-<name>` too.
-SWITCH_ACTIONS = ("store_true", "store_false", "store_const", "count", "help", "version")
+SWITCH_ACTIONS = (
+    "store_true",
+    "store_false",
+    "store_const",
+    "append_const",
+    "count",
+    "help",
+    "version",
+)
 BOOLEAN_OPTIONAL = "BooleanOptionalAction"
 Action = list[str]  # [nargs, dest, option, ...]
 
@@ -203,11 +229,16 @@ class ActionClasses:
 
     @staticmethod
     def from_trees(trees: list[ast.Module]) -> ActionClasses:
-        out: dict[str, str] = {}
+        """Each class's `nargs` default: its `__init__`'s, else its base class's (one defined
+        here), else argparse.Action's (None: one value)."""
+        own: dict[str, str | None] = {}
+        bases: dict[str, str | None] = {}
         for tree in trees:
             for node in ast.walk(tree):
                 if not isinstance(node, ast.ClassDef):
                     continue
+                bases[node.name] = _action_name(node.bases[0]) if node.bases else None
+                own[node.name] = None
                 init = next(
                     (
                         f
@@ -216,9 +247,9 @@ class ActionClasses:
                     ),
                     None,
                 )
-                out[node.name] = "1"
                 if init is None:
                     continue
+                own[node.name] = "1"
                 args = init.args
                 positional = [*args.posonlyargs, *args.args]
                 pairs = list(
@@ -233,23 +264,39 @@ class ActionClasses:
                 ]
                 for arg, default in pairs:
                     if arg.arg == "nargs":
-                        out[node.name] = _nargs_code(_const(default)) or "1"
-        return ActionClasses(defaults=out)
+                        own[node.name] = _nargs_code(_const(default)) or "1"
+
+        def resolved(name: str, depth: int = 0) -> str:
+            base = bases.get(name)
+            if own.get(name) is None and base in own and depth < len(own):
+                return resolved(str(base), depth + 1)
+            return own.get(name) or "1"
+
+        return ActionClasses(defaults={name: resolved(name) for name in own})
 
 
 def _options_and_nargs(
-    options: list[str], action: str | None, nargs: object, classes: ActionClasses, where: str
+    options: list[str],
+    action: str | None,
+    nargs: object,
+    classes: ActionClasses,
+    where: str,
+    *,
+    given: bool,
 ) -> tuple[list[str], str]:
+    """The option strings and value count of one action, as argparse makes it: a `nargs`
+    the call passes (`given`, None included) is the Action's own, over the default of the
+    action class's `__init__` (`nargs=None` on a class whose default is 0 takes one value)."""
     code = _nargs_code(nargs)
     if action == BOOLEAN_OPTIONAL:
         negated = ["--no-" + o[2:] for o in options if o.startswith("--")]
         return [*options, *negated], "0"
-    if code is not None:
-        return options, code
-    if action is None or action in ("store", "append", "extend"):
-        return options, "1"
     if action in SWITCH_ACTIONS:
         return options, "0"
+    if given:
+        return options, code or "1"
+    if action is None or action in ("store", "append", "extend"):
+        return options, "1"
     if action in classes.defaults:
         return options, classes.defaults[action]
     msg = f"{where}: action {action!r} is neither argparse's nor defined here"
@@ -299,9 +346,92 @@ def explicit_actions(node: ast.AST, classes: ActionClasses, where: str) -> list[
             msg = f"{where}:{call.lineno}: nargs is not a literal"
             raise TableError(msg)
         all_names, code = _options_and_nargs(
-            names, action, nargs, classes, f"{where}:{call.lineno}"
+            names, action, nargs, classes, f"{where}:{call.lineno}", given="nargs" in kw
         )
         out.append([code, _dest(names, _const(kw.get("dest"))), *all_names])
+    return out
+
+
+_REMOVE_AFTER = re.compile(r"\bafter (\d{4}-\d{2}-\d{2})\b")
+_USE = re.compile(r"\b[Uu]se (--[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s,.;)]+| <[^<>]+>)?)")
+_DEPRECATED = ("Deprecated", "(Deprecated", "[Deprecated")
+Note = dict[str, object]  # {"use": str | None, "remove_after": str | None, "refused": bool}
+
+
+def _help_text(node: ast.expr | None) -> str:
+    """A help string as written: a literal, or the literal parts of an f-string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(_const(v)) for v in node.values if isinstance(v, ast.Constant))
+    return ""
+
+
+def _comments(lines: list[str], first: int, last: int) -> str:
+    """The comments on source lines `first` to `last` (1-based, inclusive)."""
+    return "\n".join(line.split("#", 1)[1] for line in lines[first - 1 : last] if "#" in line)
+
+
+def _note(
+    action: str | None, keywords: dict[str, ast.expr], help_text: str, comments: str
+) -> Note | None:
+    """What SGLang says of a retired flag, or None when it is not one: an action class
+    named `Deprecated...` (sglang/srt/arg_groups/argparse_actions.py) or a help text that
+    begins "Deprecated", "(Deprecated" or "[Deprecated". `use`: the call's `new_flag`, else
+    the flag the help text says to use; `remove_after`: a date in the comments above it
+    ("... after 2026-12-31"); `refused`: an `error_message` given (SGLang's
+    `DeprecatedAction` then stops the launch with it)."""
+    text = help_text.lstrip()
+    if not (text.startswith(_DEPRECATED) or (action or "").startswith("Deprecated")):
+        return None
+    use = _const(keywords.get("new_flag"))
+    said = _USE.search(text)
+    found = _REMOVE_AFTER.search(comments)
+    return {
+        "use": use if isinstance(use, str) else (said[1] if said else None),
+        "remove_after": found[1] if found else None,
+        "refused": "error_message" in keywords,
+    }
+
+
+def deprecations(node: ast.AST, source: str) -> dict[str, Note]:
+    """The add_argument calls under `node` that retire a flag, by option string."""
+    lines = source.splitlines()
+    out: dict[str, Note] = {}
+    previous = 0
+    for call in add_argument_calls(node):
+        comments = _comments(lines, previous + 1, call.lineno - 1)
+        previous = call.end_lineno or call.lineno
+        kw = _keywords(call)
+        action = _action_name(kw["action"]) if "action" in kw else None
+        note = _note(action, kw, _help_text(kw.get("help")), comments)
+        if note is None:
+            continue
+        for option in call.args:
+            name = _const(option)
+            if isinstance(name, str) and name.startswith("-"):
+                out[name] = note
+    return out
+
+
+def field_deprecations(cls: ast.ClassDef, source: str) -> dict[str, Note]:
+    """The annotated fields of `cls` that retire a flag, by option string."""
+    lines = source.splitlines()
+    out: dict[str, Note] = {}
+    previous = cls.lineno
+    for stmt in cls.body:
+        comments = _comments(lines, previous + 1, stmt.lineno - 1)
+        previous = stmt.end_lineno or stmt.lineno
+        field = _field(stmt)
+        if field is None:
+            continue
+        _, names, meta, help_text = field
+        action = _action_name(meta["action"]) if "action" in meta else None
+        note = _note(action, meta, help_text, comments)
+        for name in names:  # a later declaration of the field decides
+            out.pop(name, None)
+        if note is not None:
+            out |= dict.fromkeys(names, note)
     return out
 
 
@@ -332,53 +462,76 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _field(stmt: ast.stmt) -> tuple[str, list[str], dict[str, ast.expr], str] | None:
+    """(field name, option strings, Arg keywords, help text) of one class-body statement
+    that `add_cli_args_from_dataclass` turns into a flag; None for any other."""
+    if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+        return None
+    ann = stmt.annotation
+    if not (isinstance(ann, ast.Subscript) and _action_name(ann.value) in ("A", "Annotated")):
+        return None
+    elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    meta: dict[str, ast.expr] | None = None
+    help_text = ""
+    for extra in elts[1:]:
+        if isinstance(extra, ast.Constant) and isinstance(extra.value, str):
+            meta, help_text = {}, extra.value
+            break
+        if isinstance(extra, ast.Call) and _action_name(extra.func) == "Arg":
+            meta = _keywords(extra)
+            help_text = _help_text(meta.get("help"))
+            break
+    if meta is None or _const(meta.get("no_cli")) is True:
+        return None
+    field = stmt.target.id
+    cli_name = _const(meta.get("cli_name")) or "--" + field.replace("_", "-")
+    aliases = meta.get("aliases")
+    names = [str(cli_name)]
+    if aliases is not None:
+        if not isinstance(aliases, ast.List | ast.Tuple):
+            msg = f"line {stmt.lineno}: aliases is not a literal list"
+            raise TableError(msg)
+        names += [str(_const(a)) for a in aliases.elts]
+    return field, names, meta, help_text
+
+
 def field_actions(cls: ast.ClassDef, classes: ActionClasses, where: str) -> list[Action]:
     """The flags `add_cli_args_from_dataclass` makes of a class's `A[T, ...]` fields
     (sglang/srt/arg_groups/arg_utils.py): `--field-name` (or `cli_name`) and `aliases`;
     none for `no_cli`; `action` as given; Literal and scalars one value; lists `+` unless
-    `nargs` says otherwise or a `type_parser` reads the whole string; bool a switch."""
-    out: list[Action] = []
+    `nargs` says otherwise or a `type_parser` reads the whole string; bool a switch. A field
+    declared twice is one field, the later declaration's (as Python builds the class)."""
+    out: dict[str, Action] = {}
     for stmt in cls.body:
-        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+        try:
+            found = _field(stmt)
+        except TableError as e:
+            msg = f"{where}:{e}"
+            raise TableError(msg) from None
+        if found is None:
             continue
+        assert isinstance(stmt, ast.AnnAssign)
+        field, names, meta, _ = found
         ann = stmt.annotation
-        if not (isinstance(ann, ast.Subscript) and _action_name(ann.value) in ("A", "Annotated")):
-            continue
+        assert isinstance(ann, ast.Subscript)
         elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-        meta: dict[str, ast.expr] | None = None
-        for extra in elts[1:]:
-            if isinstance(extra, ast.Constant) and isinstance(extra.value, str):
-                meta = {}
-                break
-            if isinstance(extra, ast.Call) and _action_name(extra.func) == "Arg":
-                meta = _keywords(extra)
-                break
-        if meta is None or _const(meta.get("no_cli")) is True:
-            continue
-        field = stmt.target.id
         at = f"{where}:{stmt.lineno}"
-        cli_name = _const(meta.get("cli_name")) or "--" + field.replace("_", "-")
-        aliases = meta.get("aliases")
-        names = [str(cli_name)]
-        if aliases is not None:
-            if not isinstance(aliases, ast.List | ast.Tuple):
-                msg = f"{at}: aliases is not a literal list"
-                raise TableError(msg)
-            names += [str(_const(a)) for a in aliases.elts]
         if "nargs" in meta and not isinstance(meta["nargs"], ast.Constant):
             msg = f"{at}: nargs is not a literal"
             raise TableError(msg)
         nargs = _const(meta.get("nargs"))
         if "action" in meta:
+            # arg_utils passes the action and its `action_kwargs`, never the Arg's nargs.
+            given, nargs = False, None
             action_kwargs = meta.get("action_kwargs")
             if isinstance(action_kwargs, ast.Dict):
                 for key, value in zip(action_kwargs.keys, action_kwargs.values, strict=True):
                     if _const(key) == "nargs":
-                        nargs = _const(value)
+                        given, nargs = True, _const(value)
             all_names, code = _options_and_nargs(
-                names, _action_name(meta["action"]), nargs, classes, at
+                names, _action_name(meta["action"]), nargs, classes, at, given=given
             )
-            out.append([code, _dest(names, field), *all_names])
+            out[field] = [code, _dest(names, field), *all_names]
             continue
         inner = _unwrap_optional(elts[0])
         origin = _action_name(inner.value) if isinstance(inner, ast.Subscript) else None
@@ -390,8 +543,8 @@ def field_actions(cls: ast.ClassDef, classes: ActionClasses, where: str) -> list
             code = "0"
         else:
             code = _nargs_code(nargs) or "1"
-        out.append([code, _dest(names, field), *names])
-    return out
+        out[field] = [code, _dest(names, field), *names]
+    return list(out.values())
 
 
 def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
@@ -411,6 +564,7 @@ def server_parser(archive: Archive) -> dict[str, object]:
         msg = f"{archive.name}: {path} has no add_cli_args"
         raise TableError(msg)
     actions = explicit_actions(add, classes, path)
+    retired = deprecations(add, archive.source(path))
     uses_fields = any(
         isinstance(n, ast.Call) and _action_name(n.func) == "add_cli_args_from_dataclass"
         for n in ast.walk(add)
@@ -418,13 +572,19 @@ def server_parser(archive: Archive) -> dict[str, object]:
     if uses_fields:
         for where, cls in _field_classes(archive, tree):
             actions += field_actions(cls, classes, where)
+            retired |= field_deprecations(cls, archive.source(where))
     prepare = _function(tree, "prepare_server_args")
     abbrev = True
     for call in ast.walk(prepare or tree):
         if isinstance(call, ast.Call) and _action_name(call.func) == "ArgumentParser":
             value = _const(_keywords(call).get("allow_abbrev"))
             abbrev = abbrev and value is not False
-    return {"source": path, "allow_abbrev": abbrev, "actions": actions}
+    return {
+        "source": path,
+        "allow_abbrev": abbrev,
+        "actions": actions,
+        "deprecated": dict(sorted(retired.items())),
+    }
 
 
 def _field_classes(archive: Archive, tree: ast.Module) -> list[tuple[str, ast.ClassDef]]:
@@ -553,9 +713,12 @@ def merge(tables: list[dict[str, Any]]) -> dict[str, Any]:
     """One tool's tables as the loader reads them: its releases, oldest first, and for each
     parser every option string with the runs of consecutive releases that have it with one
     value count and dest (`[nargs, dest, first, last]`, dest spelled out); for each keyword
-    list, every keyword with its runs (`[first, last]`)."""
+    list, every keyword with its runs (`[first, last]`); for each parser, every retired
+    option string with the runs of releases that say one thing of it
+    (`[first, last, use, remove_after, refused]`)."""
     parsers: dict[str, dict[str, list[Segment]]] = {}
     keywords: dict[str, dict[str, list[list[int]]]] = {}
+    retired: dict[str, dict[str, list[list[object]]]] = {}
     for i, data in enumerate(tables):
         for name, parser in data["parsers"].items():
             if "keywords" in parser:
@@ -575,31 +738,77 @@ def merge(tables: list[dict[str, Any]]) -> dict[str, Any]:
                         last[3] = i
                     else:
                         segments.append([nargs, resolved, i, i])
+            for option, note in parser.get("deprecated", {}).items():
+                said = [note["use"], note["remove_after"], note["refused"]]
+                notes = retired.setdefault(name, {}).setdefault(option, [])
+                if notes and notes[-1][2:] == said and notes[-1][1] == i - 1:
+                    notes[-1][1] = i
+                else:
+                    notes.append([i, i, *said])
     return {
         "releases": [data["version"] for data in tables],
         "parsers": {k: dict(sorted(v.items())) for k, v in parsers.items()},
         "keywords": {k: dict(sorted(v.items())) for k, v in keywords.items()},
+        "deprecated": {k: dict(sorted(v.items())) for k, v in retired.items()},
     }
 
 
 def dump_index(index: dict[str, dict[str, Any]]) -> str:
     """The index with one option or keyword per line."""
     lines = ["{"]
+    keys = ("parsers", "keywords", "deprecated")
     for t, (tool, merged) in enumerate(index.items()):
         lines.append(f"  {json.dumps(tool)}: {{")
         lines.append(f'    "releases": {json.dumps(merged["releases"])},')
-        for k, key in enumerate(("parsers", "keywords")):
-            lines.append(f'    "{key}": {{')
+        for k, key in enumerate(keys):
             groups = list(merged[key].items())
+            lines.append(f'    "{key}": {{' + ("" if groups else "}" + ("," if k < 2 else "")))
+            if not groups:
+                continue
             for g, (name, entries) in enumerate(groups):
                 lines.append(f"      {json.dumps(name)}: {{")
                 rows = [f"        {json.dumps(o)}: {json.dumps(r)}" for o, r in entries.items()]
                 lines.append(",\n".join(rows))
                 lines.append("      }" + ("," if g < len(groups) - 1 else ""))
-            lines.append("    }" + ("," if k == 0 else ""))
+            lines.append("    }" + ("," if k < len(keys) - 1 else ""))
         lines.append("  }" + ("," if t < len(index) - 1 else ""))
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def listed_releases(out: Path) -> dict[str, list[str]]:
+    """The releases the committed index lists (RELEASES where there is none yet)."""
+    path = out / "index.json"
+    if not path.is_file():
+        return {name: list(versions) for name, versions in RELEASES.items()}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {name: list(data[name]["releases"]) for name in RELEASES}
+
+
+def with_newest(listed: dict[str, list[str]], index: str) -> dict[str, list[str]]:
+    """`listed` with each package's releases on the index newer than its newest."""
+    out = {}
+    for name, versions in listed.items():
+        found = newer(name, versions[-1], index, timeout=30)
+        if found is None:
+            msg = f"cannot read the releases of {name} from {index}"
+            raise TableError(msg)
+        out[name] = [*versions, *found]
+    return out
+
+
+def verify(data: dict[str, Any], archive: Archive) -> None:
+    """TableError unless the server table read with `ast` is the parser SGLang's own code
+    builds when run (scripts/sglang_parser.py), action for action."""
+    read = [[n, d or derived_dest(o), *o] for n, d, *o in data["parsers"]["server"]["actions"]]
+    built = server_actions(archive.files)
+    if read != built:
+        differ = [a for a in read if a not in built] + [a for a in built if a not in read]
+        msg = (
+            f"the table read from the source differs from the parser SGLang's code builds "
+            f"({len(differ)} actions differ, first {differ[:2]})"
+        )
+        raise TableError(msg)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -609,22 +818,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="exit 1 when a committed table differs"
     )
+    parser.add_argument(
+        "--newest",
+        action="store_true",
+        help="add the releases on the package index newer than the newest table",
+    )
     args = parser.parse_args(argv)
     texts: dict[str, str] = {}
     index: dict[str, dict[str, Any]] = {}
-    for name, versions in RELEASES.items():
-        package = "sglang" if name == "sglang" else "lm_eval"
-        tables = []
-        for version in versions:
-            archive = read_archive(download(name, version, args.cache), package)
-            try:
-                data = table(name, version, archive)
-            except TableError as e:
-                print(f"flag_tables.py: {name} {version}: {e}", file=sys.stderr)
-                return 2
-            tables.append(data)
-            texts[f"{name}-{version}.json"] = dump(data) + "\n"
-        index[name] = merge(tables)
+    listed = listed_releases(args.out)
+    try:
+        if args.newest:
+            where = index_url(os.environ)
+            if where is None:
+                msg = f"--newest asks the package index, which {INDEX_ENV}={OFF} turns off"
+                raise TableError(msg)
+            listed = with_newest(listed, where)
+        for name, versions in listed.items():
+            package = "sglang" if name == "sglang" else "lm_eval"
+            tables = []
+            for version in versions:
+                archive = read_archive(download(name, version, args.cache), package)
+                try:
+                    data = table(name, version, archive)
+                    if name == "sglang":
+                        verify(data, archive)
+                except TableError as e:
+                    msg = f"{name} {version}: {e}"
+                    raise TableError(msg) from None
+                tables.append(data)
+                texts[f"{name}-{version}.json"] = dump(data) + "\n"
+            index[name] = merge(tables)
+    except TableError as e:
+        print(f"flag_tables.py: {e}", file=sys.stderr)
+        return 2
     texts["index.json"] = dump_index(index)
     stale = [
         n

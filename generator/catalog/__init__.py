@@ -93,5 +93,6 @@ def build(bench_r: Reader, acc_r: Reader) -> Catalog:
         recipes=recipes,
         clients=tuple(bench.clients.values()),
         nightly_window_days=int(bench_r.doc["images"].get("nightly_window_days", 7)),
+        image_releases=bench.image_releases,
         regression=build_policy(bench_r.doc.get("regression"), bench_r.shown),
     )

@@ -14,6 +14,7 @@ from generator.catalog.model import (
     Config,
     EnvVar,
     Flag,
+    ImageReleases,
     Pair,
     PairExtras,
     Runner,
@@ -23,6 +24,7 @@ from generator.catalog.model import (
     Variable,
     one_of,
 )
+from generator.catalog.releases import check_pattern
 from generator.catalog.sections import (
     build_estimates,
     build_models,
@@ -30,7 +32,15 @@ from generator.catalog.sections import (
     number,
     parse_pair,
 )
-from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supported
+from generator.catalog.upstream import (
+    SERVER,
+    SGLANG,
+    flag_problem,
+    index,
+    parsers_known,
+    release_at,
+    supported,
+)
 from generator.errors import CatalogError, did_you_mean
 from generator.images.allowed import check_allowed, names_registry, repository
 from generator.images.reference import ImageError
@@ -79,6 +89,58 @@ class BenchmarkBuilder:
             if not mode.image_pattern:  # the mode runs the default image
                 self.check_image(str(d["images"]["default"]), mode, ["images", "default"])
         self.suites = {str(k): self._suite(str(k), v) for k, v in d["suites"].items()}
+        self.image_releases = tuple(
+            self._image_releases(str(k), v) for k, v in (d["images"].get("sglang") or {}).items()
+        )
+
+    def _image_releases(self, name: str, raw: Mapping[str, Any]) -> ImageReleases:
+        """One repository's SGLang releases: a repository some server mode runs; releases
+        that have a flag table; a tag pattern with {version} once."""
+        path: list[str | int] = ["images", "sglang", name]
+        runs = {repository(r) for m in self.modes.values() for r in m.image_repositories}
+        if not names_registry(name) or repository(name) not in runs:
+            known = sorted({r for m in self.modes.values() for r in m.image_repositories})
+            msg = (
+                f"image repository '{name}' is not one a server mode runs (with its "
+                f"registry){did_you_mean(name, known)}"
+            )
+            raise self.r.fail(msg, path)
+        releases = index(SGLANG).releases
+
+        def supported_release(value: object, where: list[str | int]) -> int:
+            found = release_at(str(value))
+            if found is None:
+                msg = (
+                    f"SGLang {value} has no flag table ({supported()}; make flag-tables "
+                    f"adds newer releases){did_you_mean(str(value), releases)}"
+                )
+                raise self.r.fail(msg, where)
+            return found
+
+        tag = raw.get("tag")
+        if tag is not None:
+            problem = check_pattern(str(tag))
+            if problem:
+                raise self.r.fail(problem, [*path, "tag"])
+        first, last = 0, len(releases) - 1
+        if "release" in raw:
+            first = last = supported_release(raw["release"], [*path, "release"])
+        span_raw = raw.get("releases") or {}
+        if "from" in span_raw:
+            first = supported_release(span_raw["from"], [*path, "releases", "from"])
+        if "to" in span_raw:
+            last = supported_release(span_raw["to"], [*path, "releases", "to"])
+        if last < first:
+            msg = f"releases run from {releases[first]} to an older {releases[last]}"
+            raise self.r.fail(msg, [*path, "releases"])
+        return ImageReleases(
+            repository=name,
+            releases=releases[first : last + 1],
+            tag=None if tag is None else str(tag),
+            label=None if raw.get("label") is None else str(raw["label"]),
+            release=str(raw["release"]) if "release" in raw else None,
+            loc=self.r.loc(path),
+        )
 
     def check_image(self, image: str, mode: ServerMode, path: list[str | int]) -> None:
         """Refuse, at `path`, an image outside the repositories `mode` declares."""

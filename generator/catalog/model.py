@@ -78,6 +78,8 @@ class Model:
     params_b: float | None
     startup_minutes: float | None
     loc: Loc
+    # The longest context its config allows; None: not declared (docs/lint.md, L804).
+    max_context_length: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +151,21 @@ class ServerMode:
     loc: Loc
     # The image repositories (with their registries) this mode may run (docs/images.md).
     image_repositories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImageReleases:
+    """The SGLang releases an image repository's images carry, and how a run knows the one
+    an image it pinned carries: from its tag (`tag`, a pattern whose `{version}` is the
+    release), from a label of its image config (`label`, read from the registry), or as
+    the catalog states it (`release`); none of them: any of `releases`."""
+
+    repository: str  # with its registry, as a server mode's image_repositories writes it
+    releases: tuple[str, ...]  # oldest first; supported releases (with a flag table)
+    tag: str | None = None
+    label: str | None = None
+    release: str | None = None
+    loc: Loc | None = None
 
 
 # What a client's arguments may name; the launcher fills them in for each point.
@@ -370,6 +387,8 @@ class Catalog:
     recipes: tuple[tuple[str, tuple[Selector, ...]], ...] = field(default=())
     clients: tuple[Client, ...] = field(default=())
     nightly_window_days: int = 7
+    # The SGLang releases of each declared image repository (images.sglang; docs/images.md).
+    image_releases: tuple[ImageReleases, ...] = ()
     # How `sglang-ci results compare` calls a regression (docs/results.md).
     regression: Policy = field(default_factory=Policy)
 

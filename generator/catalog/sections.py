@@ -31,6 +31,9 @@ def build_models(r: Reader, raw: Mapping[str, Any] | None) -> dict[str, Model]:
             params_b=number(m.get("params_b")),
             startup_minutes=number(m.get("startup_minutes")),
             loc=r.loc(["models", name]),
+            max_context_length=(
+                None if m.get("max_context_length") is None else int(m["max_context_length"])
+            ),
         )
         for name, m in (raw or {}).items()
     }

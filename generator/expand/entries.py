@@ -9,6 +9,7 @@ import json
 from typing import Any, cast
 
 from generator.catalog.model import SPEC_NONE, Catalog, Client
+from generator.catalog.upstream import SERVER, SGLANG, index, renamings
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
 from generator.launch.contract import (
@@ -58,6 +59,19 @@ def draft_tokens(server: Server) -> int | None:
     return None
 
 
+def spellings(args: tuple[str, ...]) -> dict[str, list[list[str]]]:
+    """`server_spellings` for a server whose flags SGLang names otherwise in some
+    supported releases (the launcher gives each release its own name: commands.spelled);
+    nothing for the others. The newest supported release stands for every later one."""
+    newest = index(SGLANG).releases[-1]
+    rows = [
+        [name, other, first, "" if last == newest else last]
+        for name in dict.fromkeys(t for t in args if t.startswith("--"))
+        for other, first, last in renamings(SERVER, name)
+    ]
+    return {"server_spellings": rows} if rows else {}
+
+
 def _server_fields(catalog: Catalog, server: Server, spec: str, gpus: int) -> dict[str, Any]:
     runner = catalog.runner(server.runner)
     container: ContainerEntry = {
@@ -70,6 +84,7 @@ def _server_fields(catalog: Catalog, server: Server, spec: str, gpus: int) -> di
         "runner": server.runner,
         "server_mode": server.mode,
         "server_args": list(server.args),
+        **spellings(server.args),
         "env": dict(server.env),
         "server_fingerprint": fingerprint(server),
         "spec": spec,

@@ -3,7 +3,7 @@
 `summary_markdown` lists the result for the step summary. See docs/images.md."""
 
 from generator.images.matrix import describe, resolve_matrix, summary_markdown
-from generator.images.pattern import Nightly, TagPattern, version_key
+from generator.images.pattern import Nightly, TagPattern
 from generator.images.reference import ImageError, Reference, parse_reference
 from generator.images.registry import Registry, RegistryClient, RegistryError
 from generator.images.resolve import (
@@ -13,6 +13,7 @@ from generator.images.resolve import (
     registry_from_env,
     resolve,
 )
+from generator.launch.versions import version_key
 
 __all__ = [
     "RESOLVE_ENV",

@@ -7,15 +7,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from generator.launch.versions import version_key
+
 # What each placeholder stands for in a tag. `{version}` is tag text without `-`, so the
 # dashes of the pattern split a tag unambiguously; `{date}` is a calendar date as YYYYMMDD.
 PLACEHOLDERS = {"version": "[A-Za-z0-9_.]+", "date": "[0-9]{8}"}
 _SAMPLES = {"version": "v0", "date": "20000101"}
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
-
-# Words that mark a pre-release inside a version, lowest first (`v0.5.9rc1` < `v0.5.9`).
-_PRE_RELEASE = {"dev": 0, "a": 1, "alpha": 1, "b": 2, "beta": 2, "c": 3, "rc": 3, "pre": 3}
-_PRE_RELEASE |= {"preview": 3}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,22 +79,3 @@ def parse_pattern(template: str, tag_re: re.Pattern[str]) -> TagPattern:
         for odd, piece in ((i % 2 == 1, p) for i, p in enumerate(pieces))
     )
     return TagPattern(template=template, regex=re.compile(regex))
-
-
-def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
-    """An order on version texts: runs of digits compare as numbers (`v0.5.10` > `v0.5.9`),
-    a pre-release word (dev, a, alpha, b, beta, c, rc, pre, preview) sorts below the end of
-    the version (`v0.5.9rc1` < `v0.5.9`), any other word above it (`v0.5.8.post1` >
-    `v0.5.8`) and below a number; a `v` in front of a digit is ignored."""
-    text = re.sub(r"^[vV](?=[0-9])", "", version)
-    key: list[tuple[int, int, str]] = []
-    for token in re.findall(r"[0-9]+|[A-Za-z]+", text):
-        word = token.lower()
-        if token.isdigit():
-            key.append((3, int(token), ""))
-        elif word in _PRE_RELEASE:
-            key.append((0, _PRE_RELEASE[word], ""))
-        else:
-            key.append((2, 0, word))
-    key.append((1, 0, ""))  # the end of the version
-    return tuple(key)

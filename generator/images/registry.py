@@ -14,7 +14,7 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 from urllib.error import HTTPError, URLError
 
 from generator.images.reference import DIGEST_RE, ImageError, Reference
@@ -51,6 +51,13 @@ class Registry(Protocol):
     def tags(self, ref: Reference) -> list[str]: ...
 
     def digest(self, ref: Reference, tag: str) -> str: ...
+
+
+@runtime_checkable
+class LabelReader(Protocol):
+    """A registry that also reads an image's labels (the select step's SGLang release)."""
+
+    def labels(self, ref: Reference, digest: str) -> dict[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,55 @@ class RegistryClient:
             msg = f"{where}:{tag} has digest '{digest}', not a sha256 digest"
             raise RegistryError(msg)
         return digest
+
+    def labels(self, ref: Reference, digest: str) -> dict[str, str]:
+        """The labels of the image `digest` names (its config's `config.Labels`); of an
+        index, those of its linux/amd64 image (the runners' platform)."""
+        where = f"{ref.registry}/{ref.repository}@{digest}"
+        manifest = self._json(ref, f"manifests/{digest}", ", ".join(MANIFEST_TYPES), where)
+        if isinstance(manifest.get("manifests"), list):
+            chosen = next(
+                (
+                    m
+                    for m in manifest["manifests"]
+                    if isinstance(m, dict)
+                    and isinstance(m.get("platform"), dict)
+                    and (m["platform"].get("os"), m["platform"].get("architecture"))
+                    == ("linux", "amd64")
+                ),
+                None,
+            )
+            if chosen is None or not DIGEST_RE.fullmatch(str(chosen.get("digest"))):
+                msg = f"{where}: the index has no linux/amd64 image"
+                raise RegistryError(msg)
+            manifest = self._json(
+                ref, f"manifests/{chosen['digest']}", ", ".join(MANIFEST_TYPES), where
+            )
+        config = manifest.get("config")
+        blob = config.get("digest") if isinstance(config, dict) else None
+        if not isinstance(blob, str) or not DIGEST_RE.fullmatch(blob):
+            msg = f"{where}: the manifest names no image config"
+            raise RegistryError(msg)
+        image = self._json(ref, f"blobs/{blob}", "application/json", where)
+        found = (image.get("config") or {}).get("Labels") or {}
+        if not isinstance(found, dict):
+            msg = f"{where}: the image config's labels are not a mapping"
+            raise RegistryError(msg)
+        return {str(k): str(v) for k, v in found.items()}
+
+    def _json(self, ref: Reference, path: str, accept: str, where: str) -> dict[str, Any]:
+        url = f"{base_url(ref.registry)}/v2/{ref.repository}/{path}"
+        response = self._request(ref, "GET", url, accept)
+        kind = path.partition("/")[0].rstrip("s")  # manifest, blob
+        self._expect_ok(response, f"{kind} of {where}")
+        try:
+            data = json.loads(response.body)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            msg = f"{where}: the {kind} is not a JSON object"
+            raise RegistryError(msg)
+        return data
 
     @staticmethod
     def _expect_ok(response: _Response, what: str) -> None:

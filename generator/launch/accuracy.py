@@ -97,7 +97,7 @@ def _run(state: _Case) -> int:
     state.common, state.download_s = ready.common, ready.download_s
     kind = case["evaluator"]["kind"]
     state.evaluator_version = ready.versions["lm_eval" if kind == LM_EVAL else "sglang"]
-    server = Server(case, knobs, state.supervisor)
+    server = Server(case, knobs, state.supervisor, ready.versions["sglang"])
     server.print_command()
     try:
         server.launch()

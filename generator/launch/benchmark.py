@@ -110,7 +110,7 @@ def _run(ctx: _Job) -> int:
     module = job["client"]["module"]
     ctx.common, ctx.download_s = ready.common, ready.download_s
     ctx.client_version = ready.versions["sglang"] if module.startswith("sglang.") else None
-    server = ctx.server = Server(job, knobs, ctx.supervisor)
+    server = ctx.server = Server(job, knobs, ctx.supervisor, ready.versions["sglang"])
     server.print_command()
     try:
         server.launch()

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry, PointEntry, ServerEntry
+from generator.launch.versions import version_key
 
 HOST = "127.0.0.1"
 # Polled in this order until each answers 200: the server is up, then its model is loaded.
@@ -109,11 +110,29 @@ def download_argv(model: str, directory: str) -> list[str]:
     return ["hf", "download", model, "--local-dir", directory]
 
 
-def server_argv(entry: ServerEntry, where: Where) -> list[str]:
-    """`python -m sglang.launch_server` with the model, the loopback address and the
-    entry's arguments, token for token but for the models, which come from `models`."""
-    paths = models(entry, where)
+def spelled(entry: ServerEntry, release: str | None) -> list[str]:
+    """The entry's server arguments as SGLang `release` names its flags: each flag the
+    entry's `server_spellings` gives another name on a run of releases holding `release`
+    (`[flag, name, first, last]`, last "" for the newest table's and every later one)
+    takes that name; every token as written when the release is unknown (None)."""
     args = list(entry["server_args"])
+    if not release:
+        return args
+    have = version_key(release)
+    names = {
+        flag: name
+        for flag, name, first, last in entry.get("server_spellings", [])
+        if version_key(first) <= have and (not last or have <= version_key(last))
+    }
+    return [names.get(token, token) for token in args]
+
+
+def server_argv(entry: ServerEntry, where: Where, release: str | None = None) -> list[str]:
+    """`python -m sglang.launch_server` with the model, the loopback address and the
+    entry's arguments (flags named as SGLang `release` names them: `spelled`), token for
+    token but for the models, which come from `models`."""
+    paths = models(entry, where)
+    args = spelled(entry, release)
     for i in range(1, len(args)):
         if args[i - 1] in MODEL_FLAGS and args[i] in paths:
             args[i] = paths[args[i]]

@@ -67,7 +67,14 @@ class ImageFields(TypedDict, total=False):
     image_resolution: str
 
 
-class ServerFields(ImageFields):
+class SpellingFields(TypedDict, total=False):
+    """Set where a flag of the server's has another name in some SGLang releases:
+    `[flag, name, first release, last release or ""]` (commands.spelled)."""
+
+    server_spellings: list[list[str]]
+
+
+class ServerFields(ImageFields, SpellingFields):
     """What every job and case carries about its server."""
 
     id: str
@@ -263,6 +270,21 @@ def _server_fields(obj: dict[str, Any], where: str) -> None:
                 "remove it from the job"
             )
             raise InputError(msg)
+    spellings = obj.get("server_spellings", [])
+    if not isinstance(spellings, list) or not all(
+        isinstance(s, list)
+        and len(s) == 4
+        and all(isinstance(t, str) for t in s)
+        and s[0].startswith("--")
+        and s[1].startswith("--")
+        and s[2]
+        for s in spellings
+    ):
+        msg = (
+            f"{where}: 'server_spellings' must be a list of [flag, name, first release, "
+            'last release or ""]'
+        )
+        raise InputError(msg)
     _env(obj, where)
 
 

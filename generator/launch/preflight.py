@@ -32,7 +32,7 @@ def prepare(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> Ready:
     log(f"versions: {', '.join(f'{k} {v}' for k, v in found.items())}")
     common = Common(
         served_model_path=commands.models(entry, where)[entry["model_path"]],
-        server_argv=commands.server_argv(entry, where),
+        server_argv=commands.server_argv(entry, where, found.get("sglang")),
         server_env=dict(entry["env"]),
         provenance=provenance.collect(entry, found_gpus, found, knobs.environ, knobs.root),
     )

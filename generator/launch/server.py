@@ -61,11 +61,19 @@ def http_status(url: str, *, method: str, timeout_s: float) -> int | None:
 
 
 class Server:
-    def __init__(self, entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> None:
+    def __init__(
+        self,
+        entry: ServerEntry,
+        knobs: Knobs,
+        supervisor: Supervisor,
+        release: str | None = None,
+    ) -> None:
+        """`release`: the SGLang the image carries (the version probe), which names the
+        server's flags (commands.spelled); None: as the entry writes them."""
         self._knobs = knobs
         self._supervisor = supervisor
         where = knobs.where
-        self.argv = commands.server_argv(entry, where)
+        self.argv = commands.server_argv(entry, where, release)
         self.env_added = dict(entry["env"])
         self.base_url = commands.base_url(where)
         self.model = commands.models(entry, where)[entry["model_path"]]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from generator.catalog.cron import describe
+from generator.catalog.pypi import index_url, newer
+from generator.catalog.upstream import SGLANG, index
 from generator.errors import Loc, did_you_mean
 from generator.jsonio import dumps
 from generator.lint.rules import CHECKS, RETIRED, RULES, Hit
@@ -16,7 +18,7 @@ from generator.lint.rules.base import ERROR, WARNING, Owner, context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from generator.catalog.model import Catalog
     from generator.expand.model import Expanded
@@ -113,6 +115,31 @@ def lint(expanded: Expanded) -> list[Finding]:
     ctx = context(expanded)
     findings, used = _merge(hit for check in CHECKS for hit in check(ctx))
     findings += waiver_findings(expanded.catalog, used)
+    return ordered(findings)
+
+
+TABLES_INDEX = Loc("generator/catalog/flagtables/index.json", 3)  # SGLang's release list
+
+
+def newer_sglang(environ: Mapping[str, str]) -> list[Finding]:
+    """L800 (warning): the package index has an SGLang release newer than the newest flag
+    table. Asked by `sglang-ci lint` only; an index that cannot be read (offline) or
+    `SGLANG_CI_PACKAGE_INDEX=off` gives no finding."""
+    where = index_url(environ)
+    if where is None:
+        return []
+    newest = index(SGLANG).releases[-1]
+    found = newer("sglang", newest, where)
+    if not found:
+        return []
+    message = (
+        f"SGLang {', '.join(found)} {'is' if len(found) == 1 else 'are'} on {where}, newer "
+        f"than the newest flag table ({newest}): run make flag-tables, then make workflows"
+    )
+    return [_finding("L800", TABLES_INDEX, message)]
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.loc.file, f.loc.line, f.rule, f.message))
 
 

@@ -13,7 +13,7 @@ from generator.catalog.model import LEVELS
 from generator.errors import Loc
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits
-from generator.render.docs import coverage, launcher_knobs, recipes, runners
+from generator.render.docs import coverage, launcher_knobs, lint_releases, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
@@ -61,4 +61,5 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
     out.update(runners(expanded, t))
     out.update(recipes(expanded, t))
     out.update(launcher_knobs(root, t))
+    out.update(lint_releases(root, t))
     return dict(sorted(out.items()))

@@ -139,10 +139,11 @@ class Run:
 
 
 # The SGLang release the stand-in plays for jobs with the fixture catalogs' MTP fragments or
-# sglang-mori mode: their --cuda-graph-bs and --cuda-graph-max-bs are flags of SGLang up to
-# 0.5.19 (lint L801); 0.5.20 and later refuse them as ambiguous prefixes, and so does the
-# stand-in playing those releases.
-CATALOG_SGLANG = {"SGLANG_STANDIN_VERSION": "0.5.19"}
+# sglang-mori mode: the newest. Their --cuda-graph-bs and --cuda-graph-max-bs are flags of
+# SGLang up to 0.5.19, which 0.5.20 and later refuse as ambiguous prefixes (so does the
+# stand-in playing those releases); the launcher gives them the names the release the
+# version probe finds has (--cuda-graph-bs-decode, --cuda-graph-max-bs-decode).
+CATALOG_SGLANG = {"SGLANG_STANDIN_VERSION": "0.5.23"}
 
 
 @dataclass

@@ -113,11 +113,19 @@ def test_a_benchmark_job_runs_exactly_what_explain_prints(
     assert harness.hf_records() == []
     served = commands.models(check_job(job, "job"), harness.where)[job["model_path"]]
     assert served == f"{tmp_path}/cache/{job['model_path']}"
-    argvs, env = explained(cli, harness, job["id"], *explain_args)
+    played = CATALOG_SGLANG["SGLANG_STANDIN_VERSION"]
+    argvs, env = explained(cli, harness, job["id"], *explain_args, "--sglang", played)
     assert recorded(harness) == argvs
     assert len(argvs) == 1 + len(job["points"])
     [server] = harness.server_records()
     assert server["env"] == {**harness.expected_server_env(env), **CATALOG_SGLANG}
+    # The launcher named the flags as the release its version probe found names them.
+    renamed = {flag: name for flag, name, *_ in job.get("server_spellings", [])}
+    assert sorted(renamed.items()) == (
+        [("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode")] if "--mode" in explain_args else []
+    )
+    assert all(flag not in server["argv"] for flag in renamed)
+    assert all(name in server["argv"] for name in renamed.values())
 
 
 @pytest.mark.parametrize("case_id", ["deepseek-r1-fp4-tp4", "deepseek-r1-mxfp4-tp4-mtp-rocm720"])

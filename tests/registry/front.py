@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 SERVICE = "test-registry"
-_ROUTE = re.compile(r"/v2/(?P<name>.+)/(?P<kind>tags/list|manifests/[^/]+)")
+_ROUTE = re.compile(r"/v2/(?P<name>.+)/(?P<kind>tags/list|manifests/[^/]+|blobs/[^/]+)")
 _FORWARDED = ("Content-Type", "Docker-Content-Digest", "Link")
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 TODAY = date(2026, 12, 1)
 ATOM = "ci/atom-dev"
 NIGHTLY = "ci/sgl-dev"
+RELEASE_LABEL = "org.example.sglang.version"
 
 # Each tag is an image of its own (so of its own digest). Dates around TODAY; a ninth of
 # November 31st is no date and matches nothing.
@@ -56,6 +57,11 @@ def loaded_registry(workdir: Path) -> Iterator[LoadedRegistry]:
     layout = Layout(workdir / "layout")
     targets = {f"{ATOM}:sglang-latest": layout.image("sglang-latest")}
     targets[f"{ATOM}:multi"] = layout.multi_arch("multi")
+    # Images that say which SGLang they carry in a label of their config.
+    targets[f"{ATOM}:labelled-0.5.9"] = layout.image("labelled", labels={RELEASE_LABEL: "0.5.9"})
+    targets[f"{ATOM}:labelled-multi"] = layout.multi_arch(
+        "labelled-multi", labels={RELEASE_LABEL: "0.5.23"}
+    )
     targets |= {f"{NIGHTLY}:{tag}": layout.image(tag) for tag in NIGHTLY_TAGS}
     refs = [f"image{i}" for i in range(len(targets))]
     for ref, descriptor in zip(refs, targets.values(), strict=True):

@@ -66,15 +66,18 @@ class Layout:
         tar_bytes = raw.getvalue()
         return self._blob(LAYER, gzip.compress(tar_bytes, mtime=0)), digest_of(tar_bytes)
 
-    def image(self, label: str, arch: str = "amd64") -> Descriptor:
-        """One single-platform image; `label` makes its config (so its digest) unique."""
+    def image(
+        self, label: str, arch: str = "amd64", labels: dict[str, str] | None = None
+    ) -> Descriptor:
+        """One single-platform image; `label` makes its config (so its digest) unique;
+        `labels` are more labels of its config."""
         config = self._blob(
             CONFIG,
             _json(
                 {
                     "architecture": arch,
                     "os": "linux",
-                    "config": {"Labels": {"test.label": label}},
+                    "config": {"Labels": {"test.label": label, **(labels or {})}},
                     "rootfs": {"type": "layers", "diff_ids": [self._diff_id]},
                 }
             ),
@@ -87,10 +90,10 @@ class Layout:
         }
         return self._blob(MANIFEST, _json(manifest))
 
-    def multi_arch(self, label: str) -> Descriptor:
-        """An index over a linux/amd64 and a linux/arm64 image."""
+    def multi_arch(self, label: str, labels: dict[str, str] | None = None) -> Descriptor:
+        """An index over a linux/amd64 and a linux/arm64 image (`labels` on the first)."""
         manifests = [
-            self.image(f"{label}-{arch}", arch).as_json(
+            self.image(f"{label}-{arch}", arch, labels if arch == "amd64" else None).as_json(
                 platform={"architecture": arch, "os": "linux"}
             )
             for arch in ("amd64", "arm64")

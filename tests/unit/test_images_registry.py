@@ -3,6 +3,7 @@ by skopeo): tags to digests, nightly patterns over a window, pages, tokens, fail
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import urllib.request
 from datetime import date, timedelta
@@ -10,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from generator.catalog.model import ImageReleases
+from generator.catalog.upstream import SGLANG, index
+from generator.errors import SelectionError
 from generator.images import (
     ImageError,
     Reference,
@@ -20,10 +24,12 @@ from generator.images import (
     resolve_matrix,
 )
 from generator.images.registry import MANIFEST_TYPES
+from generator.images.sglang import Carried, check_matrix
 from tests.registry.images import (
     ATOM,
     NIGHTLY,
     NIGHTLY_TAGS,
+    RELEASE_LABEL,
     TODAY,
     LoadedRegistry,
     loaded_registry,
@@ -34,6 +40,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
+
+    from generator.expand.model import Expanded
 
 WINDOW = 7
 RELEASE = "{version}-rocm720-mi35x-{date}"
@@ -389,3 +397,47 @@ def test_the_registry_tests_skip_only_when_asked(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("SGLANG_CI_NO_REGISTRY", "1")
     with pytest.raises(pytest.skip.Exception):
         require_tools()
+
+
+def test_the_sglang_release_of_an_image_is_read_from_a_label_of_its_config(
+    registry: LoadedRegistry, client: RegistryClient, fixture: Expanded
+) -> None:
+    """The select step's check (generator.images.sglang) on a repository whose images say
+    their SGLang in a label: a single image's, a multi-arch index's linux/amd64 image's,
+    and an image without the label (any release of the catalog's range)."""
+    repo = f"{registry.host}/{ATOM}"
+    catalog = dataclasses.replace(
+        fixture.catalog,
+        image_releases=(
+            ImageReleases(repository=repo, releases=index(SGLANG).releases, label=RELEASE_LABEL),
+        ),
+    )
+    new_flag = "--disable-aiter-allreduce-fusion-in-decode"
+
+    def pinned(tag: str) -> dict[str, Any]:
+        entry = {"id": "j", "server_mode": "sglang-atom", "image": f"{repo}:{tag}"}
+        matrix = {"include": [{**entry, "server_args": [new_flag], "points": []}]}
+        return resolve_matrix(matrix, TODAY, WINDOW, client)[0]
+
+    with pytest.raises(SelectionError) as info:
+        check_matrix(catalog, pinned("labelled-0.5.9"), client)
+    assert str(info.value) == (
+        f"job j (sglang-atom): image '{repo}:labelled-0.5.9' carries SGLang 0.5.9 (from its "
+        f"label {RELEASE_LABEL}): SGLang 0.5.9 has no {new_flag} (it is a flag of 0.5.21 to "
+        "0.5.23); no GPU job started"
+    )
+    assert check_matrix(catalog, pinned("labelled-multi"), client) == (
+        Carried(
+            image=f"{repo}:labelled-multi",
+            release="0.5.23",
+            how=f"from its label {RELEASE_LABEL}",
+            checked=("0.5.23",),
+        ),
+    )
+    with pytest.raises(SelectionError) as info:
+        check_matrix(catalog, pinned("sglang-latest"), client)
+    assert str(info.value) == (
+        f"job j (sglang-atom): image '{repo}:sglang-latest' may carry SGLang 0.5.9 to 0.5.23 "
+        f"(no label {RELEASE_LABEL} read): SGLang 0.5.9 has no {new_flag} (it is a flag of "
+        "0.5.21 to 0.5.23); no GPU job started"
+    )

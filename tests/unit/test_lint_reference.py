@@ -62,7 +62,7 @@ def test_runner_gpu_counts_are_read_from_the_label() -> None:
 def test_the_pull_request_catalog_has_the_three_known_problems() -> None:
     found = reference("pr975")
     assert Counter(f.rule for f in found) == Counter(
-        {"L101": 2, "L102": 2, "L605": 1, "L503": 5, "L304": 1, "L801": 5}
+        {"L101": 2, "L102": 2, "L605": 1, "L503": 5, "L304": 1, "L801": 5, "L803": 14}
     )
     assert [f.message for f in found if f.rule == "L605"] == [
         (
@@ -75,17 +75,31 @@ def test_the_pull_request_catalog_has_the_three_known_problems() -> None:
         "config 'deepseek-r1-fp4-tp4-dp8-ep8'",
     ]
     assert {f.message.split(" ")[0] for f in found if f.rule == "L503"} == {"SGLANG_ENABLE_SPEC_V2"}
-    # Its MTP fragments' CUDA-graph batch sizes: SGLang 0.5.20 split the flag per phase.
+    # Its MTP fragments' CUDA-graph batch sizes: --cuda-graph-bs-decode from SGLang 0.5.20
+    # on; its DP configs' --enable-dp-attention, deprecated in 0.5.22 and 0.5.23.
     assert {f.message.split(" ")[0] for f in found if f.rule == "L801"} == {"--cuda-graph-bs"}
+    assert {f.message.split(" ")[0] for f in found if f.rule == "L803"} == {"--enable-dp-attention"}
 
 
 @needs_reference
 def test_the_later_catalog_still_has_the_spelling_and_diverging_accuracy_servers() -> None:
     found = reference("later")
     counts = Counter(f.rule for f in found)
-    assert counts == Counter({"L401": 54, "L503": 4, "L303": 2, "L605": 1, "L301": 1, "L801": 10})
+    assert counts == Counter(
+        {"L401": 54, "L503": 4, "L303": 2, "L605": 1, "L301": 1, "L801": 11, "L802": 2, "L803": 11}
+    )
+    # Its images may carry any supported SGLang (the reference names no release): the GLM
+    # config's CUDA-graph backends are flags of 0.5.14 and later only.
+    assert sorted(f.message.split(";")[0] for f in found if f.rule == "L802") == [
+        (
+            f"config 'glm-5-2-fp4-tp4-mtp3' (reference): SGLang 0.5.9 has no {flag} (it is a "
+            "flag of 0.5.14 to 0.5.23)"
+        )
+        for flag in ("--cuda-graph-backend-decode", "--cuda-graph-backend-prefill")
+    ]
     assert {f.message.split(" ")[0] for f in found if f.rule == "L801"} == {
         "--cuda-graph-bs",
+        "--cuda-graph-max-bs-decode",
         "--enable-nsa-prefill-context-parallel",
         "--nsa-decode-backend",
         "--nsa-prefill-backend",

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from generator.lint.rules import align, env, identity, layout, modes, releases, spec, timing
+from generator.lint.rules import (
+    align,
+    contextlen,
+    env,
+    identity,
+    layout,
+    modes,
+    releases,
+    spec,
+    timing,
+)
 from generator.lint.rules.base import RETIRED, RULES, Context, Hit
 
 TYPE_CHECKING = False
@@ -18,6 +28,7 @@ CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
     identity.check,
     timing.check,
     releases.check,
+    contextlen.check,
 )
 
 __all__ = ["CHECKS", "RETIRED", "RULES", "Hit"]

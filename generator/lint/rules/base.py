@@ -42,7 +42,11 @@ RULES: dict[str, tuple[str, str]] = {
     "L605": ("model-path-spelling", ERROR),
     "L606": ("unused-fragment", WARNING),
     "L707": ("run-ends-before-next", WARNING),
+    "L800": ("flag-tables-current", WARNING),
     "L801": ("flag-dropped", WARNING),
+    "L802": ("flag-refused-by-release", ERROR),
+    "L803": ("flag-deprecated", WARNING),
+    "L804": ("context-length-over-model", ERROR),
 }
 
 # Retired ids and where their check lives now (each refusal lives in one place).

@@ -1,21 +1,39 @@
-"""SGLang releases: a flag the catalog sets that the newest supported release no longer has."""
+"""SGLang releases: every server's flags against the releases its images may carry
+(images.sglang in benchmark.yaml, docs/images.md), and the client's against the newest."""
 
 from __future__ import annotations
 
-from generator.catalog.upstream import SERVER, dropped, parsers_known
+from dataclasses import dataclass
+
+from generator.catalog.flags import canonical
+from generator.catalog.releases import carried, declared
+from generator.catalog.upstream import (
+    SERVER,
+    SGLANG,
+    argv_flags,
+    deprecation,
+    dropped,
+    index,
+    parsers_known,
+    release_problem,
+    renamings,
+    span,
+)
 from generator.lint.rules.base import Context, Hit, Owner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from generator.catalog.model import Flag
+    from generator.catalog.model import Catalog, Flag
+    from generator.errors import Loc
+    from generator.lint.rules.base import Resolved
 
 
-def _flags(flags: Iterable[Flag], owner: Owner | None, parser: str) -> Iterator[Hit]:
-    """L801 flag-dropped (warning): the loader refuses a flag no supported release knows;
-    one that only older releases know still starts a server on their images, but the
-    newest release refuses it (an unknown flag, or an ambiguous prefix of its new ones)."""
+def _dropped(flags: Iterable[Flag], owner: Owner | None, parser: str) -> Iterator[Hit]:
+    """L801 flag-dropped (warning) on a client's flags: the loader refuses a flag no
+    supported release knows; one that only older releases know still runs on their
+    images, but the newest release refuses it."""
     for flag in flags:
         found = dropped(parser, flag.name)
         if found is None:
@@ -32,17 +50,150 @@ def _flags(flags: Iterable[Flag], owner: Owner | None, parser: str) -> Iterator[
         )
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Written:
+    """Where a server's flag is written, and whose waivers may excuse a finding on it."""
+
+    loc: Loc
+    owner: Owner | None
+
+
+def _written(catalog: Catalog, server: Resolved) -> dict[str, _Written]:
+    """The flags of `server` by canonical name, at the line that writes them: the server
+    mode's, then the config's or case's own and its per-pair extras (the owner's line wins)."""
+    out: dict[str, _Written] = {}
+    mode = catalog.mode(server.server.mode)
+    for flag in mode.args:
+        out[canonical(flag.name)] = _Written(loc=flag.loc, owner=None)
+    owner = server.owner
+    own = list(owner.args)
+    if server.pair is not None and hasattr(owner, "extras_for"):
+        extras = owner.extras_for(server.pair)
+        own += list(extras.args) if extras else []
+    for flag in own:
+        out[canonical(flag.name)] = _Written(loc=flag.loc, owner=owner)
+    return out
+
+
+def images_of(catalog: Catalog, server: Resolved) -> tuple[str, ...]:
+    """The images (or repositories) a server may run: a config's, any of its server mode's
+    repositories (a dispatch names the image); a case's, its own images or the default."""
+    case_images = getattr(server.owner, "images", None)
+    if case_images is not None and hasattr(server.owner, "levels"):
+        return tuple(pattern for _, pattern in case_images) or (catalog.default_image,)
+    return catalog.mode(server.server.mode).image_repositories or (catalog.default_image,)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Passing:
+    """One server that passes a written flag: who, the images it may run, the releases
+    they may carry, and the number of values it passes."""
+
+    where: str
+    images: tuple[str, ...]
+    carry: tuple[str, ...]
+    count: int
+
+
+@dataclass(kw_only=True)
+class _Use:
+    """One written flag over every server that passes it."""
+
+    name: str
+    at: _Written
+    servers: list[_Passing]
+
+
+def _uses(catalog: Catalog, servers: Iterable[Resolved]) -> list[_Use]:
+    """Each written flag (by line and owner) with the servers that pass it."""
+    uses: dict[tuple[Loc, int, str], _Use] = {}
+    for server in servers:
+        images = images_of(catalog, server)
+        carry = carried(catalog, images)
+        shown = tuple(sorted({declared(catalog, i).repository for i in images}))
+        written = _written(catalog, server)
+        for name, count in argv_flags(server.server.args):
+            at = written.get(canonical(name))
+            if at is None:
+                continue
+            use = uses.setdefault((at.loc, id(at.owner), name), _Use(name=name, at=at, servers=[]))
+            passing = _Passing(
+                where=f"{server.name} ({server.server.mode})",
+                images=shown,
+                carry=carry,
+                count=count,
+            )
+            if passing not in use.servers:
+                use.servers.append(passing)
+    return list(uses.values())
+
+
+def _hits(use: _Use) -> Iterator[Hit]:
+    """L802 flag-refused-by-release (error): a release the servers' images may carry has no
+    such flag (under any name SGLang gave it), takes another number of values, or stops
+    the launch on it. L801 flag-dropped (warning): such a release knows it by another
+    name, which the launcher gives it there (generator/launch/commands.py). L803
+    flag-deprecated (warning): such a release retired it and says what to use."""
+    names = index(SGLANG).releases
+    carry = [v for v in names if any(v in p.carry for p in use.servers)]
+    at = use.at
+    failing = [
+        (p, v, problem)
+        for p in use.servers
+        for v in p.carry
+        if (problem := release_problem(SERVER, use.name, p.count, names.index(v))) is not None
+    ]
+    if failing:
+        server, _, problem = failing[0]
+        refusing = [v for v in names if any(f[1] == v for f in failing)]
+        yield Hit(
+            rule="L802",
+            loc=at.loc,
+            owner=at.owner,
+            message=(
+                f"{server.where}: {problem}; images of {', '.join(server.images)} may carry "
+                f"SGLang {span(server.carry)}, and {span(refusing)} "
+                f"{'refuses' if len(refusing) == 1 else 'refuse'} it"
+            ),
+        )
+        return
+    renamed = False
+    for spelled, first, last in renamings(SERVER, use.name):
+        there = [v for v in carry if names.index(first) <= names.index(v) <= names.index(last)]
+        if there:
+            renamed = True
+            later = " (and later)" if last == names[-1] and there[-1] == last else ""
+            yield Hit(
+                rule="L801",
+                loc=at.loc,
+                owner=at.owner,
+                message=(
+                    f"{use.name} is {spelled} in SGLang {span(there)}{later}: the launcher "
+                    f"gives it that name there; write {spelled} once every image carries a "
+                    "release that has it"
+                ),
+            )
+    retired = [(v, n) for v in carry if (n := deprecation(SERVER, use.name, names.index(v)))]
+    if retired and not renamed:  # a renamed flag's old name is retired: L801 says it
+        note = retired[-1][1]
+        instead = f"; use {note.use}" if note.use else ""
+        until = f" (SGLang removes it after {note.remove_after})" if note.remove_after else ""
+        yield Hit(
+            rule="L803",
+            loc=at.loc,
+            owner=at.owner,
+            message=(
+                f"{use.name} is deprecated in SGLang {span([v for v, _ in retired])}"
+                f"{instead}{until}"
+            ),
+        )
+
+
 def check(ctx: Context) -> Iterator[Hit]:
     catalog = ctx.catalog
-    for config in catalog.configs:
-        yield from _flags(config.args, config, SERVER)
-        for _, extras in config.per_pair:
-            yield from _flags(extras.args, config, SERVER)
-    for case in catalog.cases:
-        yield from _flags(case.args, case, SERVER)
-    for mode in catalog.server_modes:
-        yield from _flags(mode.args, None, SERVER)
+    for use in _uses(catalog, ctx.servers):
+        yield from _hits(use)
     modules = parsers_known()
     for client in catalog.clients:
         if client.module in modules:
-            yield from _flags(client.args, None, client.module)
+            yield from _dropped(client.args, None, client.module)

@@ -5,7 +5,8 @@ newest) does: that release's server flags from the tables scripts/flag_tables.py
 (generator/catalog/flagtables/; the newest release at or below the version, the oldest for
 an older one), with argparse's default allow_abbrev=True, so a unique prefix of a flag is
 that flag (`--hos 0.0.0.0` binds 0.0.0.0) and a prefix of several exits 2 as ambiguous, as
-SGLang does. Any argument no flag of the release takes is accepted and kept. It appends
+SGLang does; a flag the release retired and refuses (the tables' `refused`) exits 2. Any
+argument no flag of the release takes is accepted and kept. It appends
 {"argv", "env", "pid", "start"} as one JSON line to
 $SGLANG_STANDIN_RECORD, starts one "scheduler" child process that stays in the
 server's process group and outlives a crashed parent (as the real server's
@@ -319,8 +320,9 @@ def record(argv: list[str]) -> None:
             handle.write(json.dumps(line) + "\n")
 
 
-def release_actions(played: str) -> list[list[str]]:
-    """The server flags of the release the stand-in plays: [nargs, dest, option, ...]."""
+def release_table(played: str) -> dict[str, Any]:
+    """The server parser's table of the release the stand-in plays (the newest release at or
+    below it, the oldest for an older one)."""
     listed = json.loads((TABLES / "index.json").read_text(encoding="utf-8"))["sglang"]["releases"]
     mine = version_tuple(played)
     chosen = listed[0]
@@ -328,16 +330,40 @@ def release_actions(played: str) -> list[list[str]]:
         if version_tuple(release) <= mine:
             chosen = release
     table = json.loads((TABLES / f"sglang-{chosen}.json").read_text(encoding="utf-8"))
-    actions: list[list[str]] = table["parsers"]["server"]["actions"]
+    server: dict[str, Any] = table["parsers"]["server"]
+    return server
+
+
+def release_actions(played: str) -> list[list[str]]:
+    """The server flags of the release the stand-in plays: [nargs, dest, option, ...]."""
+    actions: list[list[str]] = release_table(played)["actions"]
     return actions
 
 
+class _Refused(argparse.Action):
+    """A flag the release has retired and refuses (SGLang's DeprecatedAction with an error
+    message): the parse stops with exit 2, as SGLang's does."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        _namespace: argparse.Namespace,
+        _values: object,
+        option_string: str | None = None,
+    ) -> None:
+        parser.error(f"{option_string} is no longer supported")
+
+
 def server_parser(played: str) -> argparse.ArgumentParser:
-    """SGLang's server parser as the tables record it (names, dests and value counts)."""
+    """SGLang's server parser as the tables record it (names, dests and value counts; the
+    flags the release refuses refused)."""
     parser = argparse.ArgumentParser(prog="sglang serve", conflict_handler="resolve")
+    retired = release_table(played).get("deprecated", {})
     for nargs, dest, *options in release_actions(played):
         named = dest or None  # None: argparse derives it, as SGLang's parser did
-        if nargs == "0":
+        if any(retired.get(o, {}).get("refused") for o in options):
+            parser.add_argument(*options, action=_Refused, nargs=0, dest=named)
+        elif nargs == "0":
             parser.add_argument(*options, action="store_true", dest=named)
         elif nargs == "1":
             parser.add_argument(*options, dest=named)
