@@ -37,6 +37,8 @@ METRICS: dict[str, bool] = {
     "median_tpot_ms": False,
     "acceptance_rate": True,
 }
+
+
 def weight(metric: str, change: float | None) -> tuple[int, float, str]:
     """Sort key of an event's metrics, the one that defines it first: throughput per GPU
     when it moved, then the catalog's metrics by the size of their change, then others."""
