@@ -43,7 +43,7 @@ lint-code: $(STAMP)
 	$(BIN)/ruff format --check generator tests bench scripts
 	$(BIN)/mypy
 
-## The Debian packages the tests need (docker-registry, skopeo, chromium, chromium-driver):
+## The Debian packages the tests need (docker-registry, skopeo, jq, chromium, chromium-driver):
 ## installed as root or with passwordless sudo, else one line saying what to do.
 system-packages:
 	@$(SHELL) .ci/system-packages

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 APT = ROOT / "tests" / "standin" / "apt"
-PACKAGES = "docker-registry skopeo chromium chromium-driver"
+PACKAGES = "docker-registry skopeo jq chromium chromium-driver"
 NOBODY = ("--reuid=65534", "--regid=65534", "--clear-groups")  # setpriv (util-linux)
 
 
@@ -32,7 +32,7 @@ def refusal(packages: str) -> str:
     return (
         f"make test: the Debian packages {packages} are missing: run it as root (or with "
         "passwordless sudo) on Debian or Ubuntu to install them, or set "
-        "SGLANG_CI_NO_REGISTRY=1 (docker-registry, skopeo) or SGLANG_CI_NO_BROWSER=1 "
+        "SGLANG_CI_NO_REGISTRY=1 (docker-registry, skopeo, jq) or SGLANG_CI_NO_BROWSER=1 "
         "(chromium, chromium-driver) to skip their tests\n"
     )
 
@@ -97,7 +97,7 @@ def test_without_the_packages_or_sudo_make_test_stops_at_once_naming_them_and_th
 def test_a_switch_leaves_its_packages_out_of_the_refusal(shared_dir: Path) -> None:
     proc = make(tools(shared_dir), SGLANG_CI_NO_BROWSER="1")
     assert proc.returncode == 2
-    assert proc.stderr.splitlines()[0] == refusal("docker-registry skopeo").rstrip("\n")
+    assert proc.stderr.splitlines()[0] == refusal("docker-registry skopeo jq").rstrip("\n")
 
 
 def test_with_passwordless_sudo_make_test_installs_exactly_the_missing_packages(
@@ -106,9 +106,9 @@ def test_with_passwordless_sudo_make_test_installs_exactly_the_missing_packages(
     log = shared_dir / "apt.log"
     log.touch(mode=0o666)
     log.chmod(0o666)
-    # skopeo and chromedriver are there: the other two are installed (the step of
+    # skopeo, jq and chromedriver are there: the other two are installed (the step of
     # `make test` that runs first; the rest of it is what every other test checks).
-    path = tools(shared_dir, "sudo", "apt-get", "env", "skopeo", "chromedriver")
+    path = tools(shared_dir, "sudo", "apt-get", "env", "skopeo", "jq", "chromedriver")
     proc = make(path, "system-packages", log)
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         0,
@@ -126,7 +126,7 @@ def test_with_passwordless_sudo_make_test_installs_exactly_the_missing_packages(
 
 def test_with_every_package_present_nothing_is_installed_or_said(shared_dir: Path) -> None:
     script = ROOT / ".ci" / "system-packages"
-    path = tools(shared_dir, "docker-registry", "skopeo", "chromium", "chromedriver")
+    path = tools(shared_dir, "docker-registry", "skopeo", "jq", "chromium", "chromedriver")
     proc = subprocess.run(
         ["/bin/bash", str(script)],
         env={"PATH": str(path)},

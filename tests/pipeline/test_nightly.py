@@ -144,7 +144,7 @@ def test_accuracy_nights_pass_and_fail_and_dispatches_say_what_went_wrong(
     summary = run.job("Run summary and verdicts")
     assert summary.result == "failure"
     assert [a for a in summary.annotations if a.startswith("error")] == [
-        f"error: failed gate: case {case}: accuracy 0.5 < threshold 0.9"
+        f"error: failed gate: case {case}: exact_match,flexible-extract 0.5 below the threshold 0.9"
     ]
     assert (jobs["Append the run to the history"], jobs["Publish the dashboard"]) == (
         "success", "success",
