@@ -198,7 +198,22 @@ def collect(entries: Iterable[ConfirmationEntry], folder: Path | None) -> list[O
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for d in docs:
         grouped[(str(d.get("event")), str(d.get("job_id")))].append(d)
-    return [judge_entry(e, grouped.get((e["confirmation"]["event"], e["id"]), [])) for e in entries]
+    return [
+        judge_entry(e, _latest(grouped.get((e["confirmation"]["event"], e["id"]), [])))
+        for e in entries
+    ]
+
+
+def _latest(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents of an A/B job's latest attempt (a job run again writes its turns
+    again, under its attempt's artifact)."""
+
+    def attempt(d: dict[str, Any]) -> int:
+        text = str(d.get("run_attempt") or "")
+        return int(text) if text.isdigit() else 0
+
+    last = max((attempt(d) for d in docs), default=0)
+    return [d for d in docs if attempt(d) == last]
 
 
 def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:

@@ -284,6 +284,8 @@ def _document(
         "schema": SCHEMA,
         "event": conf["event"],
         "job_id": ctx.entry["id"],
+        # A job run again ("Re-run failed jobs") writes its turns again: its attempt's stand.
+        "run_attempt": os.environ.get("GITHUB_RUN_ATTEMPT") or None,
         "step": step,
         "order": index,
         "mode": ctx.how,

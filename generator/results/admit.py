@@ -25,6 +25,7 @@ It is built beside the history's runs (`.NAME.new-*`) and moved in when complete
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -41,7 +42,7 @@ from generator.results.expected import load_expected
 from generator.results.jobs import load_jobs
 from generator.results.output import new_dir
 from generator.results.provenance import provenance, run_info
-from generator.results.record import Problem, ResultsError, read_record
+from generator.results.record import Problem, ResultsError, latest_attempts, read_record
 from generator.results.runs import MANIFEST, RunDir, check_run_name
 from generator.results.store import COMPACT_FILE, CURRENT, Store
 from generator.results.verdicts_json import load as load_verdicts
@@ -60,6 +61,7 @@ class Admitted:
     records: int
     left_out: tuple[str, ...]
     not_pinned: tuple[str, ...] = ()  # records left out: their image is not pinned
+    again: bool = False  # the history held these very records already (a re-run's)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,7 +108,7 @@ def _screen(
 def _sort(run_dirs: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str], list[Problem]]:
     """(record file, its path in the new run) of every valid record; the other files'
     paths; the files that claim to be records and are not."""
-    records: list[tuple[Path, str]] = []
+    found: list[tuple[tuple[Path, str], dict[str, Any]]] = []
     others: list[str] = []
     problems: list[Problem] = []
     for run_dir in run_dirs:
@@ -125,10 +127,63 @@ def _sort(run_dirs: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str], 
                 if problem is not None:
                     problems.append(problem)
                 elif record is not None:
-                    records.append((path, rel))
+                    found.append(((path, rel), record))
                 else:
                     others.append(rel)
-    return records, others, problems
+    records, superseded = latest_attempts(found)
+    return records, others + [rel for _, rel in superseded], problems
+
+
+def _github_runs(records: Sequence[tuple[Path, str]]) -> set[str]:
+    """The GitHub run ids the records name (one, for a run of the workflows)."""
+    found: set[str] = set()
+    for path, _ in records:
+        data = json.loads(path.read_bytes())
+        run_id = ((data.get("provenance") or {}).get("github") or {}).get("run_id")
+        if run_id:
+            found.add(str(run_id))
+    return found
+
+
+def _digests(files: Sequence[Path]) -> list[str]:
+    return sorted(hashlib.sha256(f.read_bytes()).hexdigest() for f in files)
+
+
+def _admitted_before(
+    history: Path, target: Path, records: Sequence[tuple[Path, str]]
+) -> Path | None:
+    """The history run that already holds this GitHub run (its name ends with the run id
+    and attempt, as the workflows name it, or it is `target`): None when there is none;
+    that run when it holds these very records (a re-run admitted again: nothing to do);
+    ResultsError when it holds others, since a night counts once in every baseline."""
+    if not history.is_dir():
+        return None
+    ids = _github_runs(records)
+    candidates = [target] if target.is_dir() else []
+    if len(ids) == 1:
+        [run_id] = ids
+        candidates += sorted(
+            d
+            for d in history.iterdir()
+            if d != target and f"-{run_id}-" in d.name and not d.is_symlink() and d.is_dir()
+        )
+    for earlier in candidates:
+        manifest = read_manifest(earlier / MANIFEST)
+        if manifest is None:
+            msg = f"{earlier}: already exists; {ADMIT} never rewrites a run"
+            raise ResultsError(msg)
+        held = str((manifest.get("run") or {}).get("id") or "")
+        if earlier != target and held not in ids:
+            continue
+        listed = [earlier / rel for rel in (manifest.get("records") or {}).get("files") or []]
+        if _digests(listed) == _digests([path for path, _ in records]):
+            return earlier
+        msg = (
+            f"{earlier}: the history holds GitHub run {held or '?'} already, with other "
+            f"records; a run is admitted once ({ADMIT} never rewrites one)"
+        )
+        raise ResultsError(msg)
+    return None
 
 
 def _attachments(folder: Path | None) -> tuple[list[tuple[Path, str]], list[str]]:
@@ -188,9 +243,6 @@ def admit(
         msg = f"{history}: history directory is not a directory"
         raise ResultsError(msg)
     target = history / name
-    if target.exists():
-        msg = f"{target}: already exists; {ADMIT} never rewrites a run"
-        raise ResultsError(msg)
     records, others, problems = _sort(run_dirs)
     attached, not_json = _attachments(confirmation)
     others += not_json
@@ -202,6 +254,9 @@ def admit(
         raise ResultsError(msg)
     records, not_pinned = _screen(records, images)
     others += not_pinned
+    earlier = _admitted_before(history, target, records)
+    if earlier is not None:
+        return Admitted(path=earlier, records=len(records), left_out=(), again=True)
     matrices = _matrices(expected)
     judged = load_verdicts(verdicts) if verdicts is not None else None
     statuses = _job_statuses(jobs)

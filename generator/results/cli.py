@@ -332,7 +332,8 @@ def admit_cmd(
     """Write RUN_DIR... into the history as NAME: its records (refused whole unless every
     one validates and every image is of an image repository the catalogs under --root
     declare; records whose image is not pinned by digest are left out), a manifest and a
-    compact file; an existing run is never rewritten."""
+    compact file; an existing run is never rewritten, and a GitHub run the history holds
+    already is not admitted again (exit 0 when it holds these very records, 2 otherwise)."""
     from generator.results.admit import Images, admit
 
     def work(root: Path) -> int:
@@ -353,6 +354,9 @@ def admit_cmd(
         left = f"; left out {others} other files" if others else ""
         if done.not_pinned:
             left += f"; left out {len(done.not_pinned)} records whose image is not pinned by digest"
+        if done.again:
+            click.echo(f"already admitted: {done.path} holds these {done.records} records")
+            return 0
         click.echo(f"admitted {done.records} records as {done.path}{left}")
         return 0
 

@@ -10,8 +10,9 @@ without its identity, validity or start time, is still reported and skipped (sto
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from generator.results.record import Problem, read_record
+from generator.results.record import Problem, latest_attempts, read_record
 from generator.results.runs import RunDir, history_dirs, history_run, run_dir, started
 from generator.results.store import COMPACT_FILE, CURRENT, HISTORY, Store
 
@@ -21,15 +22,17 @@ if TYPE_CHECKING:
 
 
 def checked(run: RunDir) -> tuple[RunDir, list[Problem]]:
-    """`run` with only its valid records, and the files that are broken records."""
-    good: list[str] = []
+    """`run` with only its valid records (of a point or case, its latest attempt's:
+    record.latest_attempts), and the files that are broken records."""
+    found: list[tuple[str, dict[str, Any]]] = []
     problems: list[Problem] = []
     for name in run.files:
         record, problem = read_record(Path(name))
         if record is not None:
-            good.append(name)
+            found.append((name, record))
         elif problem is not None:
             problems.append(problem)
+    good, _ = latest_attempts(found)
     return RunDir(name=run.name, files=tuple(good)), problems
 
 

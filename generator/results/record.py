@@ -14,7 +14,7 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -33,7 +33,7 @@ from generator.launch.record import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
 
 SCHEMA_ID = SCHEMA
@@ -124,3 +124,27 @@ def read_record(path: Path) -> tuple[dict[str, Any] | None, Problem | None]:
         return None, None
     reason = problem_of(data)
     return (None, Problem(str(path), reason)) if reason else (data, None)
+
+
+_Item = TypeVar("_Item")
+
+
+def latest_attempts(
+    found: Iterable[tuple[_Item, Mapping[str, Any]]],
+) -> tuple[list[_Item], list[_Item]]:
+    """Of items carrying records, those whose record is its point's or case's latest (a job
+    run again by "Re-run failed jobs" uploads its records again, under its attempt's
+    artifact), in their order, and those a later attempt superseded."""
+    items = list(found)
+    best: dict[tuple[str, str], tuple[int, int]] = {}
+    for index, (_, record) in enumerate(items):
+        key = (str(record.get("kind")), str(record.get("id")))
+        github = (record.get("provenance") or {}).get("github") or {}
+        text = str(github.get("run_attempt") or "")
+        attempt = int(text) if text.isdigit() else 0
+        if key not in best or attempt >= best[key][0]:
+            best[key] = (attempt, index)
+    chosen = {index for _, index in best.values()}
+    kept = [item for index, (item, _) in enumerate(items) if index in chosen]
+    superseded = [item for index, (item, _) in enumerate(items) if index not in chosen]
+    return kept, superseded

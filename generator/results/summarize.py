@@ -127,7 +127,7 @@ def summarize(
             if not p["valid"]
         ]
         + [
-            {"kind": "case", "subject": c["case_id"], "file": c["file"], "reason": _why(c)}
+            {"kind": "case", "subject": c["id"], "file": c["file"], "reason": _why(c)}
             for c in cases
             if c["status"] != "passed"
         ],
@@ -234,10 +234,11 @@ def _outcome(data: dict[str, Any]) -> list[str]:
             if c["verdict"] in MARKED
         ]
     )
-    lines += [
-        f"- failed gate: {g['gate']}: {g['kind']} `{g['id']}`: {g['message']}"
-        for g in data["gates"]
-    ]
+    if not (v and v["causes"]):  # the causes name the failed gates
+        lines += [
+            f"- failed gate: {g['gate']}: {g['kind']} `{g['id']}`: {g['message']}"
+            for g in data["gates"]
+        ]
     lines += _capped(
         [f"- missing job `{j['job']}` ({j['points']} points): {j['reason']}" for j in missing]
     )
@@ -264,10 +265,7 @@ def _provenance(data: dict[str, Any]) -> list[str]:
             + (f" (SGLang commit `{image['sglang_commit']}`)" if image["sglang_commit"] else "")
             + f"; {image['jobs']} job(s)"
         )
-    runners = [
-        f"`{r['name'] or '-'}` ({r['label'] or '-'}, {r['gpu'] or 'GPU unknown'}) x{r['records']}"
-        for r in prov["runners"]
-    ]
+    runners = [_runner(r) for r in prov["runners"]]
     if runners:
         lines.append("- Runners: " + ", ".join(runners))
     c = data["counts"]
@@ -279,6 +277,15 @@ def _provenance(data: dict[str, Any]) -> list[str]:
     lines.append("- Expected / reported / missing: " + " · ".join(shown))
     lines.append(f"- Files that are not valid records: {len(data['problems'])}")
     return [*lines, ""]
+
+
+def _runner(r: Mapping[str, Any]) -> str:
+    """A runner of the run: its name and label, or its label when the job reported no
+    name (RUNNER_NAME unset), its GPU, and how many records it made."""
+    gpu = r["gpu"] or "GPU unknown"
+    if r["name"]:
+        return f"`{r['name']}` ({r['label'] or 'no label'}, {gpu}) x{r['records']}"
+    return f"label `{r['label'] or '-'}` (runner name not reported, {gpu}) x{r['records']}"
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
@@ -321,6 +328,7 @@ def markdown(data: dict[str, Any]) -> list[str]:
             table(
                 (
                     "case",
+                    "image",
                     "metric",
                     "score",
                     "threshold",
@@ -331,7 +339,10 @@ def markdown(data: dict[str, Any]) -> list[str]:
                 ),
                 (
                     (
-                        r["case_id"],
+                        # A case on two images is two runs of it: the run's id and its image
+                        # tell them apart.
+                        r["id"],
+                        f"`{r['image'] or '-'}`",
                         r["metric"],
                         number(r["score"], 4),
                         number(r["threshold"], 4),

@@ -76,7 +76,7 @@ def test_the_json_counts_every_point_and_case(tmp_path: Path) -> None:
             ),
         ),
         ("ds-mtp", "no acceptance length from a speculative-decoding server"),
-        ("gsm8k-low", "status failed"),
+        ("gsm8k-low-nightly", "status failed"),  # the case's run: a case may run on two images
     ]
     assert [(g["gate"], g["subject"]) for g in data["gates"]] == [
         ("accuracy", "gsm8k-low"),
@@ -114,7 +114,17 @@ def test_the_outcome_comes_first_then_provenance_then_folded_tables(tmp_path: Pa
     assert lines[2] == (
         "**fail**: 1 confirmed regression(s); 2 failed gate(s); 2 failed or invalid point(s)"
     )
-    assert lines[4] == "- regression: `ds-fp8-tp8` 1024x1024 c=16: tok/s/GPU -49.6% (regression)"
+    # Why the run fails, cause by cause, then what regressed point by point.
+    verdict = json.loads(verdicts.read_text())
+    [event] = [e for e in verdict["events"] if e["id"] in verdict["confirmed"]]
+    assert lines[4:8] == [
+        "- confirmed regression of ds-fp8-tp8: output_throughput_per_gpu -49.4% since "
+        f"{event['first_bad_run']} ({event['id']})",
+        "- failed gate: case gsm8k-low-nightly: exact_match,flexible-extract 0.91 below the "
+        "threshold 0.93",
+        "- failed gate: point ds-mtp-1024-1024-4: MTP point without acceptance length",
+        "- regression: `ds-fp8-tp8` 1024x1024 c=16: tok/s/GPU -49.6% (regression)",
+    ]
     assert (
         "- failed: point `ds-fp8-tp8`: status server-died: sglang.bench_serving exited with "
         "status 1: aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host "

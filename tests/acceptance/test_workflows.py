@@ -749,6 +749,9 @@ def test_the_nightly_accuracy_runs_at_18_utc(rendered_fixture: Path) -> None:
     assert data["on"]["schedule"] == [{"cron": "0 18 * * *"}]
 
 
+ATTEMPT = "-attempt-${{ github.run_attempt }}"
+
+
 @pytest.mark.parametrize(
     ("workflow", "job", "kind", "key"),
     [
@@ -760,17 +763,18 @@ def test_gpu_jobs_upload_their_results_and_any_fallback_apart(
     workflow: str, job: str, kind: str, key: str
 ) -> None:
     """The summary downloads `<kind>-*`: records kept outside results/ go under another
-    name, so they are kept but never counted twice."""
+    name, so they are kept but never counted twice; each attempt uploads under its own
+    name (a re-run never collides with the first, and its records supersede)."""
     steps = load(ROOT / ".github/workflows" / workflow)["jobs"][job]["steps"]
     uploads = [s["with"] for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert uploads == [
         {
-            "name": f"{kind}-${{{{ fromJSON(inputs.{key}).id }}}}",
+            "name": f"{kind}-${{{{ fromJSON(inputs.{key}).id }}}}{ATTEMPT}",
             "path": "code/results/",
             "if-no-files-found": "warn",
         },
         {
-            "name": f"fallback-{kind}-${{{{ fromJSON(inputs.{key}).id }}}}",
+            "name": f"fallback-{kind}-${{{{ fromJSON(inputs.{key}).id }}}}{ATTEMPT}",
             "path": "${{ runner.temp }}/sglang-ci-results-*",
             "if-no-files-found": "ignore",
         },

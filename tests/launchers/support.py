@@ -303,6 +303,13 @@ class Harness:
         return {**self.base_env(), **job_env}
 
 
+def not_ready(reason: str, log: Path, lines: int = 20) -> str:
+    """The error of a point or case whose server never became ready: why, then the last
+    `lines` lines of its log (where SGLang says why: `ambiguous option: ...`)."""
+    tail = log.read_text(encoding="utf-8").splitlines()[-lines:]
+    return f"server did not become ready: {reason}; its last log lines:\n" + "\n".join(tail)
+
+
 def printed_command(env: Mapping[str, str], argv: list[str]) -> list[str]:
     """The lines the launcher prints for the resolved server command."""
     return [f"{key}={shlex.quote(value)}" for key, value in env.items()] + [shlex.join(argv)]

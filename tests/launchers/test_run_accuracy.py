@@ -9,7 +9,13 @@ import pytest
 
 from generator.launch import commands
 from generator.launch.contract import check_case
-from tests.launchers.support import Harness, assert_valid_record, fixture_case, printed_command
+from tests.launchers.support import (
+    Harness,
+    assert_valid_record,
+    fixture_case,
+    not_ready,
+    printed_command,
+)
 
 SCRIPT = "run_accuracy.sh"
 LM_EVAL_CASE = "deepseek-r1-fp8-tp4"
@@ -177,7 +183,8 @@ def test_a_server_that_exits_at_start_fails_the_case_with_exit_2(harness: Harnes
         None,
         None,
     )
-    assert record["error"] == (
-        "server did not become ready: server process exited with status 1 before becoming ready"
+    assert record["error"] == not_ready(
+        "server process exited with status 1 before becoming ready",
+        harness.logs / f"{case['id']}.server.log",
     )
     assert harness.client_records() == []

@@ -17,6 +17,7 @@ from tests.launchers.support import (
     Harness,
     assert_valid_record,
     fixture_job,
+    not_ready,
     printed_command,
     small_points,
 )
@@ -225,7 +226,11 @@ def test_a_server_that_exits_at_start_gives_exit_2_with_its_log_tail(harness: Ha
     assert "standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)" in run.stdout
     assert len(harness.server_records()) == 1
     assert harness.client_records() == []
-    error = "server did not become ready: server process exited with status 1 before becoming ready"
+    error = not_ready(
+        "server process exited with status 1 before becoming ready",
+        harness.logs / f"{job['id']}.server.log",
+    )
+    assert error.endswith("standin: simulated crash at start (SGLANG_STANDIN_FAIL=exit-at-start)")
     for point in job["points"]:
         result = harness.result(point["id"])
         assert (result["status"], result["error"]) == ("failed", error)
@@ -248,9 +253,9 @@ def test_a_server_that_never_becomes_ready_times_out_with_exit_2(harness: Harnes
     result = harness.result(f"{job['id']}-c1")
     assert (result["status"], result["error"]) == (
         "failed",
-        (
-            "server did not become ready: server not ready after READY_TIMEOUT_S=0.5s "
-            "(last stage: /health)"
+        not_ready(
+            "server not ready after READY_TIMEOUT_S=0.5s (last stage: /health)",
+            harness.logs / f"{job['id']}.server.log",
         ),
     )
     assert "===== last 200 lines of" in run.stdout

@@ -91,6 +91,10 @@ class WorkflowRun:
     run_id: int
     attempt: int
     event: str
+    branch: str = "main"
+    sha: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    schedule: str | None = None
     jobs: list[JobRun] = field(default_factory=list)
     results: dict[str, str] = field(default_factory=dict)  # job id (with its caller's) -> result
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)  # job id -> outputs
@@ -262,45 +266,68 @@ class GitHub:
         inputs: Mapping[str, Any] | None = None,
         schedule: str | None = None,
         ref: str | None = None,
-        run_id: int | None = None,
-        attempt: int = 1,
-        only_failed_of: WorkflowRun | None = None,
     ) -> WorkflowRun:
         """Run `.github/workflows/<workflow>` at the tip of `ref` (the default branch) for
-        `event`. `only_failed_of`: a re-run of that run's failed jobs (GitHub's "Re-run
-        failed jobs"), the others keeping their results and outputs."""
+        `event` (a dispatch's `inputs`, a schedule's cron)."""
         branch = ref or self.default_branch
-        if run_id is None:
-            run_id = self.next_run_id
-            self.next_run_id += 1
-        run = WorkflowRun(workflow, run_id, attempt, event)
-        sha = self.sha(branch)
-        data = self._workflow(sha, workflow)
+        run = WorkflowRun(
+            workflow,
+            self.next_run_id,
+            1,
+            event,
+            branch=branch,
+            sha=self.sha(branch),
+            inputs=dict(inputs or {}),
+            schedule=schedule,
+        )
+        self.next_run_id += 1
+        return self._run(run, None)
+
+    def rerun_failed(self, earlier: WorkflowRun) -> WorkflowRun:
+        """GitHub's "Re-run failed jobs": the next attempt of `earlier`, at its commit, where
+        the jobs that failed and every job that needs one of them run again and the others
+        keep their results and outputs."""
+        again = WorkflowRun(
+            earlier.workflow,
+            earlier.run_id,
+            earlier.attempt + 1,
+            earlier.event,
+            branch=earlier.branch,
+            sha=earlier.sha,
+            inputs=earlier.inputs,
+            schedule=earlier.schedule,
+        )
+        return self._run(again, earlier)
+
+    def _run(self, run: WorkflowRun, previous: WorkflowRun | None) -> WorkflowRun:
+        data = self._workflow(run.sha, run.workflow)
         declared = ((data.get("on") or {}).get("workflow_dispatch") or {}).get("inputs") or {}
         given = {
-            name: _typed(spec, (inputs or {}).get(name, spec.get("default")))
+            name: _typed(spec, run.inputs.get(name, spec.get("default")))
             for name, spec in declared.items()
         }
         payload: dict[str, Any] = {
             "repository": {"full_name": self.repository, "default_branch": self.default_branch},
         }
-        if event == "workflow_dispatch":
+        if run.event == "workflow_dispatch":
             payload["inputs"] = {k: ex.as_text(v) for k, v in given.items()}
-        if event == "schedule":
-            payload["schedule"] = schedule
+        if run.event == "schedule":
+            payload["schedule"] = run.schedule
         github = {
-            "event_name": event,
+            "event_name": run.event,
             "event": payload,
-            "ref": f"refs/heads/{branch}",
-            "ref_name": branch,
-            "sha": sha,
+            "ref": f"refs/heads/{run.branch}",
+            "ref_name": run.branch,
+            "sha": run.sha,
             "repository": self.repository,
             "repository_owner": self.repository.split("/")[0],
-            "run_id": str(run_id),
-            "run_number": str(run_id - 999),
-            "run_attempt": str(attempt),
-            "workflow": data.get("name", workflow),
-            "workflow_ref": f"{self.repository}/.github/workflows/{workflow}@refs/heads/{branch}",
+            "run_id": str(run.run_id),
+            "run_number": str(run.run_id - 999),
+            "run_attempt": str(run.attempt),
+            "workflow": data.get("name", run.workflow),
+            "workflow_ref": (
+                f"{self.repository}/.github/workflows/{run.workflow}@refs/heads/{run.branch}"
+            ),
             "server_url": "https://github.com",
             "api_url": "https://api.github.com",
             "token": "ghs_standin_token",
@@ -311,12 +338,12 @@ class GitHub:
         self._workflow_jobs(
             run,
             data,
-            sha,
+            run.sha,
             github,
             given,
             secrets=dict(self.secrets),
             prefix="",
-            previous=only_failed_of,
+            previous=previous,
         )
         return run
 
@@ -352,6 +379,7 @@ class GitHub:
             return ancestors[key]
 
         pending = list(jobs)
+        rerun: set[str] = set()  # with `previous`: the jobs that run again
         while pending:
             key = next(k for k in pending if all(n in done for n in needs_of[k]))
             pending.remove(key)
@@ -373,12 +401,19 @@ class GitHub:
                 "vars": {},
                 "env": {},
             }
-            if previous is not None and previous.results.get(prefix + key) == "success":
-                # "Re-run failed jobs": a job that succeeded keeps its result and outputs.
+            again = any(n in rerun for n in needs_of[key])
+            if (
+                previous is not None
+                and previous.results.get(prefix + key) == "success"
+                and not again
+            ):
+                # "Re-run failed jobs": a job that succeeded, and whose needs all kept
+                # theirs, keeps its result and outputs; the others run again.
                 done[key] = ("success", previous.outputs.get(prefix + key, {}))
                 run.results[prefix + key] = "success"
                 run.outputs[prefix + key] = done[key][1]
                 continue
+            rerun.add(key)
             try:
                 ok = ex.condition(spec.get("if"), context, status)
             except ex.ExpressionError as e:

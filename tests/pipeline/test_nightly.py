@@ -103,6 +103,21 @@ def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
             assert issue["comments"] == []
             assert "A/B confirmation jobs" in summary
             assert "## Benchmark #5: fail" in events.summary
+            # "Re-run failed jobs": the events job and what needs it run again; the night
+            # is in the history once, and the issue says nothing twice.
+            again = w.github.rerun_failed(run)
+            assert [j.name for j in again.jobs] == [
+                "Events, A/B outcomes and tracking issues",
+                "Append the run to the history",
+                "Publish the dashboard",
+            ]
+            assert w.history_runs() == names
+            history = again.job("Append the run to the history")
+            assert history.result == "success", again.describe()
+            assert f"already admitted: history/runs/{names[-1]} holds these 6 records" in (
+                history.log
+            )
+            assert w.github.issues()[0]["comments"] == []
         else:
             # Still low: the open issue gets one comment a night, with that night's name.
             assert run.conclusion == "success", run.describe()
