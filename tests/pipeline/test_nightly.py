@@ -81,7 +81,7 @@ def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
             assert run.conclusion == "failure"
             events = run.job("Events, A/B outcomes and tracking issues")
             assert events.result == "failure"
-            final = w.artifact_json(run, "benchmark-confirmation", "verdicts.json")
+            final = w.artifact_json(run, "verdicts-benchmark-attempt-1", "verdicts.json")
             [event] = final["events"]
             assert (event["state"], event["first_bad_run"], event["last_good_run"]) == (
                 "confirmed", names[-1], names[-2],
