@@ -22,6 +22,8 @@ from typing import Any
 from generator.catalog.regression import METRICS, Policy
 from generator.launch import ab
 from generator.launch.abjob import SideImage
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
 from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
@@ -225,10 +227,13 @@ def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> l
     for e in entries:
         conf = e["confirmation"]
         lines.append(
-            f"- `{e['id']}` on `{e['runner']}` for event `{conf['event']}`: "
-            f"{len(e['points'])} point(s) x {conf['repeats']} repeats, A `{conf['a']['image']}` "
-            f"(run `{conf['a']['run']}`), B `{conf['b']['image']}`, "
+            f"- {code(e['id'])} on {code(e['runner'])} for event {code(conf['event'])}: "
+            f"{len(e['points'])} point(s) x {conf['repeats']} repeats, "
+            f"A {code(conf['a']['image'])} (run {code(conf['a']['run'])}), "
+            f"B {code(conf['b']['image'])}, "
             f"{len(conf['candidates'])} nightly image(s) between"
         )
-    lines += [f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}" for s in skipped]
+    lines += [
+        f"- event {code(s.event)} ({text(s.config)}) has no A/B: {text(s.reason)}" for s in skipped
+    ]
     return [*lines, ""]

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch import ab
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -223,12 +225,14 @@ def short(image: SideImage | dict[str, Any] | None) -> str:
         return "-"
     digest = str(image.get("image_digest") or "")
     tag = image.get("image_tag") or image.get("image_requested") or ""
-    return f"`{tag}` (`{digest.removeprefix('sha256:')[:12]}`)" if tag else f"`{digest[:19]}`"
+    if not tag:
+        return code(digest[:19])
+    return f"{code(tag)} ({code(digest.removeprefix('sha256:')[:12])})"
 
 
 def judgement_text(j: ab.Judgement) -> str:
     if j.ratio is None:
-        return f"{j.what}: {j.verdict} ({j.reason})"
+        return f"{j.what}: {j.verdict} ({text(j.reason)})"
     interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"
     return f"{j.what} B/A {j.ratio:.3f}{interval}: {j.verdict}"
 
@@ -239,7 +243,7 @@ def markdown(outcomes: Sequence[Outcome]) -> list[str]:
         return []
     lines = ["### A/B confirmation", ""]
     for o in outcomes:
-        head = f"- **{o.config}** (event `{o.event}`): **{o.result}**"
+        head = f"- **{text(o.config)}** (event {code(o.event)}): **{o.result}**"
         if o.result == MISSING:
             lines.append(head + ": the A/B job left no measurement; the event stays suspected")
             continue
