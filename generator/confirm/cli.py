@@ -20,6 +20,7 @@ from generator.catalog.regression import policy_for
 from generator.confirm import events, issues, matrix, outcomes, tracked
 from generator.context import run_at_root
 from generator.jsonio import dumps
+from generator.launch import jsonread
 from generator.launch.abjob import check_confirmation
 from generator.launch.errors import InputError
 from generator.results.output import JSON, check_file, write_file
@@ -39,7 +40,7 @@ def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for path in paths:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = jsonread.load(path)
         except (OSError, ValueError) as exc:
             msg = f"{path}: cannot read the matrix: {exc}"
             raise ResultsError(msg) from exc

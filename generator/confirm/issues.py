@@ -28,6 +28,7 @@ from generator.confirm.events import CONFIRMED, Event, Verdicts
 from generator.confirm.outcomes import Outcome, judgement_text, short
 from generator.confirm.tracked import Tracked
 from generator.errors import SglangCIError
+from generator.launch import jsonread
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text
 
@@ -99,8 +100,15 @@ def parse_issue(
     found = _MARKER_RE.search(body)
     if found is None:
         return None
-    data = json.loads(found[1])
+    try:
+        data = jsonread.loads(found[1])
+    except jsonread.JsonRefused:
+        return None  # a marker someone edited: not one of ours
+    if not isinstance(data, dict) or "id" not in data:
+        return None
     s = data.get("server") or {}
+    if not isinstance(s, dict):
+        return None
     server = (
         str(s.get("config") or ""),
         s.get("fingerprint"),

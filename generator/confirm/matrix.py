@@ -13,14 +13,13 @@ pinned by digest, or when both runs ran the same image (an A/B could not tell th
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
-from generator.launch import ab
+from generator.launch import ab, jsonread
 from generator.launch.abjob import SideImage
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
@@ -69,7 +68,7 @@ def _records(run: Path) -> list[dict[str, Any]]:
     out = []
     for name in json_files(run):
         try:
-            data = json.loads(Path(name).read_text(encoding="utf-8"))
+            data = jsonread.load(Path(name))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict) and data.get("schema") == "sglang-ci/record/1":

@@ -9,14 +9,13 @@ A job of the matrix that left no document is `missing`: its event stays suspecte
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import ab
+from generator.launch import ab, jsonread
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
@@ -92,7 +91,7 @@ def documents(folder: Path) -> list[dict[str, Any]]:
             if not name.endswith(".json"):
                 continue
             try:
-                data = json.loads(Path(top, name).read_text(encoding="utf-8"))
+                data = jsonread.load(Path(top, name))
             except (OSError, ValueError):
                 continue
             if isinstance(data, dict) and data.get("schema") == DOCUMENT:
@@ -297,7 +296,7 @@ def from_dict(data: dict[str, Any]) -> Outcome:
 def load(path: Path) -> dict[str, Outcome]:
     """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, ValueError) as exc:
         msg = f"{path}: cannot read the outcomes: {exc}"
         raise ResultsError(msg) from exc

@@ -12,7 +12,14 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry, PointEntry, ServerEntry
+from generator.launch.contract import (
+    LM_EVAL,
+    MODEL_FLAGS,
+    CaseEntry,
+    JobEntry,
+    PointEntry,
+    ServerEntry,
+)
 
 HOST = "127.0.0.1"
 # Polled in this order until each answers 200: the server is up, then its model is loaded.
@@ -27,11 +34,9 @@ FLUSH_PATH = "/flush_cache"
 SERVER_INFO_PATHS = ("/server_info", "/get_server_info")
 # Used by lm-eval's `local-completions` model; the SGLang server's OpenAI endpoint.
 COMPLETIONS_PATH = "/v1/completions"
-# Server flags whose value is a model the server loads (besides --model-path).
-MODEL_FLAGS = ("--speculative-draft-model-path", "--speculative-draft-model", "--tokenizer-path")
 # The one of them whose model needs only its tokenizer files, no weights.
 TOKENIZER_FLAG = "--tokenizer-path"
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", re.ASCII)
 FEW_SHOT_SCRIPT = "scripts/few_shot_gsm8k.py"
 
 

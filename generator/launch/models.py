@@ -14,12 +14,11 @@ never looks complete.
 from __future__ import annotations
 
 import fcntl
-import json
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from generator.launch import commands
+from generator.launch import commands, jsonread
 from generator.launch.console import framed, log, tail
 from generator.launch.errors import Infrastructure
 from generator.launch.process import Supervisor, describe_exit
@@ -52,7 +51,7 @@ def missing(snapshot: Path, *, tokenizer_only: bool = False) -> str | None:
         index = snapshot / name
         if index.is_file():
             try:
-                files = set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values())
+                files = set(jsonread.load(index)["weight_map"].values())
             except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 return f"{name} is unreadable ({exc})"
             absent = sorted(f for f in files if not (snapshot / str(f)).is_file())
@@ -96,7 +95,12 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
         if path == model:
             continue  # not a hub id: the server gets it as it is
         snapshot, only = Path(path), model in tokenizers
-        if missing(snapshot, tokenizer_only=only) is None:
+        try:
+            complete = missing(snapshot, tokenizer_only=only) is None
+        except OSError as exc:  # a cache that cannot be read (root-squashed NFS, say)
+            msg = f"cannot read the model cache at {snapshot}: {exc.strerror or exc}"
+            raise Infrastructure(msg) from exc
+        if complete:
             log(f"model {model}: complete in {snapshot}")
             continue
         started = time.monotonic()

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generator.launch import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -110,7 +111,7 @@ def _files(root: Path) -> list[str]:
 def _listed(target: Path) -> set[str] | None:
     """The files MARKER in `target` lists, or None when there is no readable marker."""
     try:
-        data = json.loads((target / MARKER).read_text(encoding="utf-8"))
+        data = jsonread.load(target / MARKER)
     except (OSError, ValueError):
         return None
     files = data.get("files") if isinstance(data, dict) else None

@@ -22,8 +22,9 @@ from typing import Any
 
 import duckdb
 
+from generator.launch import jsonread
 from generator.results.record import SCHEMA_FAMILY, SCHEMA_ID, Problem
-from generator.results.runs import RunDir, json_files
+from generator.results.runs import MAX_RECORD_BYTES, RunDir, json_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -164,6 +165,7 @@ _SHAPE = """
       WHEN r.kind = 'case' AND r."case" IS NULL THEN 'no case'
     END
 """
+_INVALID = "not valid JSON"
 # Keys of the baselines: a point of a server on a runner and an image family.
 POINT_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), isl, osl,
     concurrency, coalesce(runner_label, '-'), coalesce(image_family, '-'))"""
@@ -215,6 +217,9 @@ class Store:
             for r in runs
             if role == HISTORY and r.compact and Path(r.compact).name == COMPACT_FILE
         }
+        broken = self._unreadable_compact(compact)
+        for name in broken:
+            del compact[name]
         if compact:
             self.compact.update(compact)
             self._compact_view()
@@ -223,11 +228,42 @@ class Store:
             for r in runs
             if r.name not in compact
         ]
-        new = self._add_json(role, rest)
+        new = [*broken.values(), *self._add_json(role, rest)]
         self._refresh_runs()
         return new
 
+    def _unreadable_compact(self, compact: dict[str, str]) -> dict[str, Problem]:
+        """The compact files whose Parquet footer DuckDB cannot read (truncated, not
+        Parquet), by run: those runs are read from their JSON files instead."""
+        found = {}
+        for name, path in compact.items():
+            try:
+                self.con.execute("SELECT count(*) FROM parquet_metadata(?)", [path]).fetchone()
+            except duckdb.Error as exc:
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                msg = f"not a readable compact file ({reason}); the run's JSON files are read"
+                found[name] = Problem(path, msg)
+        self.problems.extend(found.values())
+        return found
+
     def _add_json(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
+        try:
+            return self._add_json_files(role, runs)
+        except duckdb.Error:
+            # A file DuckDB refuses to read at all (a byte order mark, bytes that are not
+            # UTF-8): find them the strict way, report them, read the others.
+            refused = []
+            for run in runs:
+                for f in run.files:
+                    reason = jsonread.problem(Path(f), MAX_RECORD_BYTES)
+                    if reason is not None:
+                        refused.append(Problem(f, reason))
+            skip = {p.path for p in refused}
+            kept = [replace(r, files=tuple(f for f in r.files if f not in skip)) for r in runs]
+            self.problems.extend(refused)
+            return refused + self._add_json_files(role, kept)
+
+    def _add_json_files(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
         files = [f for run in runs for f in run.files]
         if not files:
             return []
@@ -248,7 +284,7 @@ class Store:
         )
         found = self.con.execute(
             f"""
-            SELECT file, CASE WHEN NOT ok THEN 'not valid JSON'
+            SELECT file, CASE WHEN NOT ok THEN '{_INVALID}'
               WHEN r.schema <> '{SCHEMA_ID}' THEN 'unsupported record schema ''' || r.schema || ''''
               ELSE {_SHAPE} END AS reason
             FROM parsed
@@ -271,9 +307,18 @@ class Store:
             [role],
         )
         self.con.execute("DROP TABLE parsed")
-        new = [Problem(str(f), str(reason)) for f, reason in found]
+        new = [
+            Problem(str(f), self._why_invalid(str(f)) if reason == _INVALID else str(reason))
+            for f, reason in found
+        ]
         self.problems.extend(new)
         return new
+
+    @staticmethod
+    def _why_invalid(path: str) -> str:
+        """What the strict reader says of a file DuckDB found no JSON in, so that every
+        reader gives a file the same reason."""
+        return jsonread.problem(Path(path), MAX_RECORD_BYTES) or _INVALID
 
     def _compact_view(self) -> None:
         """`compact_records`: the rows of the compact files, read when a query needs them;

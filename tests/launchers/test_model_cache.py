@@ -137,6 +137,26 @@ def test_a_failed_download_exits_2_and_leaves_no_complete_looking_snapshot(
 
 
 @pytest.mark.fault
+@pytest.mark.fault
+def test_a_cache_that_cannot_be_read_is_an_infrastructure_failure_naming_the_path(
+    harness: Harness, tmp_path: Path
+) -> None:
+    # As root, no permission bit stops a read; a name longer than the file system takes
+    # fails the same way an unreadable (root-squashed) directory does: an OSError on stat.
+    harness.model_cache = tmp_path / ("c" * 300)
+    job = mtp_job()
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "bug in the launcher" not in run.stdout + run.stderr
+    assert (harness.server_records(), harness.hf_records()) == ([], [])
+    error = harness.result(job["points"][0]["id"])["error"]
+    assert error.startswith(
+        f"infrastructure: cannot read the model cache at {harness.model_cache}/{MODEL}: "
+    ), error
+    assert "File name too long" in error
+
+
 def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     harness: Harness, tmp_path: Path
 ) -> None:
