@@ -109,7 +109,7 @@ def outcomes_cmd(
 
     def work(_root: Path) -> int:
         if confirmation is not None:
-            check_file(confirmation, JSON, outcomes.is_confirmation_file)
+            check_file(confirmation, JSON, "confirm outcomes")
         try:
             entries = [check_confirmation(e, "matrix") for e in _entries(matrices)]
         except InputError as exc:
@@ -117,7 +117,7 @@ def outcomes_cmd(
         found = outcomes.collect(entries, results)
         if confirmation is not None:
             text = dumps(outcomes.confirmation_file(found))
-            write_file(confirmation, text, JSON, outcomes.is_confirmation_file)
+            write_file(confirmation, text, JSON, "confirm outcomes")
         if as_json:
             sys.stdout.write(dumps([o.as_dict() for o in found]))
         else:
@@ -148,7 +148,7 @@ def issues_cmd(
 
     def work(root: Path) -> int:
         if out is not None:
-            check_file(out, JSON)
+            check_file(out, JSON, "confirm issues")
         policy, _ = policy_for(root, policy_path)
         found = events.load(verdicts)
         enabled = policy.confirm.issues
@@ -176,6 +176,6 @@ def issues_cmd(
                 doc = tracked.document(
                     run=found.current, repository=repo, enabled=enabled, issues=kept, error=error
                 )
-                write_file(out, dumps(doc), JSON)
+                write_file(out, dumps(doc), JSON, "confirm issues")
 
     run_at_root(ctx, work)

@@ -211,13 +211,6 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     ]
 
 
-def is_confirmation_file(data: object) -> bool:
-    """Whether `data` is what confirmation_file gives (a file `--confirmation` may replace)."""
-    return isinstance(data, list) and all(
-        isinstance(d, dict) and set(d) == {"event", "result"} for d in data
-    )
-
-
 def short(image: SideImage | dict[str, Any] | None) -> str:
     """An image as a summary names it: its tag and short digest."""
     if not image:

@@ -17,6 +17,7 @@ from generator.render.docs import coverage, launcher_knobs, recipes, runners
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
+from generator.render.write import with_manifest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,4 +62,4 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
     out.update(runners(expanded, t))
     out.update(recipes(expanded, t))
     out.update(launcher_knobs(root, t))
-    return dict(sorted(out.items()))
+    return dict(sorted(with_manifest(out).items()))

@@ -28,25 +28,31 @@ _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
 
 
-def _check_out(out: Path | None, as_json: bool) -> None:
+def _check_out(out: Path | None, as_json: bool, what: str) -> None:
     """Refuse an --out FILE before any work (output.check_file)."""
     if out is not None:
-        check_file(out, JSON if as_json else MARKDOWN)
+        check_file(out, JSON if as_json else MARKDOWN, what)
 
 
 def _emit(
-    data: dict[str, Any], lines: list[str], *, as_json: bool, out: Path | None, max_bytes: int
+    data: dict[str, Any],
+    lines: list[str],
+    *,
+    as_json: bool,
+    out: Path | None,
+    max_bytes: int,
+    what: str,
 ) -> None:
     """JSON, or Markdown cut to `max_bytes`, on stdout; the same in full to `out` (JSON
     with --json, else Markdown)."""
     if as_json:
         text = dumps(data)
         if out is not None:
-            write_file(out, text, JSON)
+            write_file(out, text, JSON, what)
         sys.stdout.write(text)
         return
     if out is not None:
-        write_file(out, "\n".join(lines) + "\n", MARKDOWN)
+        write_file(out, "\n".join(lines) + "\n", MARKDOWN, what)
     sys.stdout.write(fit(lines, max_bytes, str(out) if out else None))
 
 
@@ -130,7 +136,7 @@ def summarize_cmd(
     from generator.results.verdicts_json import load as load_verdicts
 
     def work(_root: Path) -> int:
-        _check_out(out, as_json)
+        _check_out(out, as_json, "results summarize")
         wanted = load_expected(expected, jobs_path) if expected else None
         judged = load_verdicts(verdicts) if verdicts is not None else None
         manifest = read_manifest(run_dirs[0] / MANIFEST) if len(run_dirs) == 1 else None
@@ -141,7 +147,14 @@ def summarize_cmd(
         else:
             run = run_info(store, os.environ)
         data = summarize(store, expected=wanted, verdicts=judged, run=run)
-        _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
+        _emit(
+            data,
+            markdown(data),
+            as_json=as_json,
+            out=out,
+            max_bytes=max_bytes,
+            what="results summarize",
+        )
         return 0
 
     run_at_root(ctx, work)
@@ -187,7 +200,7 @@ def compare_cmd(
     from generator.results.load import open_store
 
     def work(root: Path) -> int:
-        _check_out(out, as_json)
+        _check_out(out, as_json, "results compare")
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected, jobs_path) if expected else None
         outcomes = load_confirmation(confirmation) if confirmation is not None else None
@@ -198,7 +211,14 @@ def compare_cmd(
             store, policy, source=source, current=name, expected=wanted, outcomes=outcomes
         )
         data = result.as_dict()
-        _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
+        _emit(
+            data,
+            markdown(data),
+            as_json=as_json,
+            out=out,
+            max_bytes=max_bytes,
+            what="results compare",
+        )
         return result.exit_code
 
     run_at_root(ctx, work)
@@ -288,7 +308,14 @@ def thresholds_cmd(
         store = open_store(history=history)
         _warn_problems(store.problems)
         data = thresholds(store, policy.thresholds)
-        _emit(data, markdown(data), as_json=as_json, out=None, max_bytes=DEFAULT_MAX_BYTES)
+        _emit(
+            data,
+            markdown(data),
+            as_json=as_json,
+            out=None,
+            max_bytes=DEFAULT_MAX_BYTES,
+            what="results thresholds",
+        )
         return 0
 
     run_at_root(ctx, work)

@@ -157,6 +157,7 @@ def test_a_cache_that_cannot_be_read_is_an_infrastructure_failure_naming_the_pat
     assert "File name too long" in error
 
 
+@pytest.mark.fault
 def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     harness: Harness, tmp_path: Path
 ) -> None:

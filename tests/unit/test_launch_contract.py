@@ -180,8 +180,26 @@ def test_a_case_threshold_or_rate_outside_0_to_1_or_a_two_line_metric_is_refused
 
 @pytest.mark.parametrize(
     "model",
-    ["Qwen/..", "..", "Qwen/../../etc", "./Qwen", "/models/Qwen", "Qwen/Qw\u0435n3", "Qwen//x"],
-    ids=["parent", "dot-dot", "climbing", "dot", "absolute", "non-ascii", "empty-part"],
+    [
+        "Qwen/..",
+        "..",
+        "Qwen/../../etc",
+        "./Qwen",
+        "/models/Qwen",
+        "Qwen/Qw\u0435n3",
+        "Qwen//x",
+        "org/model with space $(touch pwned-model)",
+    ],
+    ids=[
+        "parent",
+        "dot-dot",
+        "climbing",
+        "dot",
+        "absolute",
+        "non-ascii",
+        "empty-part",
+        "shell",
+    ],
 )
 @pytest.mark.parametrize("where", ["model_path", "draft"])
 def test_a_model_path_that_leaves_the_cache_or_is_not_ascii_is_refused(
