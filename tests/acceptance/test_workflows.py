@@ -613,9 +613,16 @@ def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_he
     )
     select = next(s for s in steps if s.get("id") == "select")
     assert (
-        'sglang-ci dispatch pr --base "$BASE" --head "$HEAD_SHA" "${benchmark[@]}"' in select["run"]
-    )
+        'sglang-ci dispatch pr --base "origin/$DEFAULT_BRANCH" --head "$HEAD_SHA" \\\n'
+        '  --pr-base "$PR_BASE" --default-branch "$DEFAULT_BRANCH" "${benchmark[@]}"'
+    ) in select["run"]
     assert select["env"]["HEAD_SHA"] == "${{ steps.pr.outputs.sha }}"
+    assert select["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    # The PR step refuses a base that is not the default branch before anything is installed.
+    pr = next(s for s in steps if s.get("id") == "pr")
+    assert pr["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    assert 'if [ "$base" != "$DEFAULT_BRANCH" ]; then' in pr["run"]
+    assert steps.index(pr) < steps.index(checkouts[0])
     # Nothing else names the PR head: no step checks it out, installs or runs it.
     text = json.dumps(steps)
     assert text.count("steps.pr.outputs.sha") == 1
