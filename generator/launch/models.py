@@ -9,6 +9,10 @@ A download runs `hf download <id> --local-dir <dir>` into exactly that directory
 exclusive lock (`$MODEL_CACHE/.locks/<id>.lock`), so launchers sharing a cache download
 once; while it runs the directory holds a marker, so a failed or interrupted download
 never looks complete.
+
+With MODEL_DOWNLOADS (a pull request's run, whose cache is mounted read-only), the models
+live in that per-job directory instead: a complete snapshot of MODEL_CACHE is linked from
+there, any other is downloaded there, and MODEL_CACHE is never written.
 """
 
 from __future__ import annotations
@@ -85,7 +89,7 @@ def lock_path(cache: Path, model: str) -> Path:
 def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | None:
     """Make every model of the entry complete in the cache; the seconds spent downloading
     (None without a model cache: the server gets the hub ids)."""
-    cache = knobs.model_cache
+    cache = knobs.cache
     if cache is None:
         log("MODEL_CACHE is not set: the server gets the Hugging Face ids")
         return None
@@ -96,6 +100,8 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
             continue  # not a hub id: the server gets it as it is
         snapshot, only = Path(path), model in tokenizers
         try:
+            if knobs.model_downloads is not None and knobs.model_cache is not None:
+                _link_shared(knobs.model_cache / model, snapshot, only)
             complete = missing(snapshot, tokenizer_only=only) is None
         except OSError as exc:  # a cache that cannot be read (root-squashed NFS, say)
             msg = f"cannot read the model cache at {snapshot}: {exc.strerror or exc}"
@@ -116,6 +122,16 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
             raise Infrastructure(msg) from exc
         spent += time.monotonic() - started
     return round(spent, 3)
+
+
+def _link_shared(shared: Path, snapshot: Path, only: bool) -> None:
+    """With a read-only model cache: link the job's `snapshot` to the cache's copy when
+    that is complete, so the server reads it in place and nothing is written there."""
+    if snapshot.exists() or snapshot.is_symlink() or missing(shared, tokenizer_only=only):
+        return
+    snapshot.parent.mkdir(parents=True, exist_ok=True)
+    snapshot.symlink_to(shared, target_is_directory=True)
+    log(f"model cache is read-only here: {snapshot} links to {shared}")
 
 
 def _download(

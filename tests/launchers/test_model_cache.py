@@ -171,3 +171,26 @@ def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     error = harness.result(job["points"][0]["id"])["error"]
     assert error.startswith(f"infrastructure: cannot fill the model cache for {MODEL}: ")
     assert "Not a directory" in error
+
+
+def test_a_read_only_cache_is_linked_from_the_job_s_downloads_and_never_written(
+    harness: Harness, tmp_path: Path
+) -> None:
+    # A pull request's run: MODEL_CACHE mounted read-only, MODEL_DOWNLOADS in the job's
+    # scratch. The complete model is read in place; the missing draft goes to the scratch.
+    harness.model_cache = tmp_path / "cache"
+    complete_snapshot(harness.model_cache, MODEL)
+    before = sorted(str(p) for p in harness.model_cache.rglob("*"))
+    downloads = tmp_path / "scratch" / "models"
+    job = mtp_job()
+    env = {**CATALOG_SGLANG, "MODEL_DOWNLOADS": str(downloads)}
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), env)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert [r["argv"] for r in harness.hf_records()] == [
+        ["download", DRAFT, "--local-dir", str(downloads / DRAFT)],
+    ]
+    [server] = harness.server_records()
+    assert served_models(server["argv"]) == (str(downloads / MODEL), str(downloads / DRAFT))
+    assert (downloads / MODEL).resolve() == harness.model_cache / MODEL
+    assert sorted(str(p) for p in harness.model_cache.rglob("*")) == before

@@ -10,6 +10,11 @@ Commands and flags as the real CLI has them (gh's manual): `-R/--repo` on each;
   issue reopen {<number> | <url>} [-c/--comment C]
   issue view   {<number> | <url>} --json FIELDS
   label create NAME [-c/--color C] [-d/--description D] [-f/--force]
+  api          [-H/--header H]... ENDPOINT
+
+`api` answers a GET of ENDPOINT with the JSON the state file keeps under
+`api[ENDPOINT]`, or, as the real CLI does for a path it cannot read, prints
+`gh: Not Found (HTTP 404)` and exits 1.
 
 `--json` prints the fields asked for (number, title, body, state as OPEN/CLOSED, labels as
 [{"name"}], url, comments as [{"body"}]); `issue list` lists newest first, at most
@@ -215,8 +220,41 @@ def run(command: str, args: list[str]) -> str:
     return out
 
 
+def api(args: list[str]) -> int:
+    endpoints = []
+    i = 0
+    while i < len(args):
+        if args[i] in ("-H", "--header"):
+            i += 2
+            continue
+        if args[i].startswith("-"):
+            print(f"unknown flag: {args[i]}", file=sys.stderr)
+            return 1
+        endpoints.append(args[i])
+        i += 1
+    if len(endpoints) != 1:
+        print(f"accepts 1 arg(s), received {len(endpoints)}", file=sys.stderr)
+        return 1
+    _, data = load_state()
+    answers = data.get("api", {})
+    if endpoints[0] not in answers:
+        print("gh: Not Found (HTTP 404)", file=sys.stderr)
+        return 1
+    print(json.dumps(answers[endpoints[0]]))
+    return 0
+
+
 def main() -> int:
     args = sys.argv[1:]
+    if args[:1] == ["api"]:
+        record = os.environ.get("GH_STANDIN_RECORD")
+        if record:
+            with open(record, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"command": "api", "argv": args}) + "\n")
+        if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
+            print("To get started with GitHub CLI, please run:  gh auth login", file=sys.stderr)
+            return 4
+        return api(args[1:])
     command = " ".join(args[:2])
     line = {"command": command, "argv": args}
     record = os.environ.get("GH_STANDIN_RECORD")

@@ -228,8 +228,12 @@ def test_confirm_issues_out_never_replaces_a_file_it_did_not_write(
     mine.write_text('{"mine": true}\n')
     result = issues_cli(cli, tmp_path, mine)
     assert (result.exit_code, result.stderr) == (
-        2, f"error: {mine}: exists and was not written by sglang-ci; not replaced\n"
-    )  # fmt: skip
+        2,
+        (
+            f"error: {mine}: exists and confirm issues cannot prove it wrote it (no ownership "
+            "marker .notes.json.sglang-ci-owner.json matching it); not replaced\n"
+        ),
+    )
     assert mine.read_text() == '{"mine": true}\n'
     assert not (tmp_path / "calls.jsonl").exists()
 
