@@ -78,6 +78,8 @@ class Model:
     params_b: float | None
     startup_minutes: float | None
     loc: Loc
+    # A Hugging Face commit the model is pinned to: what `hf download` and the server get.
+    revision: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

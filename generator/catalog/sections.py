@@ -36,6 +36,7 @@ def build_models(r: Reader, raw: Mapping[str, Any] | None) -> dict[str, Model]:
             params_b=number(m.get("params_b")),
             startup_minutes=number(m.get("startup_minutes")),
             loc=r.loc(["models", name]),
+            revision=str(m["revision"]) if m.get("revision") is not None else None,
         )
         for name, m in (raw or {}).items()
     }

@@ -69,7 +69,15 @@ def models(entry: ServerEntry, where: Where) -> dict[str, str]:
         if flag in MODEL_FLAGS and HUB_ID.match(value):
             ids.append(value)
     cache = where.model_cache
-    return {i: (f"{cache}/{i}" if cache and HUB_ID.match(i) else i) for i in dict.fromkeys(ids)}
+    # A pinned revision has a snapshot of its own, never mixed with the unpinned one.
+    return {
+        i: (f"{cache}/{i}{_at(revision_of(entry, i))}" if cache and HUB_ID.match(i) else i)
+        for i in dict.fromkeys(ids)
+    }
+
+
+def _at(revision: str | None) -> str:
+    return "" if revision is None else f"@{revision}"
 
 
 CONTAINER_CACHE = "/models"  # where the runner's model cache appears in the container
@@ -116,9 +124,16 @@ def tokenizer_only(entry: ServerEntry) -> set[str]:
     return named - weights - {entry["model_path"]}
 
 
-def download_argv(model: str, directory: str) -> list[str]:
-    """Fill a model cache directory (Hugging Face's CLI; HF_TOKEN from the environment)."""
-    return ["hf", "download", model, "--local-dir", directory]
+def download_argv(model: str, directory: str, revision: str | None = None) -> list[str]:
+    """Fill a model cache directory (Hugging Face's CLI; HF_TOKEN from the environment),
+    at the catalog's pinned revision when it pins one."""
+    pinned = [] if revision is None else ["--revision", revision]
+    return ["hf", "download", model, *pinned, "--local-dir", directory]
+
+
+def revision_of(entry: ServerEntry, model: str) -> str | None:
+    """The pinned revision of `model` in `entry` (the served model's only)."""
+    return entry.get("model_revision") if model == entry["model_path"] else None
 
 
 def server_argv(entry: ServerEntry, where: Where) -> list[str]:
@@ -139,6 +154,7 @@ def server_argv(entry: ServerEntry, where: Where) -> list[str]:
         HOST,
         "--port",
         where.port,
+        *(["--revision", entry["model_revision"]] if "model_revision" in entry else []),
         *args,
     ]
 

@@ -60,12 +60,14 @@ class ContainerEntry(TypedDict):
 
 
 class ImageFields(TypedDict, total=False):
-    """Set by the select step when it pins the run's images (docs/images.md)."""
+    """Set by the select step when it pins the run's images (docs/images.md), and the
+    model's pinned revision when the catalog pins one."""
 
     image_requested: str
     image_tag: str
     image_digest: str
     image_resolution: str
+    model_revision: str
 
 
 class ServerFields(ImageFields):
@@ -157,6 +159,7 @@ MODEL_FLAGS = ("--speculative-draft-model-path", "--speculative-draft-model", "-
 _MODEL_PATH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9._-]+)*", re.ASCII)
 _DOTS = re.compile(r"(?:^|/)\.{1,2}(?:/|$)")
 MAX_MODEL_PATH = 300
+_REVISION = re.compile(r"[0-9a-f]{40}")
 
 
 def model_path_problem(value: str) -> str | None:
@@ -244,6 +247,10 @@ def _number(obj: dict[str, Any], key: str, where: str, *, integer: bool) -> floa
 def _server_fields(obj: dict[str, Any], where: str) -> None:
     _str(obj, "id", where, ident=True)
     _str(obj, "model_path", where)
+    revision = obj.get("model_revision")
+    if revision is not None and not (isinstance(revision, str) and _REVISION.fullmatch(revision)):
+        msg = f"{where}: 'model_revision' must be a Hugging Face commit (40 hex digits)"
+        raise InputError(msg)
     models = [obj["model_path"]]
     args = obj.get("server_args")
     if isinstance(args, list):

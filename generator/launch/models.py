@@ -101,7 +101,8 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
         snapshot, only = Path(path), model in tokenizers
         try:
             if knobs.model_downloads is not None and knobs.model_cache is not None:
-                _link_shared(knobs.model_cache / model, snapshot, only)
+                shared = knobs.model_cache / snapshot.relative_to(knobs.model_downloads)
+                _link_shared(shared, snapshot, only)
             complete = missing(snapshot, tokenizer_only=only) is None
         except OSError as exc:  # a cache that cannot be read (root-squashed NFS, say)
             msg = f"cannot read the model cache at {snapshot}: {exc.strerror or exc}"
@@ -116,7 +117,8 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
                 if reason is None:
                     log(f"model {model}: completed by another launcher while this one waited")
                 else:
-                    _download(model, snapshot, reason, only, knobs, supervisor)
+                    revision = commands.revision_of(entry, model)
+                    _download(model, snapshot, reason, only, knobs, supervisor, revision)
         except OSError as exc:  # a cache that cannot be written
             msg = f"cannot fill the model cache for {model}: {exc}"
             raise Infrastructure(msg) from exc
@@ -135,12 +137,18 @@ def _link_shared(shared: Path, snapshot: Path, only: bool) -> None:
 
 
 def _download(
-    model: str, snapshot: Path, reason: str, only: bool, knobs: Knobs, supervisor: Supervisor
+    model: str,
+    snapshot: Path,
+    reason: str,
+    only: bool,
+    knobs: Knobs,
+    supervisor: Supervisor,
+    revision: str | None,
 ) -> None:
     log(f"model {model}: not complete in {snapshot} ({reason}): downloading")
     snapshot.mkdir(parents=True, exist_ok=True)
     (snapshot / MARKER).write_text("a download into this directory has not finished\n")
-    argv = commands.download_argv(model, str(snapshot))
+    argv = commands.download_argv(model, str(snapshot), revision)
     output = knobs.log_dir / (model.replace("/", "__") + ".download.log")
     try:
         returncode = supervisor.run(f"hf download {model}", argv, output=output)

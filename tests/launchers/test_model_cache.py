@@ -194,3 +194,23 @@ def test_a_read_only_cache_is_linked_from_the_job_s_downloads_and_never_written(
     assert served_models(server["argv"]) == (str(downloads / MODEL), str(downloads / DRAFT))
     assert (downloads / MODEL).resolve() == harness.model_cache / MODEL
     assert sorted(str(p) for p in harness.model_cache.rglob("*")) == before
+
+
+def test_a_pinned_revision_is_downloaded_into_its_own_snapshot_and_given_to_the_server(
+    harness: Harness, tmp_path: Path
+) -> None:
+    harness.model_cache = tmp_path / "cache"
+    complete_snapshot(harness.model_cache, MODEL)  # the unpinned snapshot: not this revision
+    complete_snapshot(harness.model_cache, DRAFT)
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    job = {**mtp_job(), "model_revision": revision}
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    pinned = harness.model_cache / f"{MODEL}@{revision}"
+    assert [r["argv"] for r in harness.hf_records()] == [
+        ["download", MODEL, "--revision", revision, "--local-dir", str(pinned)],
+    ]
+    [server] = harness.server_records()
+    assert served_models(server["argv"]) == (str(pinned), str(harness.model_cache / DRAFT))
+    assert server["argv"][server["argv"].index("--revision") + 1] == revision
