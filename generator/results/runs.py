@@ -95,10 +95,13 @@ def started(run: Path) -> datetime | None:
     return None
 
 
-def history_run(path: Path) -> RunDir:
-    """One run of a history: from its compact file when it was admitted, else its files."""
+def history_run(path: Path, *, use_compact: bool = True) -> RunDir:
+    """One run of a history: from its compact file when it was admitted (and
+    `use_compact`), else its files."""
     manifest = path / MANIFEST
-    compact = sorted(c for c in path.glob(COMPACT_GLOB) if not c.is_symlink())
+    compact = (
+        sorted(c for c in path.glob(COMPACT_GLOB) if not c.is_symlink()) if use_compact else []
+    )
     if manifest.is_symlink():
         manifest = path / ".not-a-manifest"  # a link is never read
     if manifest.is_file() and compact:

@@ -217,9 +217,6 @@ class Store:
             for r in runs
             if role == HISTORY and r.compact and Path(r.compact).name == COMPACT_FILE
         }
-        broken = self._unreadable_compact(compact)
-        for name in broken:
-            del compact[name]
         if compact:
             self.compact.update(compact)
             self._compact_view()
@@ -228,23 +225,9 @@ class Store:
             for r in runs
             if r.name not in compact
         ]
-        new = [*broken.values(), *self._add_json(role, rest)]
+        new = self._add_json(role, rest)
         self._refresh_runs()
         return new
-
-    def _unreadable_compact(self, compact: dict[str, str]) -> dict[str, Problem]:
-        """The compact files whose Parquet footer DuckDB cannot read (truncated, not
-        Parquet), by run: those runs are read from their JSON files instead."""
-        found = {}
-        for name, path in compact.items():
-            try:
-                self.con.execute("SELECT count(*) FROM parquet_metadata(?)", [path]).fetchone()
-            except duckdb.Error as exc:
-                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                msg = f"not a readable compact file ({reason}); the run's JSON files are read"
-                found[name] = Problem(path, msg)
-        self.problems.extend(found.values())
-        return found
 
     def _add_json(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
         try:

@@ -192,6 +192,17 @@ def _truncated_compact(history: Path, tmp_path: Path) -> str:
     return f"warning: {compact}: not a readable compact file ("
 
 
+def _corrupt_pages(history: Path, tmp_path: Path) -> str:
+    """A footer DuckDB reads, pages it cannot: found by decoding every value once."""
+    admitted = _admitted(tmp_path, history, 2)
+    (compact,) = admitted.glob("records-*.parquet")
+    data = bytearray(compact.read_bytes())
+    for i in range(8, len(data) // 5):
+        data[i] ^= 0x5A
+    compact.write_bytes(bytes(data))
+    return f"warning: {compact}: not a readable compact file ("
+
+
 def _bom_record(history: Path, tmp_path: Path) -> str:
     del tmp_path
     run = Run(day=2)
@@ -218,6 +229,7 @@ def _deep_manifest(history: Path, tmp_path: Path) -> str | None:
 HISTORIES: dict[str, Callable[[Path, Path], str | None]] = {
     "corrupt-parquet": _corrupt_compact,
     "truncated-parquet": _truncated_compact,
+    "parquet-with-corrupt-pages": _corrupt_pages,
     "bom-record": _bom_record,
     "run-directory-linked-to-root": _run_linked_to_root,
     "manifest-100k-deep": _deep_manifest,
