@@ -27,6 +27,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+# The API's largest page: an organisation with more runner groups, or a group with more
+# runners, than this is read only in part (the count in each answer says so).
+PAGE = 100
 REUSABLE = ("benchmark-job.yml", "accuracy-case.yml", "confirm-job.yml")
 SECRET = "HF_TOKEN"
 ENVIRONMENT = "gpu"
@@ -129,7 +132,7 @@ def runner_group(
 ) -> list[Check]:
     """Boundary 2: every runner with a GPU label is in a group restricted to exactly the
     default branch's reusable GPU workflows."""
-    found = api(f"orgs/{org}/actions/runner-groups")
+    found = api(f"orgs/{org}/actions/runner-groups?per_page={PAGE}")
     groups = found.get("runner_groups") if isinstance(found, dict) else None
     wanted = _workflow_refs(repo, default_branch)
     gpu_runners = 0
@@ -137,7 +140,7 @@ def runner_group(
     for group in groups or []:
         if not isinstance(group, dict):
             continue
-        listed = api(f"orgs/{org}/actions/runner-groups/{group.get('id')}/runners")
+        listed = api(f"orgs/{org}/actions/runner-groups/{group.get('id')}/runners?per_page={PAGE}")
         runners = listed.get("runners") if isinstance(listed, dict) else None
         carrying = [
             str(r.get("name"))

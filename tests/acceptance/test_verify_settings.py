@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 REPO = "acme/sglang-ci"
 ENV = f"repos/{REPO}/environments/gpu"
 GROUPS = "orgs/acme/actions/runner-groups"
+PAGE = "?per_page=100"
 WORKFLOWS = [
     f"{REPO}/.github/workflows/{w}@refs/heads/main"
     for w in ("accuracy-case.yml", "benchmark-job.yml", "confirm-job.yml")
@@ -47,7 +48,7 @@ GOOD: dict[str, Any] = {
     f"{ENV}/secrets": {"total_count": 1, "secrets": [{"name": "HF_TOKEN"}]},
     f"repos/{REPO}/actions/secrets": {"total_count": 0, "secrets": []},
     f"repos/{REPO}/actions/organization-secrets": {"total_count": 0, "secrets": []},
-    GROUPS: {
+    GROUPS + PAGE: {
         "total_count": 2,
         "runner_groups": [
             {
@@ -68,8 +69,8 @@ GOOD: dict[str, Any] = {
             },
         ],
     },
-    f"{GROUPS}/1/runners": {"total_count": 1, "runners": [_runner("hosted-helper", "cpu")]},
-    f"{GROUPS}/7/runners": {
+    f"{GROUPS}/1/runners{PAGE}": {"total_count": 1, "runners": [_runner("hosted-helper", "cpu")]},
+    f"{GROUPS}/7/runners{PAGE}": {
         "total_count": 2,
         "runners": [
             _runner("mi355-01", "linux-atom-mi35x-8"),
@@ -118,32 +119,32 @@ def _token_not_in_the_environment(api: dict[str, Any]) -> None:
 
 
 def _group_not_restricted(api: dict[str, Any]) -> None:
-    api[GROUPS]["runner_groups"][1]["restricted_to_workflows"] = False
+    api[GROUPS + PAGE]["runner_groups"][1]["restricted_to_workflows"] = False
 
 
 def _group_admits_a_branch_workflow(api: dict[str, Any]) -> None:
-    api[GROUPS]["runner_groups"][1]["selected_workflows"] = [
+    api[GROUPS + PAGE]["runner_groups"][1]["selected_workflows"] = [
         *WORKFLOWS,
         f"{REPO}/.github/workflows/evil.yml@refs/heads/evil",
     ]
 
 
 def _group_admits_another_branch(api: dict[str, Any]) -> None:
-    api[GROUPS]["runner_groups"][1]["selected_workflows"] = [
+    api[GROUPS + PAGE]["runner_groups"][1]["selected_workflows"] = [
         w.replace("refs/heads/main", "refs/heads/dev") for w in WORKFLOWS
     ]
 
 
 def _gpu_runner_in_the_default_group(api: dict[str, Any]) -> None:
-    api[f"{GROUPS}/1/runners"]["runners"].append(_runner("mi355-03", "linux-atom-mi35x-4"))
+    api[f"{GROUPS}/1/runners{PAGE}"]["runners"].append(_runner("mi355-03", "linux-atom-mi35x-4"))
 
 
 def _group_allows_public_repositories(api: dict[str, Any]) -> None:
-    api[GROUPS]["runner_groups"][1]["allows_public_repositories"] = True
+    api[GROUPS + PAGE]["runner_groups"][1]["allows_public_repositories"] = True
 
 
 def _no_gpu_runner_found(api: dict[str, Any]) -> None:
-    api[f"{GROUPS}/7/runners"]["runners"] = []
+    api[f"{GROUPS}/7/runners{PAGE}"]["runners"] = []
 
 
 # Each broken setting: the one line that says so (all others stay ok).
