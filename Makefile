@@ -5,14 +5,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: workflows check lint test unit lint-code lint-workflows bench clean system-packages flag-tables
+.PHONY: workflows check lint test unit lint-code lint-workflows bench clean system-packages flag-tables lock
 
 # The editable install is byte-compiled as pip compiles a regular one: Python never writes
 # the bytecode itself where PYTHONDONTWRITEBYTECODE is set, and would compile every run.
 # It is setuptools' `compat` mode, a .pth line naming the checkout: the default mode's
 # import finder costs every interpreter started from .venv/ 19 ms (35 ms instead of 16),
 # and the tests start nearly six hundred (launchers, stand-ins, their children).
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt requirements-build.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps \
@@ -24,9 +24,19 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 workflows: $(STAMP)
 	$(BIN)/sglang-ci render
 
-## Fail when a committed generated file differs from what the catalogs give.
+## Fail when a committed generated file differs from what the catalogs give, or a hash
+## lock from the pins it was compiled from.
 check: $(STAMP)
 	$(BIN)/sglang-ci check
+	$(BIN)/python scripts/check_lock.py
+
+## The hash locks the workflows install from (`pip install --require-hashes`), compiled
+## from the pins by uv (needs the package index); commit them with the pins.
+LOCK_FLAGS := --generate-hashes --python-version 3.11 --quiet --custom-compile-command "make lock"
+lock: $(STAMP)
+	$(BIN)/uv pip compile $(LOCK_FLAGS) requirements.txt -o requirements.lock
+	$(BIN)/uv pip compile $(LOCK_FLAGS) requirements-build.txt -o requirements-build.lock
+	$(BIN)/python scripts/check_lock.py
 
 ## Catalog lint rules.
 lint: $(STAMP)

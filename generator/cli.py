@@ -394,11 +394,27 @@ def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> N
 @click.option("--base", required=True, help="The base branch as a git ref (origin/main).")
 @click.option("--head", required=True, help="The pull request's head commit (its catalogs).")
 @click.option("--benchmark", is_flag=True, help="Also the benchmark jobs the change reaches.")
+@click.option("--pr-base", default=None, help="The branch the pull request targets (its base).")
+@click.option(
+    "--default-branch", default=None, help="The repository's default branch (with --pr-base)."
+)
 @click.pass_context
-def dispatch_pr(ctx: click.Context, /, base: str, head: str, benchmark: bool) -> None:
+def dispatch_pr(
+    ctx: click.Context,
+    /,
+    base: str,
+    head: str,
+    benchmark: bool,
+    pr_base: str | None,
+    default_branch: str | None,
+) -> None:
     """A pull request's GPU run: what `sglang-ci diff BASE` lists for the commit HEAD,
     images pinned, computed by this checkout's code from HEAD's catalogs read as data;
     outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
+
+    if (pr_base is None) != (default_branch is None):
+        msg = "--pr-base and --default-branch go together"
+        raise click.UsageError(msg)
 
     def work(c: Context) -> None:
         accuracy, jobs = dispatch.pr(
@@ -408,6 +424,8 @@ def dispatch_pr(ctx: click.Context, /, base: str, head: str, benchmark: bool) ->
             benchmark=benchmark,
             today=datetime.now(UTC).date(),
             client=registry_from_env(os.environ),
+            pr_base=pr_base,
+            default_branch=default_branch,
         )
         _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
         _append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)

@@ -29,6 +29,20 @@ if TYPE_CHECKING:
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")
+# What a GPU job of a pull request runs from the PR's head (its `code/` checkout): the
+# launcher and everything it imports or reads, the scripts, the templates, the catalogs and
+# the install's own files. The reviewer sees every file of these that differs from the
+# default branch, whatever the PR's own diff says.
+EXECUTED_PATHS = (
+    "generator/",
+    "scripts/",
+    "templates/",
+    "catalogs/",
+    ".github/",
+    "pyproject.toml",
+    "requirements",
+    "Makefile",
+)
 CASE_KEYS = (
     "model_path",
     "server_args",
@@ -189,3 +203,11 @@ def text(changes: Changes) -> str:
     lines.append(f"benchmark jobs whose server, client, points or image changed: {jobs}")
     lines += [f"  {i}: {why}" for i, why in changes.jobs]
     return "\n".join(lines) + "\n"
+
+
+def executed_differences(root: Path, default: str, head: str) -> tuple[str, ...]:
+    """Every file under EXECUTED_PATHS that differs between the default branch `default`
+    and the commit `head` (both git refs of the checkout `root`): what the GPU job runs
+    that is not the default branch's, whichever branch the head grew from."""
+    names = _git(root, "diff", "--no-renames", "--name-only", default, head).split("\n")
+    return tuple(sorted(n for n in names if n and n.startswith(EXECUTED_PATHS)))

@@ -15,7 +15,7 @@ from typing import Any
 
 from generator.catalog.at_ref import commit_of, load_at
 from generator.catalog.model import LEVELS, PER_SERVER
-from generator.diff import diff
+from generator.diff import diff, executed_differences
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
@@ -23,11 +23,13 @@ from generator.expand.entries import job_entry
 from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
 from generator.images import parse_reference, resolve_matrix, sglang, summary_markdown
 from generator.jsonio import compact
+from generator.launch.logtext import md_code, one_line
 from generator.render.limits import MAX_MATRIX_JOBS, check_matrix
 from generator.render.matrices import accuracy_path, benchmark_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import date, datetime
     from pathlib import Path
 
@@ -225,16 +227,29 @@ def pr(
     benchmark: bool,
     today: date,
     client: Registry | None,
+    pr_base: str | None = None,
+    default_branch: str | None = None,
 ) -> tuple[Selected, Selected]:
     """A pull request's GPU run: the accuracy cases and (when asked) the benchmark jobs
-    its head commit `head` reaches against `base` (`sglang-ci diff`), images pinned.
+    its head commit `head` reaches against `base`, the default branch (`sglang-ci diff`,
+    from their merge base), images pinned. A pull request into another branch than the
+    default one (`pr_base` against `default_branch`) is refused: its own diff would hide
+    what its base branch changed.
 
     Run with the default branch's code in its checkout `root`: the head's catalogs are
     read as data (`catalog.at_ref`, the runner contract and image repositories the
     default branch's), and no code of the pull request runs."""
+    if pr_base is not None and pr_base != default_branch:
+        msg = (
+            f"the pull request targets {one_line(pr_base)!r}, not the default branch "
+            f"{one_line(str(default_branch))!r}: GPU runs take pull requests into the default "
+            "branch only (retarget it, or merge its base first)"
+        )
+        raise SelectionError(msg)
     sha, catalog = load_at(root, head)
     expanded = expand(catalog)
     changes = diff(root, base, expanded, head_ref=sha)
+    executed = executed_differences(root, base, sha)
     where = Loc(str(catalog.benchmark_file), 1)
     picked = []
     for kind, entries, workflow in (
@@ -252,17 +267,26 @@ def pr(
         picked.append(_pin(expanded, f"{kind} changed against {base}", matrix, today, client))
     accuracy, jobs = picked
     trusted = commit_of(root, "HEAD")
-    report = approval_markdown(changes, accuracy, jobs, head=sha, trusted=trusted)
+    report = approval_markdown(
+        changes, accuracy, jobs, head=sha, trusted=trusted, executed=executed
+    )
     if not benchmark:
         report += "Benchmark jobs run only when the dispatch asks for them (`benchmark`).\n\n"
     return replace(accuracy, summary=report + accuracy.summary), jobs
 
 
 def approval_markdown(
-    changes: Changes, accuracy: Selected, jobs: Selected, *, head: str, trusted: str
+    changes: Changes,
+    accuracy: Selected,
+    jobs: Selected,
+    *,
+    head: str,
+    trusted: str,
+    executed: Sequence[str] = (),
 ) -> str:
     """What the reviewer of the GPU run approves: every case and job with its image (as
-    pinned), its runner label and what changed, and the commits it was computed from."""
+    pinned), its runner label and what changed, the commits it was computed from, and
+    every file the GPU jobs run from the head that differs from the default branch."""
     why = dict(changes.cases)
     why_jobs = dict(changes.jobs)
     lines = [
@@ -274,9 +298,22 @@ def approval_markdown(
             "repositories are the default branch's. The GPU jobs check out that head."
         ),
         "",
-        f"{len(changes.files)} file(s) changed against `{changes.base}`.",
+        f"{len(changes.files)} file(s) changed since the merge base with `{changes.base}`.",
         "",
     ]
+    if executed:
+        lines += [
+            (
+                f"The GPU jobs run these {len(executed)} file(s) from the head, each different "
+                f"from `{changes.base}` (launcher, scripts, generator, templates, catalogs, "
+                "workflows, install files):"
+            ),
+            "",
+            *(f"- {md_code(f)}" for f in executed),
+            "",
+        ]
+    else:
+        lines += [f"The GPU jobs run no file that differs from `{changes.base}`.", ""]
     rows = [
         ("accuracy case", e["id"], e["runner"], e["image"], e["image_requested"], why[e["id"]])
         for e in accuracy.matrix["include"]

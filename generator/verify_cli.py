@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from generator import verify
+from generator import settings, verify
 from generator.catalog.at_ref import load_at
 from generator.context import run
 from generator.errors import SglangCIError
@@ -133,3 +133,30 @@ verify_group.command(
 verify_group.command(
     name="confirm", help="An A/B confirmation entry (JSON file) against the catalogs at --at."
 )(_entry_command("confirm"))
+
+
+@verify_group.command(name="settings")
+@click.option("--repo", required=True, help="OWNER/REPO of this repository.")
+@click.option("--org", default=None, help="The organisation of the runner groups (OWNER).")
+@click.option("--default-branch", default="main", show_default=True, help="The default branch.")
+@click.pass_context
+def settings_cmd(ctx: click.Context, repo: str, org: str | None, default_branch: str) -> None:
+    """Read the two boundaries of docs/security.md through `gh api` (an admin's token):
+    the `gpu` environment (the default branch only, HF_TOKEN its secret alone) and the
+    runner group of the catalog's GPU labels (restricted to the default branch's three
+    reusable GPU workflows). One line per check; exit 1 when one is missing."""
+
+    def work(c: Context) -> int:
+        labels = [r.label for r in c.expanded().catalog.runners]
+        checks = settings.verify_settings(
+            settings.Api(),
+            repo=repo,
+            org=org or repo.split("/", maxsplit=1)[0],
+            default_branch=default_branch,
+            labels=labels,
+        )
+        for check in checks:
+            click.echo(one_line(check.line()))
+        return 0 if all(check.ok for check in checks) else 1
+
+    run(ctx, work)

@@ -30,6 +30,20 @@ if TYPE_CHECKING:
     from generator.catalog.reader import Reader
 
 
+def joined_value_problem(name: str, value: object) -> str | None:
+    """Why a value cannot go into a comma-joined `key=value,...` argument (lm-eval's
+    --model_args), or None: a ',' would start a new key there, an '=' end one."""
+    text = str(value)
+    bad = sorted({c for c in text if c in ",="})
+    if not bad:
+        return None
+    shown = " and ".join(f"'{c}'" for c in bad)
+    return (
+        f"{name} holds {shown}: lm-eval joins its model_args as key=value,... and would read "
+        "what follows as another argument"
+    )
+
+
 def _scalar(value: object) -> str | int | float | bool:
     if isinstance(value, bool | int | float):
         return value
@@ -46,8 +60,8 @@ def build_suites(r: Reader) -> dict[str, AccuracySuite]:
             if k not in ("kind", "model_args")
         )
         model_args = tuple((str(k), _scalar(v)) for k, v in (ev.get("model_args") or {}).items())
-        for key, _ in model_args:
-            problem = model_arg_problem(key)
+        for key, value in model_args:
+            problem = model_arg_problem(key) or joined_value_problem(f"model_args.{key}", value)
             if problem:
                 raise r.fail(problem, ["suites", name, "evaluator", "model_args", key])
         out[str(name)] = AccuracySuite(

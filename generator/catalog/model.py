@@ -80,6 +80,8 @@ class Model:
     loc: Loc
     # The longest context its config allows; None: not declared (docs/lint.md, L804).
     max_context_length: int | None = None
+    # A Hugging Face commit the model is pinned to: what `hf download` and the server get.
+    revision: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

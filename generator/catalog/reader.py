@@ -9,6 +9,7 @@ from generator.catalog.model import EnvVar, Flag, Selector
 from generator.catalog.upstream import SERVER, flag_problem
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
+from generator.launch.contract import MODEL_FLAGS, model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,6 +77,11 @@ class Reader:
         for name, raw in mapping.items():
             at = [*path, name]
             flag = Flag(name=str(name), values=self.values(raw, at), loc=self.loc(at))
+            if parser == SERVER and flag.name in MODEL_FLAGS:
+                problem = next(filter(None, map(model_path_problem, flag.values)), None)
+                if problem:
+                    msg = f"{flag.name}: {problem}"
+                    raise self.fail(msg, at)
             if parser is not None:
                 problem = flag_problem(parser, flag.name, len(flag.values), server=parser == SERVER)
                 if problem:

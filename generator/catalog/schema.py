@@ -72,6 +72,7 @@ SINGLE_LINE = (
 )
 _INVISIBLE = re.compile("[\u0085\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 PATTERNS = {
+    "^[0-9a-f]{40}$": "is not a Hugging Face commit (40 lowercase hexadecimal digits)",
     "^[1-9][0-9]{0,8}x[1-9][0-9]{0,8}$": (
         "is not an ISLxOSL pair like 8192x1024 (at most 9 digits each)"
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog.model import Estimates, Model, Pair, Parallel, PointModel, StartupRule
+from generator.launch.contract import model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,6 +23,10 @@ def parse_pair(text: str) -> Pair:
 
 
 def build_models(r: Reader, raw: Mapping[str, Any] | None) -> dict[str, Model]:
+    for name, m in (raw or {}).items():
+        problem = model_path_problem(str(m["path"]))
+        if problem:
+            raise r.fail(problem, ["models", name, "path"])
     return {
         str(name): Model(
             name=str(name),
@@ -34,6 +39,7 @@ def build_models(r: Reader, raw: Mapping[str, Any] | None) -> dict[str, Model]:
             max_context_length=(
                 None if m.get("max_context_length") is None else int(m["max_context_length"])
             ),
+            revision=str(m["revision"]) if m.get("revision") is not None else None,
         )
         for name, m in (raw or {}).items()
     }

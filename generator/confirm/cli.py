@@ -22,6 +22,7 @@ from generator.confirm import events, issues, matrix, outcomes, tracked
 from generator.context import run_at_root
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
+from generator.launch import jsonread
 from generator.launch.abjob import check_confirmation
 from generator.launch.errors import InputError
 from generator.results.output import JSON, check_file, write_file
@@ -45,7 +46,7 @@ def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for path in paths:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = jsonread.load(path)
         except (OSError, ValueError) as exc:
             msg = f"{path}: cannot read the matrix: {exc}"
             raise ResultsError(msg) from exc
@@ -119,7 +120,7 @@ def outcomes_cmd(
 
     def work(_root: Path) -> int:
         if confirmation is not None:
-            check_file(confirmation, JSON, outcomes.is_confirmation_file)
+            check_file(confirmation, JSON, "confirm outcomes")
         try:
             entries = [check_confirmation(e, "matrix") for e in _entries(matrices)]
         except InputError as exc:
@@ -127,7 +128,7 @@ def outcomes_cmd(
         found = outcomes.collect(entries, results)
         if confirmation is not None:
             text = dumps(outcomes.confirmation_file(found))
-            write_file(confirmation, text, JSON, outcomes.is_confirmation_file)
+            write_file(confirmation, text, JSON, "confirm outcomes")
         if as_json:
             sys.stdout.write(dumps([o.as_dict() for o in found]))
         else:
@@ -158,7 +159,7 @@ def issues_cmd(
 
     def work(root: Path) -> int:
         if out is not None:
-            check_file(out, JSON)
+            check_file(out, JSON, "confirm issues")
         policy, _ = policy_for(root, policy_path)
         found = events.load(verdicts)
         enabled = policy.confirm.issues
@@ -186,6 +187,6 @@ def issues_cmd(
                 doc = tracked.document(
                     run=found.current, repository=repo, enabled=enabled, issues=kept, error=error
                 )
-                write_file(out, dumps(doc), JSON)
+                write_file(out, dumps(doc), JSON, "confirm issues")
 
     run_at_root(ctx, work)

@@ -4,11 +4,11 @@ issues. Unknown keys are ignored; a missing key reads as empty."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from generator.catalog.regression import weight
+from generator.launch import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -169,7 +169,7 @@ def parse(data: object, where: str) -> Verdicts:
 
 def load(path: Path) -> Verdicts:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, ValueError) as exc:
         msg = f"{path}: cannot read the verdicts: {exc}"
         raise ResultsError(msg) from exc

@@ -28,6 +28,9 @@ from generator.confirm.events import CONFIRMED, Event, Verdicts, by_weight
 from generator.confirm.outcomes import Outcome, judgement_text, short
 from generator.confirm.tracked import Tracked
 from generator.errors import SglangCIError
+from generator.launch import jsonread
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,6 +40,8 @@ MARKER = "sglang-ci-event"
 RUN_MARKER = "sglang-ci-run"
 _MARKER_RE = re.compile(r"<!-- " + MARKER + r" (\{.*?\}) -->")
 _RUN_RE = re.compile(r"<!-- " + RUN_MARKER + r" (\S+) -->")
+# A link target from the run's own facts: https, nothing that ends the destination.
+_LINK = re.compile(r"https://[^\s()<>`\\]+")
 _NUMBER_RE = re.compile(r"/issues/(\d+)\s*$")
 LIST_LIMIT = 1000
 COLOR = "d73a4a"
@@ -76,7 +81,12 @@ class RunInfo:
 
 def marker(event: Event) -> str:
     data = {"id": event.id, "server": event.server.as_dict()}
-    return f"<!-- {MARKER} {json.dumps(data, sort_keys=True)} -->"
+    # `<`, `>` and the `[` of `##[` as JSON escapes: no value closes the comment and
+    # shows, and a log that prints the body reads no command in it.
+    shown = json.dumps(data, sort_keys=True)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("##[", "##\\u005b")):
+        shown = shown.replace(char, escaped)
+    return f"<!-- {MARKER} {shown} -->"
 
 
 def run_marker(run: RunInfo) -> str:
@@ -90,8 +100,15 @@ def parse_issue(
     found = _MARKER_RE.search(body)
     if found is None:
         return None
-    data = json.loads(found[1])
+    try:
+        data = jsonread.loads(found[1])
+    except jsonread.JsonRefused:
+        return None  # a marker someone edited: not one of ours
+    if not isinstance(data, dict) or "id" not in data:
+        return None
     s = data.get("server") or {}
+    if not isinstance(s, dict):
+        return None
     server = (
         str(s.get("config") or ""),
         s.get("fingerprint"),
@@ -124,7 +141,9 @@ def size(event: Event) -> str:
 
 
 def _link(run: RunInfo) -> str:
-    return f"[{run.name}]({run.url})" if run.url else f"`{run.name}`"
+    if run.url and _LINK.fullmatch(run.url):
+        return f"[{md_text(run.name)}]({run.url})"
+    return code(run.name)
 
 
 def title(event: Event) -> str:
@@ -136,21 +155,30 @@ def title(event: Event) -> str:
 def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
     s = event.server
     lines = [
-        f"**{s.config}** regressed: {size(event)}.",
+        f"**{md_text(s.config)}** regressed: {md_text(size(event))}.",
         "",
-        f"- first bad run: `{event.first_bad_run}`; last good run: `{event.last_good_run}`",
-        f"- confirmed by: {event.confirmed_by or 'the A/B on the runner'} (run {_link(run)})",
         (
-            f"- server: fingerprint `{s.fingerprint}`, runner `{s.runner_label}`, "
-            f"image family `{s.image_family}`"
+            f"- first bad run: {code(event.first_bad_run)}; "
+            f"last good run: {code(event.last_good_run)}"
         ),
-        "- points: " + ", ".join(p.label for p in event.points),
+        (
+            f"- confirmed by: {md_text(event.confirmed_by or 'the A/B on the runner')}"
+            f" (run {_link(run)})"
+        ),
+        (
+            f"- server: fingerprint {code(s.fingerprint)}, runner {code(s.runner_label)}, "
+            f"image family {code(s.image_family)}"
+        ),
+        "- points: " + ", ".join(md_text(p.label) for p in event.points),
         "",
         "What differs between the last good and the first bad run:",
         "",
         "| | last good | first bad |",
         "|---|---|---|",
-        *(f"| {k} | `{a}` | `{b}` |" for k, (a, b) in sorted(event.differences.items())),
+        *(
+            f"| {md_text(k, table=True)} | {code(a, table=True)} | {code(b, table=True)} |"
+            for k, (a, b) in sorted(event.differences.items())
+        ),
         "",
     ]
     if outcome is not None and outcome.steps:
@@ -202,7 +230,7 @@ def plan(
             continue
         if run.name in issue.runs:
             continue  # a re-attempt of a run that already wrote here
-        text = f"Still open in run {_link(run)}: {size(event)}.\n\n{run_marker(run)}\n"
+        text = f"Still open in run {_link(run)}: {md_text(size(event))}.\n\n{run_marker(run)}\n"
         kind = "comment" if issue.open else "reopen"
         actions.append(
             Action(kind=kind, event=event.id, number=issue.number, title=None, body=text)

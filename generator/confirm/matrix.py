@@ -13,7 +13,6 @@ pinned by digest, or when both runs ran the same image (an A/B could not tell th
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +20,10 @@ from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
 from generator.expand.rederive import NotDerived
-from generator.launch import ab
+from generator.launch import ab, jsonread
 from generator.launch.abjob import SideImage
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
 from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
@@ -68,7 +69,7 @@ def _records(run: Path) -> list[dict[str, Any]]:
     out = []
     for name in json_files(run):
         try:
-            data = json.loads(Path(name).read_text(encoding="utf-8"))
+            data = jsonread.load(Path(name))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict) and data.get("schema") == "sglang-ci/record/1":
@@ -237,10 +238,13 @@ def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> l
     for e in entries:
         conf = e["confirmation"]
         lines.append(
-            f"- `{e['id']}` on `{e['runner']}` for event `{conf['event']}`: "
-            f"{len(e['points'])} point(s) x {conf['repeats']} repeats, A `{conf['a']['image']}` "
-            f"(run `{conf['a']['run']}`), B `{conf['b']['image']}`, "
+            f"- {code(e['id'])} on {code(e['runner'])} for event {code(conf['event'])}: "
+            f"{len(e['points'])} point(s) x {conf['repeats']} repeats, "
+            f"A {code(conf['a']['image'])} (run {code(conf['a']['run'])}), "
+            f"B {code(conf['b']['image'])}, "
             f"{len(conf['candidates'])} nightly image(s) between"
         )
-    lines += [f"- event `{s.event}` ({s.config}) has no A/B: {s.reason}" for s in skipped]
+    lines += [
+        f"- event {code(s.event)} ({text(s.config)}) has no A/B: {text(s.reason)}" for s in skipped
+    ]
     return [*lines, ""]

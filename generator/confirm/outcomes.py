@@ -9,14 +9,15 @@ A job of the matrix that left no document is `missing`: its event stays suspecte
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import ab
+from generator.launch import ab, jsonread
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -90,7 +91,7 @@ def documents(folder: Path) -> list[dict[str, Any]]:
             if not name.endswith(".json"):
                 continue
             try:
-                data = json.loads(Path(top, name).read_text(encoding="utf-8"))
+                data = jsonread.load(Path(top, name))
             except (OSError, ValueError):
                 continue
             if isinstance(data, dict) and data.get("schema") == DOCUMENT:
@@ -225,25 +226,20 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     ]
 
 
-def is_confirmation_file(data: object) -> bool:
-    """Whether `data` is what confirmation_file gives (a file `--confirmation` may replace)."""
-    return isinstance(data, list) and all(
-        isinstance(d, dict) and set(d) == {"event", "result"} for d in data
-    )
-
-
 def short(image: SideImage | dict[str, Any] | None) -> str:
     """An image as a summary names it: its tag and short digest."""
     if not image:
         return "-"
     digest = str(image.get("image_digest") or "")
     tag = image.get("image_tag") or image.get("image_requested") or ""
-    return f"`{tag}` (`{digest.removeprefix('sha256:')[:12]}`)" if tag else f"`{digest[:19]}`"
+    if not tag:
+        return code(digest[:19])
+    return f"{code(tag)} ({code(digest.removeprefix('sha256:')[:12])})"
 
 
 def judgement_text(j: ab.Judgement) -> str:
     if j.ratio is None:
-        return f"{j.what}: {j.verdict} ({j.reason})"
+        return f"{j.what}: {j.verdict} ({text(j.reason)})"
     interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"
     return f"{j.what} B/A {j.ratio:.3f}{interval}: {j.verdict}"
 
@@ -254,7 +250,7 @@ def markdown(outcomes: Sequence[Outcome]) -> list[str]:
         return []
     lines = ["### A/B confirmation", ""]
     for o in outcomes:
-        head = f"- **{o.config}** (event `{o.event}`): **{o.result}**"
+        head = f"- **{text(o.config)}** (event {code(o.event)}): **{o.result}**"
         if o.result == MISSING:
             lines.append(head + ": the A/B job left no measurement; the event stays suspected")
             continue
@@ -308,7 +304,7 @@ def from_dict(data: dict[str, Any]) -> Outcome:
 def load(path: Path) -> dict[str, Outcome]:
     """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, ValueError) as exc:
         msg = f"{path}: cannot read the outcomes: {exc}"
         raise ResultsError(msg) from exc

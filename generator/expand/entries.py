@@ -44,7 +44,9 @@ def point_entry(cell: Cell) -> PointEntry:
 
 def fingerprint(server: Server) -> str:
     """What makes two servers the same server: model, argv, env, runner label and mode."""
-    data = [server.model_path, server.args, server.env, server.runner, server.mode]
+    data: list[object] = [server.model_path, server.args, server.env, server.runner, server.mode]
+    if server.model_revision is not None:  # unpinned servers keep their fingerprints
+        data.append(server.model_revision)
     digest = hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()
     return f"sha256:{digest[:16]}"
 
@@ -79,8 +81,10 @@ def _server_fields(catalog: Catalog, server: Server, spec: str, gpus: int) -> di
         "allocation_file": runner.allocation_file,
         "options": list(runner.container_options),
     }
+    pinned = {} if server.model_revision is None else {"model_revision": server.model_revision}
     return {
         "model_path": server.model_path,
+        **pinned,
         "runner": server.runner,
         "server_mode": server.mode,
         "server_args": list(server.args),

@@ -22,6 +22,7 @@ class Server:
     env: tuple[tuple[str, str], ...]
     runner: str
     mode: str
+    model_revision: str | None = None  # the catalog's pinned Hugging Face commit, if any
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -130,6 +130,7 @@ def resolve(
     catalog: Catalog,
     *,
     model_path: str,
+    model_revision: str | None = None,
     parallel: Parallel,
     spec: str,
     flags: tuple[Flag, ...],
@@ -144,6 +145,7 @@ def resolve(
     all_env = apply_mode_env(mode, override_env(env, extra_env), spec)
     return Server(
         model_path=model_path,
+        model_revision=model_revision,
         args=tuple(argv(all_flags)),
         env=tuple(env_dict(all_env).items()),
         runner=runner,
@@ -170,6 +172,7 @@ def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: st
     return resolve(
         catalog,
         model_path=config.model.path,
+        model_revision=config.model.revision,
         parallel=config.parallel,
         spec=config.spec,
         flags=config.args,
@@ -188,6 +191,7 @@ def case_server(catalog: Catalog, case: Case, level: str | None = None) -> Serve
         return resolve(
             catalog,
             model_path=case.model.path,
+            model_revision=case.model.revision,
             parallel=case.parallel,
             spec=case.spec,
             flags=case.args,

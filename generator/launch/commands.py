@@ -12,7 +12,14 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry, PointEntry, ServerEntry
+from generator.launch.contract import (
+    LM_EVAL,
+    MODEL_FLAGS,
+    CaseEntry,
+    JobEntry,
+    PointEntry,
+    ServerEntry,
+)
 from generator.launch.versions import version_key
 
 HOST = "127.0.0.1"
@@ -28,11 +35,9 @@ FLUSH_PATH = "/flush_cache"
 SERVER_INFO_PATHS = ("/server_info", "/get_server_info")
 # Used by lm-eval's `local-completions` model; the SGLang server's OpenAI endpoint.
 COMPLETIONS_PATH = "/v1/completions"
-# Server flags whose value is a model the server loads (besides --model-path).
-MODEL_FLAGS = ("--speculative-draft-model-path", "--speculative-draft-model", "--tokenizer-path")
 # The one of them whose model needs only its tokenizer files, no weights.
 TOKENIZER_FLAG = "--tokenizer-path"
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", re.ASCII)
 FEW_SHOT_SCRIPT = "scripts/few_shot_gsm8k.py"
 
 
@@ -65,10 +70,19 @@ def models(entry: ServerEntry, where: Where) -> dict[str, str]:
         if flag in MODEL_FLAGS and HUB_ID.match(value):
             ids.append(value)
     cache = where.model_cache
-    return {i: (f"{cache}/{i}" if cache and HUB_ID.match(i) else i) for i in dict.fromkeys(ids)}
+    # A pinned revision has a snapshot of its own, never mixed with the unpinned one.
+    return {
+        i: (f"{cache}/{i}{_at(revision_of(entry, i))}" if cache and HUB_ID.match(i) else i)
+        for i in dict.fromkeys(ids)
+    }
+
+
+def _at(revision: str | None) -> str:
+    return "" if revision is None else f"@{revision}"
 
 
 CONTAINER_CACHE = "/models"  # where the runner's model cache appears in the container
+DOWNLOADS_DIR = "models"  # a read-only cache's downloads, in the job's scratch directory
 
 
 def container_argv(
@@ -81,16 +95,22 @@ def container_argv(
     passed: list[str],
     program: str,
     entry_file: str,
+    read_only_cache: bool = False,
 ) -> list[str]:
     """`docker run` of the launcher in the entry's image, on the runner: only the runner's
-    GPUs, the label's container options, the model cache at /models, this checkout and the
-    runner's scratch directory at their own paths, the environment passed by name."""
+    GPUs, the label's container options, the model cache at /models (read-only for code
+    that is not the default branch's: its downloads go to the job's scratch directory),
+    this checkout and the runner's scratch directory at their own paths, the environment
+    passed by name."""
     container = entry["container"]
     argv = ["docker", "run", "--rm", "--init", f"--name={name}", "--device=/dev/kfd", *devices]
     argv += container["options"]
     if container["model_cache"]:
-        argv += [f"--volume={container['model_cache']}:{CONTAINER_CACHE}"]
+        mode = ":ro" if read_only_cache else ""
+        argv += [f"--volume={container['model_cache']}:{CONTAINER_CACHE}{mode}"]
         argv += [f"--env=MODEL_CACHE={CONTAINER_CACHE}"]
+        if read_only_cache:
+            argv += [f"--env=MODEL_DOWNLOADS={scratch}/{DOWNLOADS_DIR}"]
     argv += [f"--volume={workspace}:{workspace}", f"--workdir={workspace}"]
     argv += [f"--volume={scratch}:{scratch}"]
     argv += [f"--env={variable}" for variable in passed]
@@ -105,9 +125,16 @@ def tokenizer_only(entry: ServerEntry) -> set[str]:
     return named - weights - {entry["model_path"]}
 
 
-def download_argv(model: str, directory: str) -> list[str]:
-    """Fill a model cache directory (Hugging Face's CLI; HF_TOKEN from the environment)."""
-    return ["hf", "download", model, "--local-dir", directory]
+def download_argv(model: str, directory: str, revision: str | None = None) -> list[str]:
+    """Fill a model cache directory (Hugging Face's CLI; HF_TOKEN from the environment),
+    at the catalog's pinned revision when it pins one."""
+    pinned = [] if revision is None else ["--revision", revision]
+    return ["hf", "download", model, *pinned, "--local-dir", directory]
+
+
+def revision_of(entry: ServerEntry, model: str) -> str | None:
+    """The pinned revision of `model` in `entry` (the served model's only)."""
+    return entry.get("model_revision") if model == entry["model_path"] else None
 
 
 def spelled(entry: ServerEntry, release: str | None) -> list[str]:
@@ -146,6 +173,7 @@ def server_argv(entry: ServerEntry, where: Where, release: str | None = None) ->
         HOST,
         "--port",
         where.port,
+        *(["--revision", entry["model_revision"]] if "model_revision" in entry else []),
         *args,
     ]
 

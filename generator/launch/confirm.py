@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
-from generator.launch import ab, commands, record, turns
+from generator.launch import ab, commands, jsonread, record, turns
 from generator.launch.abjob import check_confirmation
 from generator.launch.console import say
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
@@ -184,7 +184,7 @@ class Run:
     def measurement(self, turn: ab.Turn) -> tuple[dict[str, Any] | None, ab.Measurement]:
         """The turn's record (None when absent or unreadable) and its measurement."""
         try:
-            data = json.loads((self.results / f"{turn.tag}.json").read_text(encoding="utf-8"))
+            data = jsonread.load(self.results / f"{turn.tag}.json")
         except (OSError, ValueError):
             data = None
         valid = isinstance(data, dict) and bool(data.get("validity", {}).get("valid"))
@@ -398,7 +398,7 @@ def run_confirmation(
         container=container,
         how=choose_mode(entry["gpus"], devices),
     )
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 
     def stop(signum: int, frame: FrameType | None) -> None:
         del frame

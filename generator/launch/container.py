@@ -114,6 +114,24 @@ def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
     return str(path)
 
 
+def same_commit(checkout: str, trusted: str) -> bool:
+    """Whether the launcher's checkout is the commit of the checkout this script runs
+    from (the default branch's): only then may the job write the shared model cache. A
+    checkout that git cannot read counts as another commit."""
+    if Path(checkout).resolve() == Path(trusted).resolve():
+        return True
+    heads = []
+    for directory in (checkout, trusted):
+        done = subprocess.run(
+            ["git", "-C", directory, "rev-parse", "--verify", "HEAD^{commit}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        heads.append(done.stdout.strip() if done.returncode == 0 else None)
+    return heads[0] is not None and heads[0] == heads[1]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit status: as the launcher's (launch/errors.py); on success it never returns (the
     process becomes the container's `docker run`)."""
@@ -144,6 +162,7 @@ def _main(kind: str, path: str, given: str | None) -> int:  # noqa: RET503 (see 
         msg = f"the runner label's model cache {cache} is not a directory here"
         raise InputError(msg)
     workspace = checkout_dir(given, environ)
+    trusted = str(Path(__file__).resolve().parents[2])
     argv_docker = commands.container_argv(
         entry,
         name=container_name(entry, environ),
@@ -153,6 +172,7 @@ def _main(kind: str, path: str, given: str | None) -> int:  # noqa: RET503 (see 
         passed=[name for name in PASSED if name in environ],
         program=f"scripts/{PROGRAMS[kind]}",
         entry_file=str(Path(path).resolve()),
+        read_only_cache=given is not None and not same_commit(workspace, trusted),
     )
     name = container_name(entry, environ)
     subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)

@@ -3,11 +3,12 @@ case, as TypedDicts, and the checks the launcher applies before it starts anythi
 
 from __future__ import annotations
 
-import json
+import itertools
 import math
 import re
 from typing import Any, Literal, TypedDict, cast
 
+from generator.launch import jsonread
 from generator.launch.errors import InputError
 
 TYPE_CHECKING = False
@@ -59,12 +60,14 @@ class ContainerEntry(TypedDict):
 
 
 class ImageFields(TypedDict, total=False):
-    """Set by the select step when it pins the run's images (docs/images.md)."""
+    """Set by the select step when it pins the run's images (docs/images.md), and the
+    model's pinned revision when the catalog pins one."""
 
     image_requested: str
     image_tag: str
     image_digest: str
     image_resolution: str
+    model_revision: str
 
 
 class SpellingFields(TypedDict, total=False):
@@ -156,6 +159,26 @@ MAX_POINTS = 256  # a dispatch's custom points at most (generator/expand/custom.
 MAX_TOKENS = 4096  # server or client argv tokens
 MAX_TEXT_CHARS = 65536  # any one string
 MAX_GPUS = 64
+# Server flags whose value is a model the server loads (besides --model-path).
+MODEL_FLAGS = ("--speculative-draft-model-path", "--speculative-draft-model", "--tokenizer-path")
+# A model the catalog names: a hub id or a relative path of plain ASCII segments, none of
+# them `.` or `..` (so `Qwen/..` never names the model cache's root).
+_MODEL_PATH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9._-]+)*", re.ASCII)
+_DOTS = re.compile(r"(?:^|/)\.{1,2}(?:/|$)")
+MAX_MODEL_PATH = 300
+_REVISION = re.compile(r"[0-9a-f]{40}")
+
+
+def model_path_problem(value: str) -> str | None:
+    """Why `value` cannot name a model the server loads, or None."""
+    if len(value) > MAX_MODEL_PATH:
+        return f"a model path is at most {MAX_MODEL_PATH} characters"
+    if not _MODEL_PATH.fullmatch(value) or _DOTS.search(value):
+        return (
+            f"model path {value!r} is not a Hugging Face id or a relative path of ASCII "
+            "letters, digits, '.', '_' and '-' (no '.' or '..' part)"
+        )
+    return None
 
 
 def load_object(path: Path) -> dict[str, Any]:
@@ -169,10 +192,9 @@ def load_object(path: Path) -> dict[str, Any]:
         msg = f"{path}: more than {MAX_FILE_BYTES} bytes; a job or case is smaller"
         raise InputError(msg)
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
-        text = str(exc) if not isinstance(exc, RecursionError) else "nested too deep"
-        msg = f"cannot read JSON from {path}: {text.splitlines()[0]}"
+        data = jsonread.loads(raw)
+    except jsonread.JsonRefused as exc:
+        msg = f"cannot read JSON from {path}: {exc}"
         raise InputError(msg) from exc
     if not isinstance(data, dict):
         msg = f"{path}: the top level must be a JSON object"
@@ -232,6 +254,19 @@ def _number(obj: dict[str, Any], key: str, where: str, *, integer: bool) -> floa
 def _server_fields(obj: dict[str, Any], where: str) -> None:
     _str(obj, "id", where, ident=True)
     _str(obj, "model_path", where)
+    revision = obj.get("model_revision")
+    if revision is not None and not (isinstance(revision, str) and _REVISION.fullmatch(revision)):
+        msg = f"{where}: 'model_revision' must be a Hugging Face commit (40 hex digits)"
+        raise InputError(msg)
+    models = [obj["model_path"]]
+    args = obj.get("server_args")
+    if isinstance(args, list):
+        models += [v for f, v in itertools.pairwise(args) if f in MODEL_FLAGS]
+    for model in models:
+        problem = model_path_problem(str(model))
+        if problem:
+            msg = f"{where}: {problem}"
+            raise InputError(msg)
     _str(obj, "spec", where)
     for key in ("image", "runner", "server_mode"):
         value = obj.get(key, "")

@@ -45,6 +45,13 @@ KNOBS = (
         meaning="absolute path of the model cache; unset: the server gets the Hugging Face ids",
     ),
     Knob(
+        name="MODEL_DOWNLOADS",
+        default=None,
+        meaning="absolute path of a per-job directory for the models MODEL_CACHE lacks; set "
+        "(a pull request's run): MODEL_CACHE is only read, its complete snapshots are linked "
+        "from here, the others downloaded here",
+    ),
+    Knob(
         name="READY_TIMEOUT_S",
         default="3600",
         meaning="longest wait for `/health` and `/v1/models` after each start (seconds)",
@@ -117,6 +124,12 @@ class Knobs:
     model_cache: Path | None  # MODEL_CACHE: where model weights live (unset: hub ids)
     root: Path  # this checkout
     environ: Mapping[str, str]  # the launcher's environment, for provenance
+    model_downloads: Path | None = None  # MODEL_DOWNLOADS: MODEL_CACHE is only read
+
+    @property
+    def cache(self) -> Path | None:
+        """Where the server's models live: MODEL_DOWNLOADS when set, else MODEL_CACHE."""
+        return self.model_downloads if self.model_downloads is not None else self.model_cache
 
     @property
     def where(self) -> Where:
@@ -124,7 +137,7 @@ class Knobs:
             python=self.python,
             port=str(self.port),
             logs=str(self.log_dir),
-            model_cache=None if self.model_cache is None else str(self.model_cache),
+            model_cache=None if self.cache is None else str(self.cache),
             root=str(self.root),
         )
 
@@ -137,8 +150,13 @@ def read_knobs(environ: Mapping[str, str], cwd: Path, root: Path) -> Knobs:
     logs = environ.get("LOG_DIR")
     summary = environ.get("GITHUB_STEP_SUMMARY")
     cache = environ.get("MODEL_CACHE")
-    if cache and not Path(cache).is_absolute():
-        msg = f"MODEL_CACHE must be an absolute path, got {cache!r}"
+    downloads = environ.get("MODEL_DOWNLOADS")
+    for name, value in (("MODEL_CACHE", cache), ("MODEL_DOWNLOADS", downloads)):
+        if value and not Path(value).is_absolute():
+            msg = f"{name} must be an absolute path, got {value!r}"
+            raise InputError(msg)
+    if downloads and not cache:
+        msg = "MODEL_DOWNLOADS is set without MODEL_CACHE (the cache it reads)"
         raise InputError(msg)
     return Knobs(
         python=_text(environ, "PYTHON"),
@@ -155,6 +173,7 @@ def read_knobs(environ: Mapping[str, str], cwd: Path, root: Path) -> Knobs:
         model_cache=Path(cache) if cache else None,
         root=root,
         environ=dict(environ),
+        model_downloads=Path(downloads) if downloads else None,
     )
 
 

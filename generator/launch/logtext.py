@@ -45,3 +45,44 @@ def is_command_like(text: str) -> bool:
     if _OLD_COMMAND in text:
         return True
     return any(line.lstrip().startswith("::") for line in _LINES.split(text))
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def md_code(value: object, *, table: bool = False) -> str:
+    """`value` as one Markdown code span that nothing in it can leave: one line (as
+    `one_line`, so no workflow command either), fenced by one backtick more than its
+    longest run of backticks (padded where it starts or ends with one), `|` escaped in a
+    table cell. Inside it GitHub renders no mention, link, emphasis or HTML: text from a
+    record, a tool or a dispatch input is printed in Markdown through this only."""
+    line = one_line(str(value))
+    if table:
+        line = line.replace("|", "\\|")
+    if not line.strip():
+        return "` `" if not line else f"`{line}`"
+    fence = "`" * (max((len(m) for m in _BACKTICKS.findall(line)), default=0) + 1)
+    pad = " " if line[0] in "` " or line[-1] in "` " else ""
+    return f"{fence}{pad}{line}{pad}{fence}"
+
+
+# Text that Markdown shows as it is: no emphasis (an `_` only inside a word, where it
+# cannot open or close one), link, HTML, mention, entity, escape or code character, and
+# no autolink (`www.`, a scheme's `://`), nor what reads as a workflow command (`::`).
+_PLAIN = re.compile(r"(?:[A-Za-z0-9 .,;:#()+=%/'-]|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9]))*")
+_AUTOLINK = re.compile(r"www\.|:/|::", re.IGNORECASE)
+
+
+def md_text(value: object, *, table: bool = False) -> str:
+    """`value` in running Markdown text: as it is when Markdown would show it so (plain
+    words, numbers, paths), else as `md_code` makes it."""
+    text = str(value)
+    if _PLAIN.fullmatch(text) and not _AUTOLINK.search(text) and text.strip() == text:
+        return text
+    return md_code(text, table=table)
+
+
+def md_cell(value: object) -> str:
+    """A table cell the caller formatted (its own code spans kept): one line, no
+    workflow command, `|` escaped."""
+    return one_line(str(value)).replace("|", "\\|")

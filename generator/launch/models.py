@@ -9,17 +9,20 @@ A download runs `hf download <id> --local-dir <dir>` into exactly that directory
 exclusive lock (`$MODEL_CACHE/.locks/<id>.lock`), so launchers sharing a cache download
 once; while it runs the directory holds a marker, so a failed or interrupted download
 never looks complete.
+
+With MODEL_DOWNLOADS (a pull request's run, whose cache is mounted read-only), the models
+live in that per-job directory instead: a complete snapshot of MODEL_CACHE is linked from
+there, any other is downloaded there, and MODEL_CACHE is never written.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from generator.launch import commands
+from generator.launch import commands, jsonread
 from generator.launch.console import framed, log, tail
 from generator.launch.errors import Infrastructure
 from generator.launch.process import Supervisor, describe_exit
@@ -52,7 +55,7 @@ def missing(snapshot: Path, *, tokenizer_only: bool = False) -> str | None:
         index = snapshot / name
         if index.is_file():
             try:
-                files = set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values())
+                files = set(jsonread.load(index)["weight_map"].values())
             except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 return f"{name} is unreadable ({exc})"
             absent = sorted(f for f in files if not (snapshot / str(f)).is_file())
@@ -86,7 +89,7 @@ def lock_path(cache: Path, model: str) -> Path:
 def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | None:
     """Make every model of the entry complete in the cache; the seconds spent downloading
     (None without a model cache: the server gets the hub ids)."""
-    cache = knobs.model_cache
+    cache = knobs.cache
     if cache is None:
         log("MODEL_CACHE is not set: the server gets the Hugging Face ids")
         return None
@@ -96,7 +99,15 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
         if path == model:
             continue  # not a hub id: the server gets it as it is
         snapshot, only = Path(path), model in tokenizers
-        if missing(snapshot, tokenizer_only=only) is None:
+        try:
+            if knobs.model_downloads is not None and knobs.model_cache is not None:
+                shared = knobs.model_cache / snapshot.relative_to(knobs.model_downloads)
+                _link_shared(shared, snapshot, only)
+            complete = missing(snapshot, tokenizer_only=only) is None
+        except OSError as exc:  # a cache that cannot be read (root-squashed NFS, say)
+            msg = f"cannot read the model cache at {snapshot}: {exc.strerror or exc}"
+            raise Infrastructure(msg) from exc
+        if complete:
             log(f"model {model}: complete in {snapshot}")
             continue
         started = time.monotonic()
@@ -106,7 +117,8 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
                 if reason is None:
                     log(f"model {model}: completed by another launcher while this one waited")
                 else:
-                    _download(model, snapshot, reason, only, knobs, supervisor)
+                    revision = commands.revision_of(entry, model)
+                    _download(model, snapshot, reason, only, knobs, supervisor, revision)
         except OSError as exc:  # a cache that cannot be written
             msg = f"cannot fill the model cache for {model}: {exc}"
             raise Infrastructure(msg) from exc
@@ -114,13 +126,29 @@ def ensure(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> float | 
     return round(spent, 3)
 
 
+def _link_shared(shared: Path, snapshot: Path, only: bool) -> None:
+    """With a read-only model cache: link the job's `snapshot` to the cache's copy when
+    that is complete, so the server reads it in place and nothing is written there."""
+    if snapshot.exists() or snapshot.is_symlink() or missing(shared, tokenizer_only=only):
+        return
+    snapshot.parent.mkdir(parents=True, exist_ok=True)
+    snapshot.symlink_to(shared, target_is_directory=True)
+    log(f"model cache is read-only here: {snapshot} links to {shared}")
+
+
 def _download(
-    model: str, snapshot: Path, reason: str, only: bool, knobs: Knobs, supervisor: Supervisor
+    model: str,
+    snapshot: Path,
+    reason: str,
+    only: bool,
+    knobs: Knobs,
+    supervisor: Supervisor,
+    revision: str | None,
 ) -> None:
     log(f"model {model}: not complete in {snapshot} ({reason}): downloading")
     snapshot.mkdir(parents=True, exist_ok=True)
     (snapshot / MARKER).write_text("a download into this directory has not finished\n")
-    argv = commands.download_argv(model, str(snapshot))
+    argv = commands.download_argv(model, str(snapshot), revision)
     output = knobs.log_dir / (model.replace("/", "__") + ".download.log")
     try:
         returncode = supervisor.run(f"hf download {model}", argv, output=output)

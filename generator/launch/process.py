@@ -6,7 +6,7 @@ The launcher is also a child subreaper (Linux), so a descendant that leaves the 
 (`setsid`) and outlives its parent becomes the launcher's child instead of init's: it is
 still found in the launcher's process tree, stopped and reaped.
 
-SIGINT and SIGTERM raise `Cancelled` in the launcher; leaving the `Supervisor` stops every
+SIGINT, SIGTERM and SIGHUP raise `Cancelled` in the launcher; leaving the `Supervisor` stops every
 process still running, on every exit path: SIGTERM, `grace_s` seconds, then SIGKILL.
 """
 
@@ -27,7 +27,9 @@ from typing import Self
 
 from generator.launch.console import log
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# SIGHUP too: a closed terminal or a dying parent session sends it, and its default
+# action would kill the launcher and leave its server, scheduler and client running.
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PR_SET_CHILD_SUBREAPER = 36
 _STOP_POLL_S = 0.05
 # How long to wait for SIGKILLed processes to be gone (a process in uninterruptible sleep

@@ -13,6 +13,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from generator.launch.logtext import md_code, md_text
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -148,14 +150,14 @@ def markdown(provenance: Mapping[str, Any]) -> str:
     gpu = provenance["gpu"]
 
     def show(value: object) -> str:
-        return "-" if value is None else f"`{value}`"
+        return "-" if value is None else md_code(value)
 
-    pinned = image["pinned"] or "not pinned"
+    pinned = md_text(image["pinned"]) if image["pinned"] else "not pinned"
     lines = [
         (
             f"- **Image** {show(image['requested'])}: tag {show(image['tag'])}, "
             f"{'digest ' + show(image['digest']) if image['digest'] else pinned}"
-            f" ({image['resolution'] or 'not resolved'})"
+            f" ({md_text(image['resolution']) if image['resolution'] else 'not resolved'})"
         ),
         (
             f"- **Versions** SGLang {show(provenance['sglang_version'])}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.launch.console import log, say
+from generator.launch.logtext import md_code, md_text
 from generator.launch.provenance import markdown as provenance_markdown
 from generator.launch.record import error_line
 
@@ -28,12 +29,15 @@ _VERDICTS = {
 
 
 def cell(value: object, digits: int = 2) -> str:
-    """A table cell: '-' for null, floats with `digits` decimals, '|' escaped."""
+    """A table cell: '-' for null, numbers as they are (floats with `digits` decimals),
+    text as `md_text` writes it: nothing of a record's text is read as Markdown."""
     if value is None:
         return "-"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    if isinstance(value, int):
+        return str(value)
+    return md_text(value, table=True)
 
 
 def first_line(error: object) -> str:
@@ -55,7 +59,7 @@ def benchmark(
     startup = next((t["server_start_s"] for t in timings if t["server_start_s"] is not None), None)
     download = next((t["download_s"] for t in timings if t["download_s"] is not None), None)
     rows = [
-        f"### Benchmark: {cell(job['display'])} (`{job['id']}`)",
+        f"### Benchmark: {cell(job['display'])} ({md_code(job['id'])})",
         "",
         provenance_markdown(provenance).rstrip("\n"),
         "",
@@ -99,7 +103,7 @@ def accuracy(data: Mapping[str, Any]) -> str:
     m = data["metrics"]
     cells = [
         cell(data["evaluator"]["name"]),
-        f"`{cell(m['metric'])}`",
+        md_code(m["metric"], table=True),
         cell(m["score"], 4),
         cell(m["threshold"], 4),
         cell(m["acceptance_rate"], 3),
@@ -108,7 +112,7 @@ def accuracy(data: Mapping[str, Any]) -> str:
         cell(data["timings"]["wall_time_s"] and data["timings"]["wall_time_s"] / 60, 1),
     ]
     rows = [
-        f"### Accuracy: {cell(data['name'])} (`{data['id']}`)",
+        f"### Accuracy: {cell(data['name'])} ({md_code(data['id'])})",
         "",
         provenance_markdown(data["provenance"]).rstrip("\n"),
         "",

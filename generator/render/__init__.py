@@ -17,6 +17,7 @@ from generator.render.docs import coverage, launcher_knobs, lint_releases, recip
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
+from generator.render.write import with_manifest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,4 +63,4 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
     out.update(recipes(expanded, t))
     out.update(launcher_knobs(root, t))
     out.update(lint_releases(root, t))
-    return dict(sorted(out.items()))
+    return dict(sorted(with_manifest(out).items()))

@@ -37,6 +37,7 @@ from typing import Any
 from generator.images.allowed import is_allowed, is_pinned
 from generator.images.reference import ImageError
 from generator.jsonio import dumps
+from generator.launch import jsonread
 from generator.launch.logtext import one_line
 from generator.results.expected import load_expected
 from generator.results.jobs import load_jobs
@@ -207,7 +208,7 @@ def _attachments(folder: Path | None) -> tuple[list[tuple[Path, str]], list[str]
 
 def _parses(path: Path) -> bool:
     try:
-        json.loads(path.read_bytes())
+        jsonread.load(path)
     except (OSError, ValueError):
         return False
     return True
@@ -215,7 +216,7 @@ def _parses(path: Path) -> bool:
 
 def _matrices(paths: Sequence[Path]) -> list[Any]:
     load_expected(paths)  # refuses what is not a matrix
-    return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    return [jsonread.load(p) for p in paths]
 
 
 def _job_statuses(path: Path | None) -> list[Any] | None:
@@ -296,7 +297,7 @@ def admit(
 def read_manifest(path: Path) -> dict[str, Any] | None:
     """An admitted run's manifest, or None when it is not one (unreadable, other JSON)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:

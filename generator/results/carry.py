@@ -18,11 +18,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from generator.launch import jsonread
 from generator.results.events import CONFIRMED, Event
 from generator.results.history import ServerKey
 from generator.results.judge import SERVER
@@ -114,7 +114,7 @@ def earlier(manifest: str | None, server: ServerKey) -> Memory:
     if manifest is None:
         return Memory(events=None)
     try:
-        data = json.loads(Path(manifest).read_text(encoding="utf-8"))
+        data = jsonread.load(Path(manifest))
     except (OSError, ValueError):
         return Memory(events=None)
     verdicts = data.get("verdicts") if isinstance(data, dict) else None
@@ -212,7 +212,7 @@ def _distance(a: str | None, b: str) -> tuple[int, str]:
 def load_confirmation(path: Path) -> dict[str, str]:
     """event id -> the A/B's result, from `confirm outcomes --confirmation FILE`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, ValueError) as exc:
         msg = f"{path}: cannot read the A/B outcomes: {exc}"
         raise ResultsError(msg) from exc

@@ -21,38 +21,67 @@ from generator.launch.logtext import one_line
 from generator.results.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_dir, check_file, replace_dir, write_file
 from generator.results.provenance import run_info, title
-from generator.results.record import ResultsError
+from generator.results.record import Problem, ResultsError
 from generator.results.runs import MANIFEST, name_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from generator.results.compare import Comparison
 
 _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
 
 
-def _check_out(out: Path | None, as_json: bool) -> None:
+def _check_out(out: Path | None, as_json: bool, what: str) -> None:
     """Refuse an --out FILE before any work (output.check_file)."""
     if out is not None:
-        check_file(out, JSON if as_json else MARKDOWN)
+        check_file(out, JSON if as_json else MARKDOWN, what)
 
 
 def _emit(
-    data: dict[str, Any], lines: list[str], *, as_json: bool, out: Path | None, max_bytes: int
+    data: dict[str, Any],
+    lines: list[str],
+    *,
+    as_json: bool,
+    out: Path | None,
+    max_bytes: int,
+    what: str,
 ) -> None:
     """JSON, or Markdown cut to `max_bytes`, on stdout; the same in full to `out` (JSON
     with --json, else Markdown)."""
     if as_json:
         text = dumps(data)
         if out is not None:
-            write_file(out, text, JSON)
+            write_file(out, text, JSON, what)
         sys.stdout.write(text)
         return
     if out is not None:
-        write_file(out, "\n".join(lines) + "\n", MARKDOWN)
+        write_file(out, "\n".join(lines) + "\n", MARKDOWN, what)
     sys.stdout.write(fit(lines, max_bytes, str(out) if out else None))
 
 
 def _warn_problems(problems: list[Any]) -> None:
     for problem in problems:
         click.echo(f"warning: {one_line(str(problem))}", err=True)
+
+
+class _Warnings:
+    """Warnings of one command, each printed once (a command that reads the history again
+    without a broken compact file meets the same problems twice)."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def __call__(self, problems: list[Any]) -> None:
+        for problem in problems:
+            self.one(str(problem))
+
+    def one(self, problem: str) -> None:
+        if problem not in self.seen:
+            self.seen.add(problem)
+            _warn_problems([problem])
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="JSON instead of Markdown.")
@@ -130,7 +159,7 @@ def summarize_cmd(
     from generator.results.verdicts_json import load as load_verdicts
 
     def work(_root: Path) -> int:
-        _check_out(out, as_json)
+        _check_out(out, as_json, "results summarize")
         wanted = load_expected(expected, jobs_path) if expected else None
         judged = load_verdicts(verdicts) if verdicts is not None else None
         manifest = read_manifest(run_dirs[0] / MANIFEST) if len(run_dirs) == 1 else None
@@ -141,7 +170,14 @@ def summarize_cmd(
         else:
             run = run_info(store, os.environ)
         data = summarize(store, expected=wanted, verdicts=judged, run=run)
-        _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
+        _emit(
+            data,
+            markdown(data),
+            as_json=as_json,
+            out=out,
+            max_bytes=max_bytes,
+            what="results summarize",
+        )
         return 0
 
     run_at_root(ctx, work)
@@ -191,21 +227,43 @@ def compare_cmd(
     from generator.results.compare import compare
     from generator.results.compare_text import markdown
     from generator.results.expected import load_expected
-    from generator.results.load import open_store
+    from generator.results.load import open_store, with_history_fallback
 
     def work(root: Path) -> int:
-        _check_out(out, as_json)
+        _check_out(out, as_json, "results compare")
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected, jobs_path) if expected else None
         outcomes = load_confirmation(confirmation) if confirmation is not None else None
-        store = open_store(current=current, name=run_name, history=history, covering=policy.history)
-        _warn_problems(store.problems)
-        name = name_of(current, run_name)
-        result = compare(
-            store, policy, source=source, current=name, expected=wanted, outcomes=outcomes
-        )
+        warn = _Warnings()
+
+        def attempt(broken: Mapping[str, Problem]) -> Comparison:
+            store = open_store(
+                current=current,
+                name=run_name,
+                history=history,
+                covering=policy.history,
+                broken=broken,
+            )
+            warn(store.problems)
+            return compare(
+                store,
+                policy,
+                source=source,
+                current=name_of(current, run_name),
+                expected=wanted,
+                outcomes=outcomes,
+            )
+
+        result = with_history_fallback(history, attempt)
         data = result.as_dict()
-        _emit(data, markdown(data), as_json=as_json, out=out, max_bytes=max_bytes)
+        _emit(
+            data,
+            markdown(data),
+            as_json=as_json,
+            out=out,
+            max_bytes=max_bytes,
+            what="results compare",
+        )
         return result.exit_code
 
     run_at_root(ctx, work)
@@ -244,15 +302,19 @@ def report_cmd(
     from generator.results.admit import read_manifest
     from generator.results.compare import compare
     from generator.results.expected import load_expected
-    from generator.results.load import open_store
+    from generator.results.load import open_store, with_history_fallback
     from generator.results.report import REPORT, Latest, report
     from generator.results.verdicts_json import load as load_verdicts
 
     def work(root: Path) -> int:
         check_dir(site, REPORT)
+        warn = _Warnings()
+        return with_history_fallback(history, lambda broken: build(root, broken, warn))
+
+    def build(root: Path, broken: Mapping[str, Problem], warn: _Warnings) -> int:
         judged = load_verdicts(verdicts) if verdicts is not None else None
-        store = open_store(current=current, history=history)
-        _warn_problems(store.problems)
+        store = open_store(current=current, history=history, broken=broken)
+        warn(store.problems)
         name = current[0].resolve().name if current else store.promote_latest()
         if name is None:
             msg = f"{history}: no run with a record, nothing to report"
@@ -267,11 +329,7 @@ def report_cmd(
         run = manifest["run"] if manifest else run_info(store, {})
         latest = Latest(name=name, title=title(run, name), url=run.get("url"), verdicts=judged)
         pages: list[int] = []
-
-        def warn(problem: str) -> None:
-            _warn_problems([problem])
-
-        replace_dir(site, REPORT, lambda new: pages.append(report(store, latest, new, warn)))
+        replace_dir(site, REPORT, lambda new: pages.append(report(store, latest, new, warn.one)))
         click.echo(f"report: {pages[0]} pages in {site}")
         return 0
 
@@ -287,15 +345,27 @@ def thresholds_cmd(
     ctx: click.Context, history: Path, policy_path: Path | None, as_json: bool
 ) -> None:
     """Proposed accuracy thresholds per case from the history (never applied)."""
-    from generator.results.load import open_store
+    from generator.results.load import open_store, with_history_fallback
     from generator.results.thresholds import markdown, thresholds
 
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
-        store = open_store(history=history)
-        _warn_problems(store.problems)
-        data = thresholds(store, policy.thresholds)
-        _emit(data, markdown(data), as_json=as_json, out=None, max_bytes=DEFAULT_MAX_BYTES)
+        warn = _Warnings()
+
+        def attempt(broken: Mapping[str, Problem]) -> dict[str, Any]:
+            store = open_store(history=history, broken=broken)
+            warn(store.problems)
+            return thresholds(store, policy.thresholds)
+
+        data = with_history_fallback(history, attempt)
+        _emit(
+            data,
+            markdown(data),
+            as_json=as_json,
+            out=None,
+            max_bytes=DEFAULT_MAX_BYTES,
+            what="results thresholds",
+        )
         return 0
 
     run_at_root(ctx, work)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
 from generator.results.markdown import number, percent, table
 from generator.results.verdict import IMPROVED, OK, SEVERITY
 
@@ -63,14 +65,15 @@ def _events(data: dict[str, Any]) -> list[str]:
         rows.append(
             (
                 state,
-                e["config"],
-                e["first_bad_run"],
-                e["last_good_run"] or "",
+                text(e["config"]),
+                text(e["first_bad_run"]),
+                text(e["last_good_run"]) if e["last_good_run"] else "",
                 e["runs"],
                 _size(e["changes"]),
                 what,
-                (e["cause"] + " change; " if e["cause"] else "") + differs,
-                e["id"],
+                (e["cause"] + " change; " if e["cause"] else "")
+                + (text(differs) if differs else ""),
+                text(e["id"]),
             )
         )
     header = ("state", "config", "first bad run", "last good run", "runs", "change [95%]",
@@ -109,11 +112,14 @@ def markdown(data: dict[str, Any]) -> list[str]:
     lines.append("")
     if data["gates"]:
         lines += ["### Failed gates", ""]
-        lines += [f"- {g['gate']}: {g['kind']} `{g['id']}`: {g['message']}" for g in data["gates"]]
+        lines += [
+            f"- {g['gate']}: {g['kind']} {code(g['id'])}: {text(g['message'])}"
+            for g in data["gates"]
+        ]
         lines.append("")
     if data["missing_cases"]:
         lines += ["### Missing accuracy cases", ""]
-        lines += [f"- `{c['id']}` ({c['case']})" for c in data["missing_cases"]]
+        lines += [f"- {code(c['id'])} ({text(c['case'])})" for c in data["missing_cases"]]
         lines.append("")
     curves = [c for c in data["curves"] if c["verdict"] != OK]
     if curves:
@@ -123,11 +129,11 @@ def markdown(data: dict[str, Any]) -> list[str]:
             (
                 (
                     c["verdict"],
-                    c["config"],
-                    c["pair"],
+                    text(c["config"]),
+                    text(c["pair"]),
                     number(c["interactivity"]),
                     percent(c["change"]),
-                    c["note"] or "",
+                    text(c["note"]) if c["note"] else "",
                 )
                 for c in sorted(curves, key=lambda c: SEVERITY.index(c["verdict"]))
             ),
@@ -141,14 +147,14 @@ def markdown(data: dict[str, Any]) -> list[str]:
             rows.append(
                 (
                     p["verdict"],
-                    p["config"],
-                    p["pair"],
+                    text(p["config"]),
+                    text(p["pair"]),
                     p["concurrency"],
                     "",
                     "",
                     "",
                     "",
-                    p["reason"],
+                    text(p["reason"]),
                 )
             )
         for m in p["metrics"].values():
@@ -157,8 +163,8 @@ def markdown(data: dict[str, Any]) -> list[str]:
             rows.append(
                 (
                     m["verdict"],
-                    p["config"],
-                    p["pair"],
+                    text(p["config"]),
+                    text(p["pair"]),
                     p["concurrency"],
                     SHORT[m["metric"]],
                     number(m["current"], 2),
@@ -176,5 +182,5 @@ def markdown(data: dict[str, Any]) -> list[str]:
         lines.append("")
     if data["problems"]:
         lines += ["### Files that are not valid records", ""]
-        lines += [f"- `{p}`" for p in data["problems"]]
+        lines += [f"- {code(p)}" for p in data["problems"]]
     return lines

@@ -9,11 +9,11 @@ run whose `issues.json` (`sglang-ci confirm issues --out`) names it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from generator.confirm import outcomes, tracked
+from generator.launch import jsonread
 from generator.launch.abjob import ConfirmationEntry, check_confirmation
 from generator.launch.errors import InputError
 
@@ -41,7 +41,7 @@ class Confirmations:
 
 def _json(path: Path) -> object:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return jsonread.load(path)
     except (OSError, ValueError):
         return None
 

@@ -13,10 +13,10 @@ jobs.py). Missing data fails a run, and so does a run without any record.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from generator.launch import jsonread
 from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
 from generator.results.store import IMAGE_FAMILY_SQL, Store
@@ -43,7 +43,7 @@ class Expected:
 
 def _entries(path: Path) -> list[Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, ValueError) as e:
         msg = f"{path}: cannot read the matrix: {e}"
         raise ResultsError(msg) from e

@@ -10,9 +10,9 @@ its container'", "job cancelled", "job never started (queued)").
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from generator.launch import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -28,14 +28,14 @@ def _objects(path: Path) -> list[Any]:
         msg = f"{path}: cannot read the jobs: {e.strerror or e}"
         raise ResultsError(msg) from e
     try:
-        data = json.loads(text) if text.strip() else []
+        data = jsonread.loads(text) if text.strip() else []
     except ValueError:
         data = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                data.append(json.loads(line))
+                data.append(jsonread.loads(line))
             except ValueError as e:
                 msg = f"{path}:{number}: not a JSON object: {e}"
                 raise ResultsError(msg) from e

@@ -10,15 +10,26 @@ without its identity, validity or start time, is still reported and skipped (sto
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import duckdb
 
 from generator.results.record import Problem, latest_attempts, read_record
-from generator.results.runs import RunDir, history_dirs, history_run, run_dir, started
+from generator.results.runs import (
+    COMPACT_GLOB,
+    RunDir,
+    history_dirs,
+    history_run,
+    run_dir,
+    started,
+)
 from generator.results.store import COMPACT_FILE, CURRENT, HISTORY, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
+
+T = TypeVar("T")
 
 
 def checked(run: RunDir) -> tuple[RunDir, list[Problem]]:
@@ -53,6 +64,38 @@ SELECT count(*) FROM cur LEFT JOIN seen USING (config, rl, fam) WHERE coalesce(n
 """
 
 
+def broken_compacts(history: Path) -> dict[str, Problem]:
+    """The runs of `history` whose compact file DuckDB cannot read whole (truncated, not
+    Parquet, a corrupt page), each with the problem to report; read one file at a time,
+    every value decoded, so only after a query over the history failed."""
+    con = duckdb.connect()
+    found = {}
+    for run in history_dirs(history):
+        for compact in sorted(run.glob(COMPACT_GLOB)):
+            try:
+                con.execute(
+                    "SELECT count(*), min(hash(COLUMNS(*))) FROM read_parquet(?)", [str(compact)]
+                ).fetchone()
+            except duckdb.Error as exc:
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                msg = f"not a readable compact file ({reason}); the run's JSON files are read"
+                found[run.name] = Problem(str(compact), msg)
+    return found
+
+
+def with_history_fallback(history: Path | None, attempt: Callable[[Mapping[str, Problem]], T]) -> T:
+    """`attempt({})`; when DuckDB fails on the history's compact files, the same again
+    with the runs whose compact file is broken (`broken_compacts`) read from their JSON
+    files instead. Costs nothing while every compact file reads."""
+    try:
+        return attempt({})
+    except duckdb.Error:
+        broken = broken_compacts(history) if history is not None else {}
+        if not broken:
+            raise
+        return attempt(broken)
+
+
 def open_store(
     *,
     current: Sequence[Path] = (),
@@ -60,6 +103,7 @@ def open_store(
     history: Path | None = None,
     newest: int | None = None,
     covering: int | None = None,
+    broken: Mapping[str, Problem] | None = None,
 ) -> Store:
     """A Store with the runs of `history` and the run made of the `current` directories
     (named `name`, as the history names it, else by its directory).
@@ -75,7 +119,9 @@ def open_store(
         store.add(CURRENT, [run])
         own = run.name
     if history is not None:
-        runs = [history_run(d) for d in history_dirs(history, exclude=own)]
+        dirs = history_dirs(history, exclude=own)
+        runs = [history_run(d, use_compact=d.name not in (broken or {})) for d in dirs]
+        store.problems.extend((broken or {}).values())
         if covering is not None:
             _add_covering(store, runs, covering)
         else:

@@ -3,6 +3,8 @@ step-summary limit (a cut names the file with the full text)."""
 
 from __future__ import annotations
 
+from generator.launch.logtext import md_cell
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -26,7 +28,9 @@ def percent(value: float | None) -> str:
 
 
 def escape(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """A cell the caller formatted (its code spans kept): one line, no workflow command,
+    `|` escaped; text from a record goes in as `md_code(text)`."""
+    return md_cell(text)
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:

@@ -1,26 +1,34 @@
 """Where the results commands write, and the one rule they all follow: a command writes
-only into a new file or directory, or into one it wrote itself before; it builds the new
-content beside the old, swaps it in, and never deletes a file it did not write. Anything
-else is refused with one line (exit 2) before a byte is written.
+only into a new file or directory, or into one whose ownership marker it wrote itself and
+can prove; it builds the new content beside the old, swaps it in, and never deletes a
+file it did not write. Anything else is refused with one line (exit 2) before a byte is
+written. What a file holds (a `schema` of ours, a Markdown mark) proves nothing: a record
+or a manifest looks like ours too.
 
-- A file (`--out FILE`): JSON ends in `.json`, Markdown in `.md`. An existing file is
-  replaced only when it is one of ours: JSON whose `schema` starts with `sglang-ci/`, or
-  Markdown whose first line is MARKDOWN_MARK.
-- A directory (`report --out SITE`): new, empty, or one that holds MARKER, the list of
-  the files the command wrote there; a file it does not list is never deleted (the
-  command refuses instead).
+- A file (`--out FILE`): JSON ends in `.json`, Markdown in `.md`. Next to it the command
+  writes its ownership marker, `.FILE.sglang-ci-owner.json`: the command, the SHA-256 of
+  the file as written and the file's device and inode. An existing file is replaced only
+  when its marker names the same command and the file is still that file with that
+  content (a copy, an artifact or a checkout has another inode, so a marker that came
+  with one proves nothing).
+- A directory (`report --out SITE`): new, empty, or one that holds MARKER, written by the
+  same command: the list of the files it wrote there with their SHA-256, and the
+  directory's own device and inode. A file is deleted only when listed with the hash it
+  still has; anything else in the directory makes the command refuse.
 - A new directory (`admit`): it must not exist yet.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any
 
+from generator.launch import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -28,7 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 MARKER = ".sglang-ci-output.json"
-MARKER_SCHEMA = "sglang-ci/output/1"
+MARKER_SCHEMA = "sglang-ci/output/2"
+OWNER_SCHEMA = "sglang-ci/owner/1"
+OWNER_SUFFIX = ".sglang-ci-owner.json"
 MARKDOWN_MARK = "<!-- written by sglang-ci results -->"
 JSON = "json"
 MARKDOWN = "markdown"
@@ -39,58 +49,98 @@ class OutputRefused(ResultsError):
     """A command would write where it may not (exit 2)."""
 
 
-def ours_by_schema(data: object) -> bool:
-    """JSON sglang-ci wrote: an object whose `schema` starts with `sglang-ci/`."""
-    return isinstance(data, dict) and str(data.get("schema", "")).startswith("sglang-ci/")
+def owner_marker(path: Path) -> Path:
+    """Where the ownership marker of the output file `path` lives."""
+    return path.with_name(f".{path.name}{OWNER_SUFFIX}")
 
 
-def _ours(path: Path, kind: str, ours: Callable[[Any], bool]) -> bool:
+def _sha256(path: Path) -> str | None:
+    """The SHA-256 of the regular file `path` (never through a link), or None."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if kind == MARKDOWN:
-        return text.startswith(MARKDOWN_MARK + "\n")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        digest = hashlib.sha256()
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _identity(path: Path) -> list[int] | None:
     try:
-        data = json.loads(text)
-    except ValueError:
+        info = path.lstat()
+    except OSError:
+        return None
+    return [info.st_dev, info.st_ino]
+
+
+def proven(path: Path, what: str) -> bool:
+    """Whether `what` wrote the file `path` as it is now: its marker names `what`, and the
+    file has the device, inode and SHA-256 the marker holds."""
+    try:
+        marker = jsonread.load(owner_marker(path), 4096)
+    except (OSError, ValueError):
         return False
-    return ours(data)
+    return (
+        isinstance(marker, dict)
+        and marker.get("schema") == OWNER_SCHEMA
+        and marker.get("written_by") == what
+        and marker.get("file") == path.name
+        and marker.get("identity") == _identity(path)
+        and marker.get("sha256") == _sha256(path)
+    )
 
 
-def check_file(path: Path, kind: str, ours: Callable[[Any], bool] = ours_by_schema) -> None:
-    """Refuse `path` as an output of `kind` (JSON or MARKDOWN) unless it may be written
-    (`ours`: whether existing JSON is what this output writes)."""
+def check_file(path: Path, kind: str, what: str) -> None:
+    """Refuse `path` as an output of `kind` (JSON or MARKDOWN) of the command `what`
+    unless it is new or that command's own (`proven`)."""
     suffix = _SUFFIX[kind]
     if path.suffix != suffix:
-        what = "JSON" if kind == JSON else "Markdown"
-        msg = f"{path}: a {what} output is written to a {suffix} file"
+        shown = "JSON" if kind == JSON else "Markdown"
+        msg = f"{path}: a {shown} output is written to a {suffix} file"
         raise OutputRefused(msg)
     if path.is_dir():
         msg = f"{path}: is a directory, not a file"
         raise OutputRefused(msg)
-    if path.exists() and not _ours(path, kind, ours):
-        msg = f"{path}: exists and was not written by sglang-ci; not replaced"
+    if (path.exists() or path.is_symlink()) and not proven(path, what):
+        msg = (
+            f"{path}: exists and {what} cannot prove it wrote it (no ownership marker "
+            f"{owner_marker(path).name} matching it); not replaced"
+        )
         raise OutputRefused(msg)
 
 
-def write_file(
-    path: Path, text: str, kind: str, ours: Callable[[Any], bool] = ours_by_schema
-) -> None:
-    """Write `text` to `path` (checked by check_file), atomically: a reader sees the old
-    file or the new one, never half of one."""
-    check_file(path, kind, ours)
-    if kind == MARKDOWN:
-        text = f"{MARKDOWN_MARK}\n{text}"
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _atomic(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_file(path: Path, text: str, kind: str, what: str) -> None:
+    """Write `text` to `path` (checked by check_file), atomically: a reader sees the old
+    file or the new one, never half of one; then its ownership marker."""
+    check_file(path, kind, what)
+    if kind == MARKDOWN:
+        text = f"{MARKDOWN_MARK}\n{text}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    _atomic(path, data)
+    marker = {
+        "schema": OWNER_SCHEMA,
+        "written_by": what,
+        "file": path.name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "identity": _identity(path),
+    }
+    _atomic(owner_marker(path), (json.dumps(marker) + "\n").encode())
 
 
 def _files(root: Path) -> list[str]:
@@ -107,38 +157,50 @@ def _files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def _listed(target: Path) -> set[str] | None:
-    """The files MARKER in `target` lists, or None when there is no readable marker."""
+def _listed(target: Path, what: str) -> dict[str, str] | None:
+    """The files (with their SHA-256) that MARKER in `target` lists, when `what` wrote it
+    for this very directory (its device and inode); None otherwise."""
     try:
-        data = json.loads((target / MARKER).read_text(encoding="utf-8"))
+        data = jsonread.load(target / MARKER)
     except (OSError, ValueError):
         return None
-    files = data.get("files") if isinstance(data, dict) else None
-    if data.get("schema") != MARKER_SCHEMA or not isinstance(files, list):
+    if not isinstance(data, dict):
         return None
-    return {str(f) for f in files}
+    files = data.get("files")
+    if (
+        data.get("schema") != MARKER_SCHEMA
+        or data.get("written_by") != what
+        or data.get("directory") != _identity(target)
+        or not isinstance(files, dict)
+    ):
+        return None
+    return {str(k): str(v) for k, v in files.items()}
 
 
 def check_dir(target: Path, what: str) -> None:
     """Refuse `target` as the output directory of `what` unless it is new, empty, or
-    holds only the files `what` wrote there before (its MARKER)."""
+    holds only the files `what` wrote there before, unchanged (its MARKER)."""
     if (target.exists() and not target.is_dir()) or target.is_symlink():
         msg = f"{target}: is not a directory {what} made"
         raise OutputRefused(msg)
     if not target.exists() or not any(target.iterdir()):
         return
-    listed = _listed(target)
+    listed = _listed(target, what)
     if listed is None:
         msg = (
-            f"{target}: is not empty and was not made by {what} (no {MARKER}); "
-            "choose a new directory"
+            f"{target}: is not empty and {what} cannot prove it made it (no {MARKER} of its "
+            "own for this directory); choose a new directory"
         )
         raise OutputRefused(msg)
-    foreign = [f for f in _files(target) if f != MARKER and f not in listed]
+    foreign = [
+        f
+        for f in _files(target)
+        if f != MARKER and (f not in listed or _sha256(target / f) != listed[f])
+    ]
     if foreign:
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
         msg = (
-            f"{target}: holds {foreign[0]}{more}, which {what} did not write; "
+            f"{target}: holds {foreign[0]}{more}, which {what} did not write as it is now; "
             "move it away or choose a new directory"
         )
         raise OutputRefused(msg)
@@ -153,8 +215,13 @@ def replace_dir(target: Path, what: str, build: Callable[[Path], None]) -> None:
     new = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.new-"))
     try:
         build(new)
-        files = [f for f in _files(new) if f != MARKER]
-        marker = {"schema": MARKER_SCHEMA, "written_by": what, "files": files}
+        files = {f: _sha256(new / f) for f in _files(new) if f != MARKER}
+        marker = {
+            "schema": MARKER_SCHEMA,
+            "written_by": what,
+            "directory": _identity(new),  # the same once renamed into place
+            "files": files,
+        }
         (new / MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
         _swap(new, target)
     except BaseException:

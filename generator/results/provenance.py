@@ -13,7 +13,7 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from generator.results.store import Store
 
@@ -98,6 +98,6 @@ def short_digest(digest: str | None) -> str | None:
     return f"{algorithm}:{value[:12]}" if value else digest[:19]
 
 
-def versions_text(image: Mapping[str, Any]) -> str:
-    """`SGLang 0.5.6 · ATOM 0.1 · AITER - · ROCm 7.0.2`."""
-    return " · ".join(f"{VERSION_NAMES[k]} {image.get(k) or '-'}" for k in VERSIONS)
+def versions_text(image: Mapping[str, Any], shown: Callable[[object], str] = str) -> str:
+    """`SGLang 0.5.6 · ATOM 0.1 · AITER - · ROCm 7.0.2`, each version as `shown` writes it."""
+    return " · ".join(f"{VERSION_NAMES[k]} {shown(image.get(k) or '-')}" for k in VERSIONS)

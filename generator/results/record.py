@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from generator.errors import SglangCIError
+from generator.launch import jsonread
 from generator.launch.record import (
     INFRASTRUCTURE,
     SCHEMA,
@@ -88,11 +89,6 @@ def _validators() -> dict[str, Draft202012Validator]:
     }
 
 
-def _no_constant(name: str) -> float:
-    msg = f"non-finite number {name} (write null)"
-    raise ValueError(msg)
-
-
 def problem_of(data: Mapping[str, Any]) -> str | None:
     """Why `data` (a parsed JSON object tagged as a record) is not a valid record."""
     if data.get("schema") != SCHEMA_ID:
@@ -112,11 +108,11 @@ def read_record(path: Path) -> tuple[dict[str, Any] | None, Problem | None]:
     """(record, None) for a valid record; (None, problem) for a broken one; (None, None)
     for a file that is not a record at all (other JSON)."""
     try:
-        data = json.loads(path.read_bytes(), parse_constant=_no_constant)
-    except (OSError, UnicodeDecodeError) as e:
-        return None, Problem(str(path), f"cannot read: {e}")
-    except ValueError as e:
-        return None, Problem(str(path), f"not valid JSON: {e}")
+        data = jsonread.load(path)
+    except OSError as e:
+        return None, Problem(str(path), f"cannot read: {e.strerror or e}")
+    except jsonread.JsonRefused as e:
+        return None, Problem(str(path), str(e))
     if not isinstance(data, dict):
         return None, None
     tag = data.get("schema")

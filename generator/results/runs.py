@@ -3,7 +3,8 @@
 A run directory holds everything one workflow run produced, possibly merged from many
 jobs, so its files may sit in subdirectories. A history directory holds one run directory
 per past run; entries whose name starts with `.` (a `.git` of a checkout, a run being
-admitted) are skipped.
+admitted) are skipped. A symbolic link is never followed, to a run directory or a file:
+a history is what was admitted into it, never what a link points at.
 
 A run admitted by `results admit` also holds MANIFEST (the matrix, the verdicts,
 provenance) and a compact file (`records-<version>.parquet`, store.COMPACT_FILE); the
@@ -14,13 +15,13 @@ Markdown of `results compare` to `verdicts.json` there.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from generator.launch import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -70,8 +71,8 @@ def json_files(root: Path) -> tuple[str, ...]:
                 for entry in entries
                 if entry.name.endswith(".json")
                 and not (top == str(root) and entry.name in RESERVED)
-                and entry.is_file()
-                and entry.stat().st_size <= MAX_RECORD_BYTES
+                and entry.is_file(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_size <= MAX_RECORD_BYTES
             ]
     return tuple(sorted(found))
 
@@ -107,7 +108,7 @@ def started(run: Path) -> datetime | None:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(f for f in files if f.endswith(".json")):
             try:
-                data = json.loads(Path(top, name).read_bytes())
+                data = jsonread.load(Path(top, name))
                 at = datetime.fromisoformat(data["timings"]["started_at"])
                 return at if at.tzinfo else at.replace(tzinfo=UTC)
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -115,10 +116,15 @@ def started(run: Path) -> datetime | None:
     return None
 
 
-def history_run(path: Path) -> RunDir:
-    """One run of a history: from its compact file when it was admitted, else its files."""
+def history_run(path: Path, *, use_compact: bool = True) -> RunDir:
+    """One run of a history: from its compact file when it was admitted (and
+    `use_compact`), else its files."""
     manifest = path / MANIFEST
-    compact = sorted(path.glob(COMPACT_GLOB))
+    compact = (
+        sorted(c for c in path.glob(COMPACT_GLOB) if not c.is_symlink()) if use_compact else []
+    )
+    if manifest.is_symlink():
+        manifest = path / ".not-a-manifest"  # a link is never read
     if manifest.is_file() and compact:
         return RunDir(
             name=path.name,
@@ -142,5 +148,7 @@ def history_dirs(history: Path, exclude: str | None = None) -> list[Path]:
     return [
         Path(entry.path)
         for entry in sorted(os.scandir(history), key=lambda e: e.name)
-        if entry.is_dir() and not entry.name.startswith(".") and entry.name != exclude
+        if entry.is_dir(follow_symlinks=False)
+        and not entry.name.startswith(".")
+        and entry.name != exclude
     ]

@@ -22,8 +22,9 @@ from typing import Any
 
 import duckdb
 
+from generator.launch import jsonread
 from generator.results.record import SCHEMA_FAMILY, SCHEMA_ID, Problem
-from generator.results.runs import RunDir, json_files
+from generator.results.runs import MAX_RECORD_BYTES, RunDir, json_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -167,6 +168,7 @@ _SHAPE = f"""
       WHEN r.kind = 'case' AND r."case" IS NULL THEN 'no case'
     END
 """
+_INVALID = "not valid JSON"
 # Keys of the baselines: a point of a server on a runner and an image family.
 POINT_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), isl, osl,
     concurrency, coalesce(runner_label, '-'), coalesce(image_family, '-'))"""
@@ -231,6 +233,23 @@ class Store:
         return new
 
     def _add_json(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
+        try:
+            return self._add_json_files(role, runs)
+        except duckdb.Error:
+            # A file DuckDB refuses to read at all (a byte order mark, bytes that are not
+            # UTF-8): find them the strict way, report them, read the others.
+            refused = []
+            for run in runs:
+                for f in run.files:
+                    reason = jsonread.problem(Path(f), MAX_RECORD_BYTES)
+                    if reason is not None:
+                        refused.append(Problem(f, reason))
+            skip = {p.path for p in refused}
+            kept = [replace(r, files=tuple(f for f in r.files if f not in skip)) for r in runs]
+            self.problems.extend(refused)
+            return refused + self._add_json_files(role, kept)
+
+    def _add_json_files(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
         files = [f for run in runs for f in run.files]
         if not files:
             return []
@@ -251,7 +270,7 @@ class Store:
         )
         found = self.con.execute(
             f"""
-            SELECT file, CASE WHEN NOT ok THEN 'not valid JSON'
+            SELECT file, CASE WHEN NOT ok THEN '{_INVALID}'
               WHEN r.schema <> '{SCHEMA_ID}' THEN 'unsupported record schema ''' || r.schema || ''''
               ELSE {_SHAPE} END AS reason
             FROM parsed
@@ -274,9 +293,18 @@ class Store:
             [role],
         )
         self.con.execute("DROP TABLE parsed")
-        new = [Problem(str(f), str(reason)) for f, reason in found]
+        new = [
+            Problem(str(f), self._why_invalid(str(f)) if reason == _INVALID else str(reason))
+            for f, reason in found
+        ]
         self.problems.extend(new)
         return new
+
+    @staticmethod
+    def _why_invalid(path: str) -> str:
+        """What the strict reader says of a file DuckDB found no JSON in, so that every
+        reader gives a file the same reason."""
+        return jsonread.problem(Path(path), MAX_RECORD_BYTES) or _INVALID
 
     def _compact_view(self) -> None:
         """`compact_records`: the rows of the compact files, read when a query needs them;

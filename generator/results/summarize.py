@@ -10,9 +10,12 @@ config x point. The outcome comes from the verdicts of `results compare --json`
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
 from generator.launch.record import error_line
 from generator.results.expected import Expected, counts, missing_jobs, missing_points
 from generator.results.gates import gates
@@ -224,45 +227,52 @@ def _outcome(data: dict[str, Any]) -> list[str]:
     marked.sort(key=lambda p: p["verdict"] != REGRESSION)
     lines += _capped(
         [
-            f"- {p['verdict']}: `{p['config']}` {p['pair']} c={p['concurrency']}: "
+            f"- {p['verdict']}: {code(p['config'])} {text(p['pair'])} c={p['concurrency']}: "
             f"{_changes([m for m in p['metrics'] if m['verdict'] in MARKED])}"
             for p in marked
         ]
         + [
-            f"- {c['verdict']}: `{c['config']}` {c['pair']} curve {percent(c['change'])}"
+            f"- {c['verdict']}: {code(c['config'])} {text(c['pair'])} curve {percent(c['change'])}"
             for c in (v["curves"] if v else [])
             if c["verdict"] in MARKED
         ]
     )
     if not (v and v["causes"]):  # the causes name the failed gates
         lines += [
-            f"- failed gate: {g['gate']}: {g['kind']} `{g['id']}`: {g['message']}"
+            f"- failed gate: {g['gate']}: {g['kind']} {code(g['id'])}: {text(g['message'])}"
             for g in data["gates"]
         ]
     lines += _capped(
-        [f"- missing job `{j['job']}` ({j['points']} points): {j['reason']}" for j in missing]
+        [
+            f"- missing job {code(j['job'])} ({j['points']} points): {text(j['reason'])}"
+            for j in missing
+        ]
     )
-    lines += _capped([f"- failed: {f['kind']} `{f['subject']}`: {f['reason']}" for f in failed])
+    lines += _capped(
+        [f"- failed: {f['kind']} {code(f['subject'])}: {text(f['reason'])}" for f in failed]
+    )
     return [*lines, ""]
 
 
 def _provenance(data: dict[str, Any]) -> list[str]:
     info, prov = data["run_info"], data["provenance"]
     lines = ["### Provenance", ""]
-    run = f"[{data['title']}]({info['url']})" if info.get("url") else data["title"]
+    run = text(data["title"])
+    if info.get("url"):
+        run = f"[{run}]({_url(info['url'])})"
     facts = [run]
-    facts += [str(info[k]) for k in ("event", "ref") if info.get(k)]
+    facts += [text(info[k]) for k in ("event", "ref") if info.get(k)]
     commits = prov["catalog_commits"]
     if commits:
-        facts.append("catalog " + ", ".join(f"`{c[:12]}`" for c in commits))
+        facts.append("catalog " + ", ".join(code(c[:12]) for c in commits))
     lines.append("- Run: " + " · ".join(facts))
     for image in prov["images"]:
         digest = short_digest(image["digest"])
         lines.append(
-            f"- Image `{image['requested'] or '-'}`"
-            + (f" `{digest}`" if digest else " (no digest)")
-            + f": {versions_text(image)}"
-            + (f" (SGLang commit `{image['sglang_commit']}`)" if image["sglang_commit"] else "")
+            f"- Image {code(image['requested'] or '-')}"
+            + (f" {code(digest)}" if digest else " (no digest)")
+            + f": {versions_text(image, text)}"
+            + (f" (SGLang commit {code(image['sglang_commit'])})" if image["sglang_commit"] else "")
             + f"; {image['jobs']} job(s)"
         )
     runners = [_runner(r) for r in prov["runners"]]
@@ -282,10 +292,18 @@ def _provenance(data: dict[str, Any]) -> list[str]:
 def _runner(r: Mapping[str, Any]) -> str:
     """A runner of the run: its name and label, or its label when the job reported no
     name (RUNNER_NAME unset), its GPU, and how many records it made."""
-    gpu = r["gpu"] or "GPU unknown"
+    gpu = text(r["gpu"] or "GPU unknown")
     if r["name"]:
-        return f"`{r['name']}` ({r['label'] or 'no label'}, {gpu}) x{r['records']}"
-    return f"label `{r['label'] or '-'}` (runner name not reported, {gpu}) x{r['records']}"
+        return f"{code(r['name'])} ({text(r['label'] or 'no label')}, {gpu}) x{r['records']}"
+    label = code(r["label"] or "-")
+    return f"label {label} (runner name not reported, {gpu}) x{r['records']}"
+
+
+def _url(url: object) -> str:
+    """A link target from the run's own facts: only an https URL, without the characters
+    that would end the link's destination."""
+    text = str(url)
+    return text if re.fullmatch(r"https://[^\s()<>`\\]+", text) else "#"
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
@@ -296,21 +314,21 @@ def markdown(data: dict[str, Any]) -> list[str]:
     """The summary as Markdown lines: the outcome, provenance, then the tables folded (so
     a cut for size drops table rows, never the outcome)."""
     verdict = data["verdicts"]["outcome"] if data["verdicts"] else "not judged"
-    lines = [f"## {data['title']}: {verdict}", "", *_outcome(data), *_provenance(data)]
+    lines = [f"## {text(data['title'])}: {verdict}", "", *_outcome(data), *_provenance(data)]
     v = data["verdicts"]
     if v and (v["points"] or v["curves"]):
         rows = [
             (
                 p["verdict"],
-                p["config"],
-                p["pair"],
+                text(p["config"]),
+                text(p["pair"]),
                 p["concurrency"],
                 _changes(p["metrics"]),
-                p["reason"] or "",
+                text(p["reason"]) if p["reason"] else "",
             )
             for p in v["points"]
         ] + [
-            (c["verdict"], c["config"], c["pair"], "curve", percent(c["change"]), "")
+            (c["verdict"], text(c["config"]), text(c["pair"]), "curve", percent(c["change"]), "")
             for c in v["curves"]
         ]
         lines += _details(
@@ -320,7 +338,7 @@ def markdown(data: dict[str, Any]) -> list[str]:
     if data["problems"]:
         lines += _details(
             f"Files that are not valid records ({len(data['problems'])})",
-            [f"- `{problem}`" for problem in data["problems"]],
+            [f"- {code(problem)}" for problem in data["problems"]],
         )
     if data["case_rows"]:
         lines += _details(
@@ -341,12 +359,12 @@ def markdown(data: dict[str, Any]) -> list[str]:
                     (
                         # A case on two images is two runs of it: the run's id and its image
                         # tell them apart.
-                        r["id"],
-                        f"`{r['image'] or '-'}`",
-                        r["metric"],
+                        text(r["id"]),
+                        code(r["image"] or "-"),
+                        text(r["metric"]),
                         number(r["score"], 4),
                         number(r["threshold"], 4),
-                        r["status"],
+                        text(r["status"]),
                         number(r["accept_length"], 2),
                         number(r["acceptance_rate"], 3),
                         number(r["min_acceptance_rate"], 3),
@@ -375,10 +393,10 @@ def markdown(data: dict[str, Any]) -> list[str]:
                 ),
                 (
                     (
-                        r["config"],
-                        r["pair"],
+                        text(r["config"]),
+                        text(r["pair"]),
                         r["concurrency"],
-                        r["status"] if r["valid"] else f"{r['status']} (invalid)",
+                        text(r["status"]) + ("" if r["valid"] else " (invalid)"),
                         number(r["output_throughput_per_gpu"]),
                         number(r["total_token_throughput_per_gpu"]),
                         f"{number(r['median_ttft_ms'])} / {number(r['p99_ttft_ms'])}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.launch.logtext import md_text as text
 from generator.results.markdown import number, table
 
 TYPE_CHECKING = False
@@ -84,7 +85,7 @@ def markdown(data: dict[str, Any]) -> list[str]:
                 continue
             rows.append(
                 (
-                    case["case"],
+                    text(case["case"]),
                     what,
                     p["runs"],
                     number(p["q1"], 4),
@@ -92,7 +93,7 @@ def markdown(data: dict[str, Any]) -> list[str]:
                     number(p["q3"], 4),
                     number(p["current"], 4),
                     number(p["proposed"], 4),
-                    p["note"] or "",
+                    text(p["note"]) if p["note"] else "",
                 )
             )
     headers = ("case", "gate", "runs", "Q1", "median", "Q3", "now", "proposed", "note")

@@ -10,11 +10,11 @@ them). A verdicts file kept in a manifest years ago still reads.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from generator.launch import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -283,7 +283,7 @@ def load(path: Path) -> dict[str, Any]:
     """A verdicts file as written by `results compare --json --out`: refused (exit 2)
     unless it is that (the Markdown an earlier workflow wrote there is not)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonread.load(path)
     except (OSError, UnicodeDecodeError) as e:
         msg = f"{path}: cannot read the verdicts: {e}"
         raise ResultsError(msg) from e

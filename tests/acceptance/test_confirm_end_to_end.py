@@ -241,10 +241,11 @@ def test_confirm_outcomes_replaces_only_a_confirmation_file_it_wrote(
     out = tmp_path / "results.json"
     args = ["confirm", "outcomes", "--matrix", str(tmp_path / "none.json"),
             "--confirmation", str(out)]  # fmt: skip
-    out.write_text('[{"event": "ev-0d1c2b3a4f5e", "result": "confirmed"}]\n')
     assert cli(*args).exit_code == 0
+    assert cli(*args).exit_code == 0  # its own file, proven by its marker
     assert out.read_text() == "[]\n"
-    for name, text in (("notes.json", '{"mine": true}\n'), ("notes.md", "[]\n")):
+    shaped = ("shaped.json", '[{"event": "ev-0d1c2b3a4f5e", "result": "confirmed"}]\n')
+    for name, text in (("notes.json", '{"mine": true}\n'), ("notes.md", "[]\n"), shaped):
         mine = tmp_path / name
         mine.write_text(text)
         result = cli(*args[:-1], str(mine))

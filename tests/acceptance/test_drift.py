@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from generator.render.write import MANIFEST
 from tests.helpers import ROOT, copy_catalogs, edit, snapshot
 
 TYPE_CHECKING = False
@@ -37,13 +40,13 @@ def test_a_second_render_changes_nothing(cli: Invoke, tmp_path: Path) -> None:
     rendered = copy_catalogs(tmp_path)
     result = cli("render", root=rendered)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("rendered 71 files; 71 changed\n")
+    assert result.stdout.startswith("rendered 72 files; 72 changed\n")
     before = snapshot(rendered)
     result = cli("render", root=rendered)
     assert result.exit_code == 0
-    assert result.stdout == "rendered 71 files; 0 changed\n"
+    assert result.stdout == "rendered 72 files; 0 changed\n"
     assert snapshot(rendered) == before
-    assert cli("check", root=rendered).stdout == "check: 71 generated files match the catalogs\n"
+    assert cli("check", root=rendered).stdout == "check: 72 generated files match the catalogs\n"
 
 
 def test_changing_one_concurrency_fails_the_check_with_a_diff(cli: Invoke, rendered: Path) -> None:
@@ -76,17 +79,24 @@ def test_editing_a_generated_workflow_fails_the_check(cli: Invoke, rendered: Pat
 def test_a_stale_or_missing_generated_file_fails_the_check(cli: Invoke, rendered: Path) -> None:
     root = rendered
     coverage = (root / "docs/coverage.md").read_bytes()
-    (root / ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json").write_text("{}\n")
+    gone = ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json"
+    (root / gone).write_text("{}\n")  # as if an earlier render had written and listed it
+    manifest = json.loads((root / MANIFEST).read_text())
+    manifest["files"][gone] = hashlib.sha256(b"{}\n").hexdigest()
+    (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    mine = ".github/matrices/NOTES.md"
+    (root / mine).write_text("# kept by hand: render never listed it\n")
     (root / "docs/coverage.md").unlink()
     result = cli("check", root=root)
     assert result.exit_code == 1
-    assert result.stdout == (
-        "stale: .github/matrices/benchmark/preset/oob/sglang-atom/gone.json is no longer "
-        "generated (delete it)\nmissing: docs/coverage.md is not committed\n"
-    )
+    assert f"stale: {gone} is no longer generated (delete it)\n" in result.stdout
+    assert "missing: docs/coverage.md is not committed\n" in result.stdout
+    assert mine not in result.stdout
     assert cli("render", root=root).exit_code == 0
-    assert not (root / ".github/matrices/benchmark/preset/oob/sglang-atom/gone.json").exists()
+    assert not (root / gone).exists()
+    assert (root / mine).read_text() == "# kept by hand: render never listed it\n"
     assert (root / "docs/coverage.md").read_bytes() == coverage
+    assert cli("check", root=root).exit_code == 0
 
 
 def test_a_removed_config_shows_up_as_drift(cli: Invoke, rendered: Path) -> None:

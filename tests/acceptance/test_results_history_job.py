@@ -67,7 +67,9 @@ class Runner:
             "github.run_attempt": "1",
             "needs.select.outputs.matrix": json.dumps(matrix()),
             # The run's name in the history, as the select job gives it (dispatch).
-            "needs.select.outputs.run_name": f"2026-11-0{run_id[-1]}T14-00-00Z-benchmark-{run_id}-1",
+            "needs.select.outputs.run_name": (
+                f"2026-11-0{run_id[-1]}T14-00-00Z-benchmark-{run_id}-1"
+            ),
             "needs.summary.outputs.attempt": "1",
             "needs.events.outputs.attempt": "1",
         }

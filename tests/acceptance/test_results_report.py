@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
@@ -404,8 +405,8 @@ def test_report_out_dot_in_a_git_checkout_refuses_and_deletes_nothing(
         )
         assert result.exit_code == 2
         assert result.stderr == (
-            f"error: {out}: is not empty and was not made by results report "
-            "(no .sglang-ci-output.json); choose a new directory\n"
+            f"error: {out}: is not empty and results report cannot prove it made it (no "
+            ".sglang-ci-output.json of its own for this directory); choose a new directory\n"
         )
     assert sorted(str(p.relative_to(repo)) for p in repo.rglob("*")) == before
     assert site.is_dir()
@@ -416,16 +417,26 @@ def test_report_out_on_a_site_it_built_replaces_it_and_touches_nothing_else(
 ) -> None:
     site = build(runs, tmp_path)
     (tmp_path / "beside.txt").write_text("beside\n")
-    (site / "index.html").write_text("stale")
+    first = (site / ".sglang-ci-output.json").read_text()
     around = sorted(p.name for p in tmp_path.iterdir())
     build(runs, tmp_path)
     assert "Latest run" in (site / "index.html").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == around
     assert (tmp_path / "beside.txt").read_text() == "beside\n"
-    listed = json.loads((site / ".sglang-ci-output.json").read_text())["files"]
-    assert listed == sorted(
-        str(p.relative_to(site)) for p in site.rglob("*") if p.is_file() and p.name != MARKER
-    )
+    marker = json.loads((site / ".sglang-ci-output.json").read_text())
+    assert marker["written_by"] == "results report"
+    assert marker["directory"] == [site.stat().st_dev, site.stat().st_ino]
+    assert marker["directory"] != json.loads(first)["directory"]  # a new directory each time
+    assert marker["files"] == {
+        str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(site.rglob("*"))
+        if p.is_file() and p.name != MARKER
+    }
+    (site / "index.html").write_text("edited since")
+    refused = cli(tmp_path, "report", "--history", str(tmp_path / "history"), "--out", str(site))
+    assert refused.exit_code == 2
+    assert "holds index.html, which results report did not write as it is now" in refused.stderr
+    assert (site / "index.html").read_text() == "edited since"
 
 
 def test_the_run_after_an_ab_confirmation_keeps_the_change_for_the_next(runs: Path) -> None:

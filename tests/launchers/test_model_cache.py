@@ -137,6 +137,27 @@ def test_a_failed_download_exits_2_and_leaves_no_complete_looking_snapshot(
 
 
 @pytest.mark.fault
+@pytest.mark.fault
+def test_a_cache_that_cannot_be_read_is_an_infrastructure_failure_naming_the_path(
+    harness: Harness, tmp_path: Path
+) -> None:
+    # As root, no permission bit stops a read; a name longer than the file system takes
+    # fails the same way an unreadable (root-squashed) directory does: an OSError on stat.
+    harness.model_cache = tmp_path / ("c" * 300)
+    job = mtp_job()
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "bug in the launcher" not in run.stdout + run.stderr
+    assert (harness.server_records(), harness.hf_records()) == ([], [])
+    error = harness.result(job["points"][0]["id"])["error"]
+    assert error.startswith(
+        f"infrastructure: cannot read the model cache at {harness.model_cache}/{MODEL}: "
+    ), error
+    assert "File name too long" in error
+
+
+@pytest.mark.fault
 def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     harness: Harness, tmp_path: Path
 ) -> None:
@@ -150,3 +171,46 @@ def test_a_cache_that_cannot_be_written_is_an_infrastructure_failure(
     error = harness.result(job["points"][0]["id"])["error"]
     assert error.startswith(f"infrastructure: cannot fill the model cache for {MODEL}: ")
     assert "Not a directory" in error
+
+
+def test_a_read_only_cache_is_linked_from_the_job_s_downloads_and_never_written(
+    harness: Harness, tmp_path: Path
+) -> None:
+    # A pull request's run: MODEL_CACHE mounted read-only, MODEL_DOWNLOADS in the job's
+    # scratch. The complete model is read in place; the missing draft goes to the scratch.
+    harness.model_cache = tmp_path / "cache"
+    complete_snapshot(harness.model_cache, MODEL)
+    before = sorted(str(p) for p in harness.model_cache.rglob("*"))
+    downloads = tmp_path / "scratch" / "models"
+    job = mtp_job()
+    env = {**CATALOG_SGLANG, "MODEL_DOWNLOADS": str(downloads)}
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), env)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert [r["argv"] for r in harness.hf_records()] == [
+        ["download", DRAFT, "--local-dir", str(downloads / DRAFT)],
+    ]
+    [server] = harness.server_records()
+    assert served_models(server["argv"]) == (str(downloads / MODEL), str(downloads / DRAFT))
+    assert (downloads / MODEL).resolve() == harness.model_cache / MODEL
+    assert sorted(str(p) for p in harness.model_cache.rglob("*")) == before
+
+
+def test_a_pinned_revision_is_downloaded_into_its_own_snapshot_and_given_to_the_server(
+    harness: Harness, tmp_path: Path
+) -> None:
+    harness.model_cache = tmp_path / "cache"
+    complete_snapshot(harness.model_cache, MODEL)  # the unpinned snapshot: not this revision
+    complete_snapshot(harness.model_cache, DRAFT)
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    job = {**mtp_job(), "model_revision": revision}
+    run = harness.run(SCRIPT, harness.write_json("job.json", job), CATALOG_SGLANG)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    pinned = harness.model_cache / f"{MODEL}@{revision}"
+    assert [r["argv"] for r in harness.hf_records()] == [
+        ["download", MODEL, "--revision", revision, "--local-dir", str(pinned)],
+    ]
+    [server] = harness.server_records()
+    assert served_models(server["argv"]) == (str(pinned), str(harness.model_cache / DRAFT))
+    assert server["argv"][server["argv"].index("--revision") + 1] == revision

@@ -60,7 +60,9 @@ def test_the_server_gets_exactly_the_job_args_and_env_and_hostile_tokens_arrive_
     harness: Harness,
 ) -> None:
     job = qwen_job([1])
-    job["model_path"] = "org/model with space $(touch pwned-model)"
+    # A model path with a space or `$(...)` is refused before anything starts
+    # (test_launch_contract.py); the hostile tokens travel in the args and the env.
+    job["model_path"] = "org/model.v2_final-x"
     job["server_args"] = ["--trust-remote-code", *HOSTILE_TOKENS]
     job["env"] = {
         "HOSTILE_CMD": "$(touch pwned-env)",

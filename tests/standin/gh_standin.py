@@ -10,14 +10,14 @@ Commands and flags as the real CLI has them (gh's manual): `-R/--repo` on each;
   issue reopen {<number> | <url>} [-c/--comment C]
   issue view   {<number> | <url>} --json FIELDS
   label create NAME [-c/--color C] [-d/--description D] [-f/--force]
-  api ENDPOINT [--paginate] [-q/--jq EXPR] [-X/--method GET]
+  api [-H/--header H]... [--paginate] [-q/--jq EXPR] [-X/--method GET] ENDPOINT
 
-`api` answers GET requests for what the state file holds: `repos/OWNER/REPO` (its
-"repo" entry: full_name, default_branch), `repos/OWNER/REPO/pulls/N` ("pulls"),
-`repos/OWNER/REPO/actions/runs/ID/attempts/N/jobs` ({"total_count", "jobs"} from "runs");
-anything else is `gh: Not Found (HTTP 404)`, exit 1, as the real CLI prints it. `--jq`
-filters the answer with jq (gh embeds gojq): strings raw, other values as compact JSON, one
-a line, as gh prints them.
+`api` answers a GET of ENDPOINT with the JSON the state file keeps under `api[ENDPOINT]`,
+else from what it holds: `repos/OWNER/REPO` (its "repo" entry: full_name, default_branch),
+`repos/OWNER/REPO/pulls/N` ("pulls"), `repos/OWNER/REPO/actions/runs/ID/attempts/N/jobs`
+({"total_count", "jobs"} from "runs"); anything else is `gh: Not Found (HTTP 404)`, exit 1,
+as the real CLI prints it. `--jq` filters the answer with jq (gh embeds gojq): strings raw,
+other values as compact JSON, one a line, as gh prints them.
 
 `--json` prints the fields asked for (number, title, body, state as OPEN/CLOSED, labels as
 [{"name"}], url, comments as [{"body"}]); `issue list` lists newest first, at most
@@ -224,52 +224,53 @@ def run(command: str, args: list[str]) -> str:
     return out
 
 
-API_FLAGS = {"--paginate": False, "--jq": True, "-q": True, "--method": True, "-X": True}
+API_VALUES = {"-H": "--header", "--header": "--header", "-q": "--jq", "--jq": "--jq",
+              "-X": "--method", "--method": "--method"}  # fmt: skip
+
+
+def _answer(data: dict[str, Any], endpoint: str) -> Any:  # noqa: ANN401 (any JSON)
+    """What the state file says a GET of `endpoint` answers, or None (404)."""
+    if endpoint in data.get("api", {}):
+        return data["api"][endpoint]
+    parts = endpoint.lstrip("/").split("/")
+    repo = data.get("repo") or {}
+    if len(parts) < 3 or parts[0] != "repos" or "/".join(parts[1:3]) != repo.get("full_name"):
+        return None
+    rest = parts[3:]
+    if not rest:
+        return repo
+    if len(rest) == 2 and rest[0] == "pulls":
+        return data.get("pulls", {}).get(rest[1])
+    if len(rest) == 6 and rest[:2] == ["actions", "runs"] and rest[3::2] == ["attempts", "jobs"]:
+        jobs = data.get("runs", {}).get(rest[2], {}).get(rest[4])
+        return None if jobs is None else {"total_count": len(jobs), "jobs": jobs}
+    return None
 
 
 def api(args: list[str]) -> int:
     """`gh api ENDPOINT` for the GET requests listed above."""
     options: dict[str, str] = {}
-    endpoint = ""
+    endpoints: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg in API_FLAGS:
-            options[arg.replace("-q", "--jq").replace("-X", "--method")] = (
-                args[i + 1] if API_FLAGS[arg] else "true"
-            )
-            i += 2 if API_FLAGS[arg] else 1
+        if arg in API_VALUES and i + 1 < len(args):
+            options[API_VALUES[arg]] = args[i + 1]
+            i += 2
+        elif arg == "--paginate":
+            i += 1
         elif arg.startswith("-"):
             print(f"unknown flag: {arg}", file=sys.stderr)
             return 1
         else:
-            endpoint = arg.lstrip("/")
+            endpoints.append(arg)
             i += 1
-    if options.get("--method", "GET").upper() != "GET":
-        print("gh: Not Found (HTTP 404)", file=sys.stderr)
+    if len(endpoints) != 1:
+        print(f"accepts 1 arg(s), received {len(endpoints)}", file=sys.stderr)
         return 1
     _, data = load_state()
-    parts = endpoint.split("/")
-    answer: Any = None
-    repo = data.get("repo") or {}
-    if len(parts) >= 3 and parts[0] == "repos" and "/".join(parts[1:3]) == repo.get("full_name"):
-        rest = parts[3:]
-        if not rest:
-            answer = repo
-        elif len(rest) == 2 and rest[0] == "pulls":
-            answer = data.get("pulls", {}).get(rest[1])
-        elif (
-            len(rest) == 6
-            and rest[:2] == ["actions", "runs"]
-            and rest[3::2]
-            == [
-                "attempts",
-                "jobs",
-            ]
-        ):
-            jobs = data.get("runs", {}).get(rest[2], {}).get(rest[4])
-            answer = None if jobs is None else {"total_count": len(jobs), "jobs": jobs}
-    if answer is None:
+    answer = _answer(data, endpoints[0])
+    if options.get("--method", "GET").upper() != "GET" or answer is None:
         print("gh: Not Found (HTTP 404)", file=sys.stderr)
         return 1
     text = json.dumps(answer)
@@ -292,9 +293,7 @@ def api(args: list[str]) -> int:
 
 def main() -> int:
     args = sys.argv[1:]
-    command = " ".join(args[:2])
-    if args[:1] == ["api"]:
-        command = "api"
+    command = "api" if args[:1] == ["api"] else " ".join(args[:2])
     line = {"command": command, "argv": args}
     record = os.environ.get("GH_STANDIN_RECORD")
     if record:

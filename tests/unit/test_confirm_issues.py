@@ -12,7 +12,9 @@ import pytest
 from generator.confirm import issues
 from generator.confirm.events import Verdicts, parse
 from generator.confirm.tracked import Tracked
+from generator.launch.logtext import one_line
 from tests.helpers import ROOT
+from tests.unit.test_markdown_text import PAYLOADS, assert_harmless, inside_code, render_markdown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -226,7 +228,28 @@ def test_confirm_issues_out_never_replaces_a_file_it_did_not_write(
     mine.write_text('{"mine": true}\n')
     result = issues_cli(cli, tmp_path, mine)
     assert (result.exit_code, result.stderr) == (
-        2, f"error: {mine}: exists and was not written by sglang-ci; not replaced\n"
-    )  # fmt: skip
+        2,
+        (
+            f"error: {mine}: exists and confirm issues cannot prove it wrote it (no ownership "
+            "marker .notes.json.sglang-ci-owner.json matching it); not replaced\n"
+        ),
+    )
     assert mine.read_text() == '{"mine": true}\n'
     assert not (tmp_path / "calls.jsonl").exists()
+
+
+@pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
+def test_record_text_in_the_issue_body_stays_in_its_code_span(payload: str) -> None:
+    hostile = event(
+        config=payload,
+        server={**SERVER, "runner_label": payload},
+        first_bad_run=payload,
+        differences={"sglang_version": ["0.5.6", payload], payload: ["a", "b"]},
+    )
+    v = verdicts("run-07", [hostile])
+    url = "https://github.com/owner/repo/actions/runs/7"
+    text = issues.body(v.events[0], None, issues.RunInfo(name="run-07", url=url))
+    rendered = render_markdown(text)
+    assert_harmless(text, rendered, link=url)
+    assert one_line(payload) in inside_code(rendered)
+    assert issues.parse_issue(1, "OPEN", text, ()) is not None

@@ -180,6 +180,29 @@ def test_the_container_runs_the_launcher_of_the_checkout_it_is_given(tmp_path: P
     assert not [a for a in calls[1] if a == f"--workdir={tmp_path / 'ws'}"]
 
 
+def test_a_checkout_of_another_commit_reads_the_model_cache_only(tmp_path: Path) -> None:
+    """A pull request's launcher (a checkout of another commit than the default branch's
+    this script runs from) gets the cache read-only and downloads into the job's scratch;
+    the same commit gets it writable."""
+    cache = tmp_path / "models"
+    cache.mkdir()
+    code = tmp_path / "ws" / "code"
+    subprocess.run(["git", "clone", "--quiet", "--shared", str(ROOT), str(code)], check=True)
+    job_file = job(tmp_path, cache, None)
+    scratch = job_file.parent
+    _, calls = run(tmp_path, job_file, str(code))
+    assert f"--volume={cache}:/models" in calls[1]
+    assert not [a for a in calls[1] if a.startswith("--env=MODEL_DOWNLOADS")]
+    git = ["git", "-C", str(code), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "commit", "--quiet", "--allow-empty", "-m", "pr"], check=True)
+    (tmp_path / "docker.jsonl").unlink()
+    proc, calls = run(tmp_path, job_file, str(code))
+    assert proc.returncode == 0, proc.stderr
+    assert f"--volume={cache}:/models:ro" in calls[1]
+    assert f"--env=MODEL_DOWNLOADS={scratch}/models" in calls[1]
+    assert f"--volume={cache}:/models" not in calls[1]
+
+
 def test_a_checkout_argument_that_is_no_checkout_is_refused_before_docker(
     tmp_path: Path,
 ) -> None:

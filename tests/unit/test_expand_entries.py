@@ -15,9 +15,12 @@ from generator.expand.entries import (
 )
 from generator.expand.estimate import shown
 from generator.launch.contract import check_case, check_job
+from tests.helpers import copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from generator.expand.model import Expanded
 
 IMAGE = "rocm/atom-dev:sglang-latest"
@@ -93,3 +96,29 @@ def test_a_cell_entry_is_its_point_and_its_server(fixture: Expanded) -> None:
         "image": IMAGE,
     }
     assert entry["server_args"] == list(cell.server.args)
+
+
+def test_a_pinned_model_revision_travels_with_its_servers_entries_only(
+    tmp_path: Path, fixture: Expanded
+) -> None:
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    root = copy_catalogs(tmp_path)
+    edit(
+        root / "catalogs/benchmark.yaml",
+        "    path: Qwen/Qwen3.5-397B-A17B-FP8\n",
+        f"    path: Qwen/Qwen3.5-397B-A17B-FP8\n    revision: {revision}\n",
+    )
+    pinned = expanded_at(root)
+    seen = set()
+    for key, jobs in pinned.jobs.items():
+        for job, before_job in zip(jobs, fixture.jobs[key], strict=True):
+            entry = check_job(dict(job_entry(pinned.catalog, job, IMAGE)), "job.json")
+            before = job_entry(fixture.catalog, before_job, IMAGE)
+            if job.server.model_path == "Qwen/Qwen3.5-397B-A17B-FP8":
+                seen.add(job.id)
+                assert entry.get("model_revision") == revision
+                assert entry["server_fingerprint"] != before["server_fingerprint"]
+            else:
+                assert "model_revision" not in entry
+                assert entry == before
+    assert seen

@@ -138,13 +138,24 @@ def test_a_file_over_a_mebibyte_is_refused_unparsed(tmp_path: Path) -> None:
         load_object(path)
 
 
+IDS = ["deep", "65-deep", "digits", "not-utf8", "bom", "1e309", "nan", "lone-surrogate",
+       "encoded-surrogate"]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[" * 100_000 + "]" * 100_000, "nested too deep"),
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+        ("[" * 65 + "]" * 65, "nested deeper than 64 levels"),
         ('{"n": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
-        ("\xff", "cannot read JSON from"),
+        ("\xff", "not UTF-8 (byte 0)"),
+        ("\xef\xbb\xbf{}", "starts with a byte order mark"),
+        ('{"threshold": 1e309}', "number 1e309 is beyond a float's range"),
+        ('{"threshold": NaN}', "non-finite number NaN"),
+        ('{"id": "\\ud800"}', "a string holds a lone surrogate"),
+        ('{"id": "\xed\xa0\x80"}', "not UTF-8 (byte 8)"),
     ],
+    ids=IDS,
 )
 def test_json_the_parser_cannot_hold_is_refused_in_one_line(
     tmp_path: Path, text: str, message: str
@@ -165,3 +176,40 @@ def test_a_case_threshold_or_rate_outside_0_to_1_or_a_two_line_metric_is_refused
     bad = {**case, "evaluator": {**case["evaluator"], "metric": "exact\nmatch"}}
     with pytest.raises(InputError, match=r"evaluator: 'metric' must be one line$"):
         check_case(bad, "case.json")
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "Qwen/..",
+        "..",
+        "Qwen/../../etc",
+        "./Qwen",
+        "/models/Qwen",
+        "Qwen/Qw\u0435n3",
+        "Qwen//x",
+        "org/model with space $(touch pwned-model)",
+    ],
+    ids=[
+        "parent",
+        "dot-dot",
+        "climbing",
+        "dot",
+        "absolute",
+        "non-ascii",
+        "empty-part",
+        "shell",
+    ],
+)
+@pytest.mark.parametrize("where", ["model_path", "draft"])
+def test_a_model_path_that_leaves_the_cache_or_is_not_ascii_is_refused(
+    model: str, where: str
+) -> None:
+    data = job()
+    if where == "model_path":
+        data["model_path"] = model
+    else:
+        data["server_args"] = [*data["server_args"], "--speculative-draft-model-path", model]
+    with pytest.raises(InputError, match="is not a Hugging Face id or a relative path") as caught:
+        check_job(data, "job.json")
+    assert "\n" not in str(caught.value)

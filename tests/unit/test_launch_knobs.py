@@ -88,6 +88,7 @@ def test_every_default_the_launcher_applies_is_the_one_of_the_table() -> None:
     assert knobs.log_dir == CWD / DEFAULTS["RESULTS_DIR"] / LOGS
     assert [k.name for k in KNOBS if k.default is None] == [
         "MODEL_CACHE",
+        "MODEL_DOWNLOADS",
         "POINT_TIMEOUT_S",
         "RUNNER_TEMP",
         "GITHUB_STEP_SUMMARY",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -12,6 +13,7 @@ from generator.results.output import (
     MARKER,
     OutputRefused,
     new_dir,
+    owner_marker,
     replace_dir,
     write_file,
 )
@@ -35,34 +37,103 @@ def build(files: dict[str, str]) -> Callable[[Path], None]:
     return make
 
 
-def test_a_json_file_is_replaced_only_when_sglang_ci_wrote_it(tmp_path: Path) -> None:
+SUMMARIZE = "results summarize"
+
+
+def test_a_json_file_is_replaced_only_when_the_same_command_wrote_it(tmp_path: Path) -> None:
     out = tmp_path / "v.json"
-    write_file(out, '{"schema": "sglang-ci/verdicts/1"}\n', JSON)
-    write_file(out, '{"schema": "sglang-ci/verdicts/1", "n": 2}\n', JSON)
+    write_file(out, '{"schema": "sglang-ci/verdicts/1"}\n', JSON, "results compare")
+    write_file(out, '{"schema": "sglang-ci/verdicts/1", "n": 2}\n', JSON, "results compare")
     assert json.loads(out.read_text())["n"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".v.json.sglang-ci-owner.json", "v.json"]
+    with pytest.raises(OutputRefused, match="results summarize cannot prove it wrote it"):
+        write_file(out, "{}", JSON, SUMMARIZE)
     mine = tmp_path / "mine.json"
     mine.write_text('{"a": 1}')
-    with pytest.raises(OutputRefused, match="exists and was not written by sglang-ci"):
-        write_file(mine, "{}", JSON)
+    with pytest.raises(OutputRefused, match="exists and results summarize cannot prove it wrote"):
+        write_file(mine, "{}", JSON, SUMMARIZE)
     assert mine.read_text() == '{"a": 1}'
+
+
+def _record(path: Path) -> bytes:
+    path.write_text('{"schema": "sglang-ci/record/1", "kind": "point"}')
+    return path.read_bytes()
+
+
+def _manifest(path: Path) -> bytes:
+    path.write_text('{"schema": "sglang-ci/manifest/1", "name": "run"}')
+    return path.read_bytes()
+
+
+def _forged_marker(path: Path) -> bytes:
+    """A marker that came with the file (an artifact, a checkout): right command, right
+    hash, but another file's inode."""
+    path.write_text('{"schema": "sglang-ci/summary/1"}')
+    data = path.read_bytes()
+    owner_marker(path).write_text(
+        json.dumps(
+            {
+                "schema": "sglang-ci/owner/1",
+                "written_by": SUMMARIZE,
+                "file": path.name,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "identity": [0, 1],
+            }
+        )
+    )
+    return data
+
+
+def _edited_after(path: Path) -> bytes:
+    write_file(path, '{"schema": "sglang-ci/summary/1"}\n', JSON, SUMMARIZE)
+    path.write_text('{"schema": "sglang-ci/summary/1", "edited": true}\n')
+    return path.read_bytes()
+
+
+def _markdown_shaped(path: Path) -> bytes:
+    path.write_text("<!-- written by sglang-ci results -->\n# notes kept by hand\n")
+    return path.read_bytes()
+
+
+# Files shaped like an output (a `sglang-ci/` schema, the Markdown mark) that the command
+# must never replace.
+SHAPED: dict[str, tuple[str, Callable[[Path], bytes]]] = {
+    "a-record": ("run/p.json", _record),
+    "a-history-manifest": ("history/run/manifest.json", _manifest),
+    "a-forged-owner-marker": ("s.json", _forged_marker),
+    "edited-after-it-was-written": ("s.json", _edited_after),
+    "markdown-with-the-mark": ("notes.md", _markdown_shaped),
+}
+
+
+@pytest.mark.parametrize("case", SHAPED, ids=SHAPED.keys())
+def test_a_file_merely_shaped_like_an_output_is_refused(tmp_path: Path, case: str) -> None:
+    rel, make = SHAPED[case]
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = make(path)
+    kind = MARKDOWN if path.suffix == ".md" else JSON
+    with pytest.raises(OutputRefused, match="cannot prove it wrote it"):
+        write_file(path, "{}", kind, SUMMARIZE)
+    assert path.read_bytes() == before
 
 
 def test_markdown_carries_its_mark_and_a_foreign_markdown_file_is_kept(tmp_path: Path) -> None:
     out = tmp_path / "s.md"
-    write_file(out, "# one\n", MARKDOWN)
-    write_file(out, "# two\n", MARKDOWN)
+    write_file(out, "# one\n", MARKDOWN, SUMMARIZE)
+    write_file(out, "# two\n", MARKDOWN, SUMMARIZE)
     assert out.read_text() == "<!-- written by sglang-ci results -->\n# two\n"
     notes = tmp_path / "notes.md"
     notes.write_text("# my notes\n")
     with pytest.raises(OutputRefused):
-        write_file(notes, "x", MARKDOWN)
+        write_file(notes, "x", MARKDOWN, SUMMARIZE)
     assert notes.read_text() == "# my notes\n"
 
 
 @pytest.mark.parametrize(("name", "kind"), [("v.md", JSON), ("v.json", MARKDOWN), ("v", JSON)])
 def test_the_file_name_says_the_format(tmp_path: Path, name: str, kind: str) -> None:
     with pytest.raises(OutputRefused, match="output is written to a"):
-        write_file(tmp_path / name, "{}", kind)
+        write_file(tmp_path / name, "{}", kind, SUMMARIZE)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -81,7 +152,7 @@ def test_a_file_the_site_did_not_have_stops_the_replacement(tmp_path: Path) -> N
     replace_dir(site, "results report", build({"a.html": "1"}))
     (site / "notes.txt").write_text("mine")
     before = tree(site)
-    with pytest.raises(OutputRefused, match=r"holds notes.txt, which results report did not"):
+    with pytest.raises(OutputRefused, match=r"holds notes.txt, which results report did not write"):
         replace_dir(site, "results report", build({"a.html": "2"}))
     assert tree(site) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
@@ -90,7 +161,7 @@ def test_a_file_the_site_did_not_have_stops_the_replacement(tmp_path: Path) -> N
 def test_a_directory_it_did_not_make_is_refused(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "x.md").write_text("x")
-    with pytest.raises(OutputRefused, match=r"is not empty and was not made by results report"):
+    with pytest.raises(OutputRefused, match=r"is not empty and results report cannot prove it"):
         replace_dir(tmp_path / "docs", "results report", build({"a.html": "1"}))
     assert tree(tmp_path) == {"docs/x.md": b"x"}
 
@@ -115,3 +186,46 @@ def test_a_new_directory_is_never_one_that_exists(tmp_path: Path) -> None:
     with pytest.raises(OutputRefused, match="already exists; results admit never rewrites it"):
         new_dir(tmp_path / "run", "results admit", build({"r.json": "[]"}))
     assert tree(tmp_path) == {"run/r.json": b"{}"}
+
+
+def _forged_site_marker(site: Path) -> None:
+    """A marker that lists a file the command never wrote (as an artifact could carry)."""
+    site.mkdir()
+    (site / "index.html").write_text("mine")
+    digest = hashlib.sha256(b"mine").hexdigest()
+    marker = {"schema": "sglang-ci/output/2", "written_by": "results report",
+              "directory": [0, 1], "files": {"index.html": digest}}  # fmt: skip
+    (site / MARKER).write_text(json.dumps(marker))
+
+
+def _old_marker(site: Path) -> None:
+    site.mkdir()
+    (site / "index.html").write_text("mine")
+    marker = {
+        "schema": "sglang-ci/output/1",
+        "written_by": "results report",
+        "files": ["index.html"],
+    }
+    (site / MARKER).write_text(json.dumps(marker))
+
+
+def _changed_since(site: Path) -> None:
+    replace_dir(site, "results report", build({"index.html": "1"}))
+    (site / "index.html").write_text("edited by hand")
+
+
+SITES: dict[str, Callable[[Path], None]] = {
+    "forged-marker": _forged_site_marker,
+    "marker-without-hashes": _old_marker,
+    "a-file-changed-since": _changed_since,
+}
+
+
+@pytest.mark.parametrize("case", SITES, ids=SITES.keys())
+def test_a_site_whose_marker_the_command_cannot_prove_is_refused(tmp_path: Path, case: str) -> None:
+    site = tmp_path / "site"
+    SITES[case](site)
+    before = tree(site)
+    with pytest.raises(OutputRefused, match="results report"):
+        replace_dir(site, "results report", build({"a.html": "2"}))
+    assert tree(site) == before

@@ -38,7 +38,10 @@ def test_history_files_that_are_not_records_are_reported_and_skipped(tmp_path: P
     (root / "matrix.json").write_text('{"include": []}')
     store = open_store(history=tmp_path / "history")
     assert [str(p) for p in store.problems] == [
-        f"{root}/broken.json: not valid JSON",
+        (
+            f"{root}/broken.json: not valid JSON: Expecting property name enclosed in double "
+            "quotes: line 1 column 2 (char 1)"
+        ),
         f"{root}/nested/no-id.json: no id",
     ]
     assert store.count("history") == 1

@@ -3,6 +3,8 @@ hand-written files left alone."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -12,7 +14,7 @@ from generator.catalog import load
 from generator.expand import expand
 from generator.render import render as render_all
 from generator.render.drift import drift
-from generator.render.write import write_all
+from generator.render.write import MANIFEST, NotOurs, write_all
 from tests.catalog_gen import CatalogSpec, small_spec
 from tests.helpers import snapshot
 
@@ -203,42 +205,93 @@ def test_a_successful_write_gives_exactly_the_outputs_and_no_tmp_file(
     assert write_all(root, new) == []
 
 
-def test_a_stale_matrix_is_reported_by_drift_and_deleted_by_write_all(tmp_path: Path) -> None:
+def test_a_stale_file_render_listed_is_reported_by_drift_and_deleted(tmp_path: Path) -> None:
     outputs = render(old_spec(), tmp_path)
     write_all(tmp_path, outputs)
-    (tmp_path / STALE_MATRIX).write_text('{"include": []}\n')
-    (tmp_path / ".github/matrices/old").mkdir()
-    (tmp_path / ".github/matrices/old/x.json").write_text("{}\n")
-
-    assert drift(tmp_path, outputs) == [
-        "stale: .github/matrices/benchmark/preset-x.json is no longer generated (delete it)\n",
-        "stale: .github/matrices/old/x.json is no longer generated (delete it)\n",
-    ]
-    assert write_all(tmp_path, outputs) == [STALE_MATRIX, ".github/matrices/old/x.json"]
-    assert not (tmp_path / STALE_MATRIX).exists()
-    assert not (tmp_path / ".github/matrices/old").exists()
-    assert drift(tmp_path, outputs) == []
+    newer = render(new_spec(), tmp_path)
+    stale = ".github/matrices/benchmark/preset/a/plain/c0.json"
+    assert f"stale: {stale} is no longer generated (delete it)\n" in drift(tmp_path, newer)
+    assert stale in write_all(tmp_path, newer)
+    assert not (tmp_path / stale).exists()
+    assert drift(tmp_path, newer) == []
 
 
-def test_a_stale_marked_workflow_is_deleted_and_an_unmarked_one_is_kept(tmp_path: Path) -> None:
-    outputs = render(old_spec(), tmp_path)
-    marked = ".github/workflows/retired.yml"
-    write_all(tmp_path, {**outputs, marked: outputs[".github/workflows/pr.yml"]})
-    (tmp_path / HAND_WRITTEN).write_text(HAND_TEXT)
-    (tmp_path / NOTES).write_text("# Notes\n\nNot @generated here.\n")
-    late_mark = ".github/workflows/late-mark.yml"
-    (tmp_path / late_mark).write_text("#" * 500 + "\n# @generated\n")
-    kept = {rel: (tmp_path / rel).read_bytes() for rel in (HAND_WRITTEN, NOTES, late_mark)}
-    stamps = {rel: (tmp_path / rel).stat().st_mtime_ns for rel in kept}
+def _notes_in_matrices(root: Path) -> str:
+    rel = ".github/matrices/NOTES.md"
+    (root / rel).write_text("# Why the matrices look like this\n")
+    return rel
 
-    assert drift(tmp_path, outputs) == [
-        f"stale: {marked} is no longer generated (delete it)\n",
-    ]
-    assert write_all(tmp_path, outputs) == [marked]
-    assert not (tmp_path / marked).exists()
-    for rel, data in kept.items():
-        assert (tmp_path / rel).read_bytes() == data
-        assert (tmp_path / rel).stat().st_mtime_ns == stamps[rel]
+
+def _recipe_saying_generated(root: Path) -> str:
+    rel = "docs/recipes/Mine.md"
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text("# My recipe\n\nUnlike the @generated ones, kept by hand.\n")
+    return rel
+
+
+def _marked_workflow(root: Path) -> str:
+    rel = ".github/workflows/retired.yml"
+    (root / rel).write_text(
+        "# @generated DO NOT EDIT MANUALLY\nname: Retired\non: push\njobs: {}\n"
+    )
+    return rel
+
+
+def _manifest_naming_the_catalog(root: Path) -> str:
+    """A manifest edited to list a file outside the generated areas, with its hash."""
+    rel = "Makefile"
+    (root / rel).write_text("test:\n\tpytest\n")
+    manifest = json.loads((root / MANIFEST).read_text())
+    digest = hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    manifest["files"][rel] = digest
+    manifest["files"]["../outside.txt"] = digest
+    (root / MANIFEST).write_text(json.dumps(manifest))
+    (root.parent / "outside.txt").write_bytes((root / rel).read_bytes())
+    return rel
+
+
+# Files render did not list: never deleted, never reported, whatever they look like.
+NOT_LISTED = {
+    "notes-in-the-matrices-dir": _notes_in_matrices,
+    "recipe-mentioning-generated": _recipe_saying_generated,
+    "workflow-with-the-generated-header": _marked_workflow,
+    "manifest-edited-to-name-the-catalog": _manifest_naming_the_catalog,
+}
+
+
+@pytest.mark.parametrize("case", NOT_LISTED, ids=NOT_LISTED.keys())
+def test_render_deletes_only_what_its_manifest_lists(tmp_path: Path, case: str) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_all(root, render(old_spec(), root))
+    rel = NOT_LISTED[case](root)
+    kept = (root / rel).read_bytes()
+    newer = render(new_spec(), root)
+    assert not [d for d in drift(root, newer) if d.startswith(f"stale: {rel}")]
+    write_all(root, newer)
+    assert (root / rel).read_bytes() == kept
+    if case == "manifest-edited-to-name-the-catalog":
+        assert (tmp_path / "outside.txt").exists()
+
+
+def test_a_listed_file_changed_since_or_an_unlisted_one_in_the_way_is_refused(
+    tmp_path: Path,
+) -> None:
+    write_all(tmp_path, render(old_spec(), tmp_path))
+    newer = render(new_spec(), tmp_path)
+    stale = tmp_path / ".github/matrices/benchmark/preset/a/plain/c0.json"
+    stale.write_text('{"include": [], "edited": true}\n')
+    before = snapshot(tmp_path)
+    with pytest.raises(NotOurs, match="changed since render wrote it; delete it yourself"):
+        write_all(tmp_path, newer)
+    assert snapshot(tmp_path) == before
+    stale.unlink()
+    in_the_way = tmp_path / ".github/matrices/benchmark/schedule/weekly.json"
+    in_the_way.parent.mkdir(parents=True, exist_ok=True)
+    in_the_way.write_text("kept by hand\n")
+    with pytest.raises(NotOurs, match="does not list it; move it away or rename it"):
+        write_all(tmp_path, newer)
+    assert in_the_way.read_text() == "kept by hand\n"
 
 
 def test_write_all_into_an_empty_root_writes_every_output(tmp_path: Path) -> None:
