@@ -43,6 +43,7 @@ MARKED_GLOBS = (
     "docs/runners.md",
     "docs/recipes/*.md",
     "docs/launchers.md",
+    "docs/lint.md",
 )
 
 
