@@ -255,12 +255,12 @@ def admit(
         raise ResultsError(msg)
     records, not_pinned = _screen(records, images)
     others += not_pinned
-    earlier = _admitted_before(history, target, records)
-    if earlier is not None:
-        return Admitted(path=earlier, records=len(records), left_out=(), again=True)
     matrices = _matrices(expected)
     judged = load_verdicts(verdicts) if verdicts is not None else None
     statuses = _job_statuses(jobs)
+    earlier = _admitted_before(history, target, records)
+    if earlier is not None:
+        return Admitted(path=earlier, records=len(records), left_out=(), again=True)
 
     def build(new: Path) -> None:
         for source, rel in [*records, *attached]:

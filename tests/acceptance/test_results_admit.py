@@ -195,10 +195,25 @@ def test_a_run_with_a_record_that_does_not_validate_is_refused_whole(tmp_path: P
 def test_a_run_is_never_admitted_twice_nor_with_markdown_verdicts(tmp_path: Path) -> None:
     new = artifact(tmp_path)
     assert admit(tmp_path, new).exit_code == 0
-    again = admit(tmp_path, new)
-    assert again.exit_code == 2
     run = tmp_path / "history/runs/2026-11-04-benchmark-7003-1"
-    assert again.stderr == f"error: {run}: already exists; results admit never rewrites a run\n"
+    # Admitted again (the history job of "Re-run failed jobs"): nothing to do.
+    again = admit(tmp_path, new)
+    assert (again.exit_code, again.stdout) == (
+        0, f"already admitted: {run} holds these 4 records\n",
+    )  # fmt: skip
+    # The same GitHub run under another name (a re-run of every job): the same records
+    # are there already; other records of it are refused.
+    assert admit(tmp_path, new, name="2026-11-04T23-00-00Z-benchmark-7003-2").exit_code == 0
+    record = next(p for p in (new / "run").rglob("*.json") if '"point"' in p.read_text())
+    data = json.loads(record.read_text())
+    data["metrics"]["output_throughput_per_gpu"] *= 0.9
+    record.write_text(json.dumps(data))
+    other = admit(tmp_path, new, name="2026-11-04T23-00-00Z-benchmark-7003-2")
+    assert other.exit_code == 2
+    assert other.stderr == (
+        f"error: {run}: the history holds GitHub run 7003 already, with other records; a run "
+        "is admitted once (results admit never rewrites one)\n"
+    )
     (new / "verdicts.json").write_text("## Verdicts: run against 3 history run(s)\n")
     markdown = admit(tmp_path, new, name="other")
     assert markdown.exit_code == 2

@@ -644,8 +644,8 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
 
 # Jobs with a write token, a secret, an environment or outputs (of the generated workflows),
 # and of them those that install sglang-ci (the GPU jobs themselves install nothing).
-POWERFUL_JOBS = 16
-INSTALLING_POWERFUL_JOBS = 12
+POWERFUL_JOBS = 17
+INSTALLING_POWERFUL_JOBS = 13
 # The one way a generated job installs anything: the build backend, then every package,
 # each checked against the lock's hashes, then this checkout, building nothing it fetched.
 LOCKED_INSTALL = (
