@@ -99,14 +99,8 @@ def test_zizmor_offline_reports_nothing() -> None:
     assert json.loads(proc.stdout) == []
 
 
-# What zizmor's stricter personas still report: the `tests` job's container of pr.yml is a
-# tag (python:3.11-bookworm), whose digest this machine cannot read (no registry access);
-# pin it as `python:3.11-bookworm@sha256:<digest>` in templates/pr.yml.j2 and empty this.
-KNOWN_STRICT_FINDINGS = [("unpinned-images", ".github/workflows/pr.yml", "jobs.tests.container")]
-
-
 @pytest.mark.parametrize("persona", ["pedantic", "auditor"])
-def test_zizmor_pedantic_and_auditor_report_only_the_known_finding(persona: str) -> None:
+def test_zizmor_pedantic_and_auditor_report_nothing(persona: str) -> None:
     proc = subprocess.run(
         [tool("zizmor"), "--offline", "--persona", persona, "--format", "json",
          ".github/workflows"],
@@ -121,7 +115,7 @@ def test_zizmor_pedantic_and_auditor_report_only_the_known_finding(persona: str)
         where = finding["locations"][0]["symbolic"]
         route = ".".join(str(next(iter(r.values()))) for r in where["route"]["route"])
         found.append((finding["ident"], where["key"]["Local"]["verbatim_path"], route))
-    assert found == KNOWN_STRICT_FINDINGS
+    assert found == []
 
 
 def test_the_github_workflows_schema_accepts_every_workflow() -> None:
@@ -598,7 +592,9 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
         assert "strategy" not in job
         assert "if" not in job
     # CI's own entry point, in the Debian it is made for (it installs the tests' tools).
-    assert data["jobs"]["tests"]["container"] == "python:3.11-bookworm"
+    assert data["jobs"]["tests"]["container"] == (
+        "python:3.11-bookworm@sha256:5887f265d8d44d8b4734d3658b21d668edf5aaf92e4945bc0c984afbfab105d3"
+    )
     assert [s.get("run") for s in data["jobs"]["tests"]["steps"]] == [None, "bash .ci/run"]
     plan = data["jobs"]["plan"]["steps"]
     assert 'sglang-ci diff "origin/$BASE_REF"' in plan[-1]["run"]
