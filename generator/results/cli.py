@@ -223,11 +223,11 @@ def compare_cmd(
     """Verdicts of a run's points and curves against the history, and its events; exit 1
     on a regression this run confirms or a failed gate (unless the policy only warns), on
     missing data, and for a run without any record."""
-    from generator.results.carry import load_confirmation
     from generator.results.compare import compare
     from generator.results.compare_text import markdown
     from generator.results.expected import load_expected
     from generator.results.load import open_store, with_history_fallback
+    from generator.verdicts.ab import load_outcomes as load_confirmation
 
     def work(root: Path) -> int:
         _check_out(out, as_json, "results compare")

@@ -1,40 +1,25 @@
 """`results compare`: verdicts of a run's points and curves against the history, its
 events, its gates, and the exit code (docs/results.md, "Verdicts").
 
-series.py reads each server's series through one narrow table; judge.py judges each
-server's run (points, pooled series, change points, curves); events.py groups what it
-found into events; carry.py applies what earlier verdicts and the night's A/B said.
+series.py reads each server's series through one narrow table; generator/verdicts judges
+them (every run of a server replayed against the noise the whole history measures, with
+the A/B outcomes the history keeps); this module adds what the run misses and what fails
+it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from generator.catalog.regression import weight
+from generator.launch import jsonread
 from generator.launch.logtext import one_line
-from generator.results.carry import (
-    CLEARED,
-    Earlier,
-    Memory,
-    carried,
-    earlier,
-    with_outcome,
-)
-from generator.results.changepoint import Detector, edivisive
-from generator.results.events import CONFIRMED, Event, events, merged
 from generator.results.expected import Expected, empty_reason, missing_cases, missing_points
 from generator.results.gates import Gate, gates
-from generator.results.history import PointKey, ServerKey, ServerSeries
-from generator.results.judge import (
-    CURVE,
-    MetricResult,
-    ServerJudgement,
-    history_noise,
-    judge_server,
-    rules,
-)
+from generator.results.history import PointKey, ServerKey
 from generator.results.record import is_infrastructure
 from generator.results.series import read_series
 from generator.results.store import CURRENT, Store
@@ -42,19 +27,19 @@ from generator.results.verdict import (
     IMPROVED,
     INVALID,
     MISSING,
-    OK,
     REGRESSION,
     SUSPECTED,
     TRADE_OFF,
     worst,
 )
+from generator.verdicts.judge import judge
+from generator.verdicts.model import CONFIRMED, CurveVerdict, Event, MetricVerdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from generator.catalog.regression import Policy
-    from generator.results.curve import CurveResult
 
 SCHEMA = "sglang-ci/verdicts/2"
 THROUGHPUT = "output_throughput_per_gpu"
@@ -62,7 +47,7 @@ LATENCY = ("median_ttft_ms", "median_tpot_ms")
 IDENTITY = (
     "config", "pair", "isl", "osl", "concurrency", "fingerprint", "runner_label", "image_family",
 )  # fmt: skip
-_STATE = {CONFIRMED: REGRESSION, "suspected": SUSPECTED, CLEARED: OK}
+CLEARED = "cleared"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,7 +55,7 @@ class PointResult:
     identity: dict[str, Any]
     verdict: str
     reason: str | None
-    metrics: tuple[MetricResult, ...]
+    metrics: tuple[MetricVerdict, ...]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -84,8 +69,7 @@ class PointResult:
 @dataclass(frozen=True, kw_only=True)
 class CurveOut:
     server: ServerKey
-    result: CurveResult
-    verdict: str
+    result: CurveVerdict
 
     def as_dict(self) -> dict[str, Any]:
         r = self.result
@@ -97,10 +81,10 @@ class CurveOut:
             "fingerprint": self.server.fingerprint,
             "runner_label": self.server.runner_label,
             "image_family": self.server.image_family,
-            "verdict": self.verdict,
-            "interactivity": r.interactivity,
+            "verdict": r.verdict,
+            "interactivity": None,
             "change": r.change,
-            "compared": r.compared,
+            "compared": None,
             "note": r.note,
         }
 
@@ -146,8 +130,6 @@ class Comparison:
     # Records the current run reported: a run without any fails (expected.empty_reason).
     reported: int = 1
     expected_points: int | None = None
-    # The earlier confirmed changes (open or closed) this run kept (carry.Memory).
-    confirmed_changes: tuple[Earlier, ...] = ()
 
     @property
     def missing(self) -> int:
@@ -162,17 +144,23 @@ class Comparison:
     def regressions(self) -> int:
         """Points and curves that are part of a confirmed event."""
         return sum(p.verdict == REGRESSION for p in self.points) + sum(
-            c.verdict == REGRESSION for c in self.curves
+            c.result.verdict == REGRESSION for c in self.curves
         )
 
     @property
     def confirmed(self) -> tuple[Event, ...]:
-        """Events confirmed by this run (the ones that fail it)."""
+        """Events this run confirmed."""
         return tuple(e for e in self.events if e.new_confirmation and e.state == CONFIRMED)
 
     @property
+    def failing(self) -> tuple[Event, ...]:
+        """Events this run confirmed whose change is at least the metric's min_change: the
+        ones that fail it (a smaller confirmed change is reported, not failed on)."""
+        return tuple(e for e in self.confirmed if _large(e, self.policy))
+
+    @property
     def exit_code(self) -> int:
-        fail_regression = self.confirmed and self.policy.on_regression == "fail"
+        fail_regression = self.failing and self.policy.on_regression == "fail"
         fail_gate = self.gates and self.policy.on_gate == "fail"
         return 1 if fail_regression or fail_gate or self.missing or self.empty else 0
 
@@ -183,7 +171,7 @@ class Comparison:
             return []
         found: list[str] = []
         if self.policy.on_regression == "fail":
-            for e in self.confirmed:
+            for e in self.failing:
                 metric, change = min(e.changes.items(), key=lambda i: weight(i[0], i[1].change))
                 size = "" if change.change is None else f" {change.change:+.1%}"
                 found.append(
@@ -205,7 +193,7 @@ class Comparison:
         for p in self.points:
             points[p.verdict] += 1
         for c in self.curves:
-            curves[c.verdict] += 1
+            curves[c.result.verdict] += 1
         for e in self.events:
             found[e.state] += 1
         return {"points": dict(points), "curves": dict(curves), "events": dict(found)}
@@ -225,7 +213,6 @@ class Comparison:
             "confirmed": [e.id for e in self.confirmed],
             "counts": self.counts(),
             "events": [event_dict(e) for e in self.events],
-            "confirmed_changes": [c.as_dict() for c in self.confirmed_changes],
             "gates": [g.as_dict() for g in self.gates],
             "missing_cases": [{"id": i, "case": c} for i, c in self.missing_cases],
             "problems": list(self.problems),
@@ -252,62 +239,29 @@ def _server_of(row: Mapping[str, Any]) -> ServerKey:
     )
 
 
-def _final_events(
-    judged: list[ServerJudgement], memory: Mapping[ServerKey, Memory], outcomes: Mapping[str, str]
-) -> dict[ServerKey, list[Event]]:
-    out: dict[ServerKey, list[Event]] = {}
-    for j in judged:
-        found: list[Event] = []
-        if j.found:
-            m = memory[j.series.key]
-            found = [carried(e, m.events, e.stretch, m.changes) for e in events(j, m.known)]
-        out[j.series.key] = [with_outcome(e, outcomes.get(e.id)) for e in merged(found)]
+def _large(e: Event, policy: Policy) -> bool:
+    metric, change = min(e.changes.items(), key=lambda i: weight(i[0], i[1].change))
+    return abs(change.change) >= dict(policy.min_change).get(metric, 0.0)
+
+
+def history_outcomes(store: Store) -> dict[str, dict[str, str]]:
+    """The A/B outcomes the history keeps: run name -> event id -> confirmed or cleared,
+    from each admitted run's confirmation/results.json (what `confirm outcomes` judged
+    from that night's A/B documents)."""
+    out: dict[str, dict[str, str]] = {}
+    for name, manifest in store.manifests.items():
+        path = Path(manifest).parent / "confirmation" / "results.json"
+        try:
+            data = jsonread.load(path)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, list):
+            out[name] = {
+                str(d["event"]): str(d["result"])
+                for d in data
+                if isinstance(d, dict) and "event" in d and "result" in d
+            }
     return out
-
-
-def _last_run(s: ServerSeries) -> str | None:
-    """The newest history run of the server itself (not of a previous fingerprint)."""
-    mine = [r.name for r in s.runs[:-1] if r.fingerprint == s.key.fingerprint]
-    return mine[-1] if mine else None
-
-
-def _memory(store: Store, s: ServerSeries, window: int) -> Memory:
-    """What the server's last run said of it, its confirmed changes kept while their first
-    bad run lies in the judgement's window."""
-    last = _last_run(s)
-    m = earlier(store.manifests.get(last) if last else None, s.key)
-    return m.kept({r.name for r in s.runs[-window:]})
-
-
-def _confirmed_changes(memory: Mapping[ServerKey, Memory]) -> tuple[Earlier, ...]:
-    """The earlier confirmed changes each server kept; with this run's confirmed events
-    (in `events`), what the next run keeps (Memory.kept)."""
-    return tuple(c for key in sorted(memory, key=_order) for c in memory[key].changes)
-
-
-def _states(
-    judged: list[ServerJudgement], found: Mapping[ServerKey, list[Event]]
-) -> dict[tuple[ServerKey, Any, str], str]:
-    """(server, point or pair, metric) -> the verdict its event gives it."""
-    out: dict[tuple[ServerKey, Any, str], str] = {}
-    for j in judged:
-        for e in found.get(j.series.key, ()):
-            state = _STATE.get(e.state, SUSPECTED)
-            for f in e.found:
-                if f.scope == CURVE and f.point is not None:
-                    out[(j.series.key, (f.point.isl, f.point.osl), CURVE)] = state
-                    continue
-                targets = [f.point] if f.point is not None else list(f.points)
-                for p in targets:
-                    key = (j.series.key, p, f.metric)
-                    out[key] = worst([out.get(key, OK), state])
-    return out
-
-
-def _metric_verdict(m: MetricResult, state: str | None) -> MetricResult:
-    if m.verdict not in (REGRESSION, SUSPECTED):
-        return m
-    return MetricResult(**{**m.__dict__, "verdict": state or OK})
 
 
 def compare(
@@ -318,26 +272,16 @@ def compare(
     current: str,
     expected: Expected | None,
     outcomes: Mapping[str, str] | None = None,
-    detector: Detector = edivisive,
 ) -> Comparison:
-    """Verdicts of the CURRENT records of `store` against its HISTORY records."""
-    r = rules(policy, detector)
+    """Verdicts of the CURRENT records of `store` against its HISTORY records; `outcomes`:
+    tonight's A/B (event id -> confirmed or cleared)."""
     series = read_series(store, policy.history)
-    memory = {s.key: _memory(store, s, policy.window) for s in series}
-    noise = history_noise(series, r)
-    judged = [judge_server(s, r, memory[s.key].known, noise[s.key]) for s in series]
+    known = history_outcomes(store)
+    if outcomes:
+        known[current] = dict(outcomes)
+    judged = judge(series, policy, known)
     by_server = {j.series.key: j for j in judged}
-    found = _final_events(judged, memory, outcomes or {})
-    states = _states(judged, found)
-    curves: list[CurveOut] = []
-    curve_verdict: dict[tuple[ServerKey, tuple[int, int]], str] = {}
-    for j in judged:
-        for pair, c in j.curves.items():
-            verdict = c.verdict
-            if verdict in (REGRESSION, SUSPECTED):
-                verdict = states.get((j.series.key, pair, CURVE), OK)
-            curve_verdict[(j.series.key, pair)] = verdict
-            curves.append(CurveOut(server=j.series.key, result=c, verdict=verdict))
+    curves = [CurveOut(server=j.series.key, result=c) for j in judged for c in j.curves.values()]
     points: list[PointResult] = []
     for row in store.rows(
         "SELECT * FROM records WHERE role = 'current' AND kind = 'point' "
@@ -355,15 +299,14 @@ def compare(
         server = _server_of(row)
         point = PointKey(isl=row["isl"], osl=row["osl"], concurrency=row["concurrency"])
         mine = by_server.get(server)
-        results = list(mine.points.get(point, ())) if mine else []
-        results = [_metric_verdict(m, states.get((server, point, m.metric))) for m in results]
-        results = _trade_offs(results, curve_verdict.get((server, (point.isl, point.osl))))
+        results = _trade_offs(list(mine.points.get(point, ())) if mine else [])
         verdict = worst([m.verdict for m in results])
         points.append(
             PointResult(identity=identity, verdict=verdict, reason=None, metrics=tuple(results))
         )
     for identity, reason in missing_points(store, expected):
         points.append(PointResult(identity=identity, verdict=MISSING, reason=reason, metrics=()))
+    events = [e for key in sorted(by_server, key=_order) for e in by_server[key].events]
     return Comparison(
         policy=policy,
         policy_source=source,
@@ -371,8 +314,7 @@ def compare(
         history_runs=len(store.rows("SELECT run FROM runs WHERE role = 'history'")),
         points=tuple(points),
         curves=tuple(curves),
-        events=tuple(e for key in sorted(found, key=_order) for e in found[key]),
-        confirmed_changes=_confirmed_changes(memory),
+        events=tuple(events),
         gates=tuple(gates(store)),
         missing_cases=tuple(missing_cases(store, expected)),
         problems=tuple(str(p) for p in store.problems),
@@ -385,14 +327,14 @@ def _order(key: ServerKey) -> tuple[str, ...]:
     return tuple(v or "" for v in key.as_dict().values())
 
 
-def _trade_offs(results: list[MetricResult], curve: str | None) -> list[MetricResult]:
-    """A latency regression at a point whose throughput per GPU improved, on a curve that
-    is ok or improved, is a move along the curve: `trade-off`, not a failure."""
+def _trade_offs(results: list[MetricVerdict]) -> list[MetricVerdict]:
+    """A latency regression at a point whose throughput per GPU improved is a move along
+    the point's curve: `trade-off`, not a failure."""
     throughput = next((m for m in results if m.metric == THROUGHPUT), None)
-    if throughput is None or throughput.verdict != IMPROVED or curve not in (OK, IMPROVED):
+    if throughput is None or throughput.verdict != IMPROVED:
         return results
     return [
-        MetricResult(**{**m.__dict__, "verdict": TRADE_OFF})
+        replace(m, verdict=TRADE_OFF)
         if m.metric in LATENCY and m.verdict in (REGRESSION, SUSPECTED)
         else m
         for m in results

@@ -88,18 +88,18 @@ def _rank(item: tuple[str, int]) -> int:
 def markdown(data: dict[str, Any]) -> list[str]:
     policy = data["policy"]
     changes = ", ".join(f"{SHORT[m]} {v:.0%}" for m, v in policy["min_change"].items())
-    server = policy["server"]
+    z = policy["significance"]
     lines = [
         f"## Verdicts: {data['current']} against {data['history_runs']} history run(s)",
         "",
         _outcome(data),
         "",
         (
-            f"Each point against its own series (the last {policy['window']} valid values, a full "
-            f"baseline {policy['runs']}, at least {policy['min_runs']}): a point {policy['k']:g} "
-            f"robust standard deviations and {changes} worse, a server's pooled run "
-            f"{server['suspect']:g} (suspected), confirmed on a later run only; policy from "
-            f"{policy['source']}."
+            f"Each server's level and each point beyond it against the runs before (at most "
+            f"{policy['window']}, at least {policy['min_runs']}), in standard errors of the "
+            f"history's noise: one run {z['suspect']:g} worse is suspected, a stretch of runs "
+            f"{z['confirm']:g} worse (or the A/B) confirms, a point {z['point']:g}; a confirmed "
+            f"change of {changes} fails the run. Policy from {policy['source']}."
         ),
         "",
         *_events(data),

@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from generator.cli import main
 from generator.confirm.events import parse
-from generator.results.events import event_id
+from generator.verdicts.model import event_id
 from generator.results.history import ServerKey
 from generator.results.verdicts_json import read
 from tests.results_gen import (

@@ -18,7 +18,7 @@ from generator.cli import main
 from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
 from generator.results import regressions
-from generator.results.events import event_id
+from generator.verdicts.model import event_id
 from generator.results.history import ServerKey
 from generator.results.output import MARKER
 from tests import confirm_gen as cg
