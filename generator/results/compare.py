@@ -142,10 +142,8 @@ class Comparison:
 
     @property
     def regressions(self) -> int:
-        """Points and curves that are part of a confirmed event."""
-        return sum(p.verdict == REGRESSION for p in self.points) + sum(
-            c.result.verdict == REGRESSION for c in self.curves
-        )
+        """Points that are part of a confirmed event (a curve is its points)."""
+        return sum(p.verdict == REGRESSION for p in self.points)
 
     @property
     def confirmed(self) -> tuple[Event, ...]:
@@ -246,11 +244,11 @@ def _large(e: Event, policy: Policy) -> bool:
 
 def history_outcomes(store: Store) -> dict[str, dict[str, str]]:
     """The A/B outcomes the history keeps: run name -> event id -> confirmed or cleared,
-    from each admitted run's confirmation/results.json (what `confirm outcomes` judged
+    from each history run's confirmation/results.json (what `confirm outcomes` judged
     from that night's A/B documents)."""
     out: dict[str, dict[str, str]] = {}
-    for name, manifest in store.manifests.items():
-        path = Path(manifest).parent / "confirmation" / "results.json"
+    for name, folder in store.dirs.items():
+        path = Path(folder) / "confirmation" / "results.json"
         try:
             data = jsonread.load(path)
         except (OSError, ValueError):

@@ -208,6 +208,8 @@ class Store:
         self.compact: dict[str, str] = {}
         # Admitted runs' manifests: run name -> the file (read by the dashboard).
         self.manifests: dict[str, str] = {}
+        # History runs' directories: run name -> the directory (their A/B outcomes).
+        self.dirs: dict[str, str] = {}
         self._views()
 
     def add(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
@@ -215,6 +217,8 @@ class Store:
         claim to be records and are not (also kept in `self.problems`). A history run with
         a compact file is read from that file."""
         self.manifests.update({r.name: r.manifest for r in runs if r.manifest})
+        if role == HISTORY:
+            self.dirs.update({r.name: r.path for r in runs if r.path})
         compact = {
             r.name: r.compact
             for r in runs

@@ -14,7 +14,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from generator.catalog.regression import METRICS
+from generator.catalog.regression import METRICS, weight
 from generator.results.history import DIFFERENCES, PointKey, ServerSeries
 from generator.results.scales import Scale
 from generator.results.verdict import (
@@ -131,7 +131,6 @@ def judge_server(
     )  # fmt: skip
     found: list[_Found] = []
     per_point: dict[PointKey, list[MetricVerdict]] = defaultdict(list)
-    references: dict[str, tuple[int, ...]] = {}
     for metric in _metrics(series):
         points, table = _table(series, metric)
         if not points:
@@ -146,17 +145,17 @@ def judge_server(
         found += [_measured(metric, None, f, levels, sd, typical) for f in findings]
         residuals = table.residuals(centers, levels)
         point_sd = m_noise.point * math.sqrt(1 + 1 / max(size, 1))
+        level_open = [f for f in findings if f.open]
+        plain = level_open[-1].reference if level_open else _plain_reference(levels, n, policy)
         for j, p in enumerate(points):
             own = [row[j] for row in residuals]
             mine = replay(own, point_sd, point_rule, _ab_of(series, outcomes, p))
             found += [_measured(metric, p, f, own, point_sd, centers[j] or typical) for f in mine]
-        open_now = [f for f in findings if f.open]
-        reference = open_now[-1].reference if open_now else _plain_reference(levels, n, policy)
-        references[metric] = reference
-        for j, p in enumerate(points):
-            value = series.values(p, metric)[n]
-            if value is None or table.values[n][j] is None:
+            if table.values[n][j] is None:
                 continue
+            # A point is shown against the reference of its own change, else its server's.
+            point_open = [f for f in mine if f.open]
+            reference = point_open[-1].reference if point_open else plain
             per_point[p].append(_point_metric(series, metric, p, j, table, reference, policy))
     # Open findings, and the ones tonight's A/B cleared (reported once, as cleared).
     shown = [
@@ -167,7 +166,7 @@ def judge_server(
     events = _events(series, shown, n)
     marked = _mark(per_point, events)
     return ServerJudgement(
-        series=series, points=marked, curves=_curves(marked), events=tuple(events)
+        series=series, points=marked, curves=_curves(marked, events), events=tuple(events)
     )
 
 
@@ -241,7 +240,8 @@ def _point_metric(
 def _group(found: Sequence[_Found]) -> list[list[_Found]]:
     """Findings of one server in events: the level's findings of every metric whose onsets
     lie within ONSET_GAP runs of each other, and a point's finding with them when it
-    started with them too; any other point's finding is an event of its own."""
+    started on the same run; any other point's findings (of every metric, onsets within
+    ONSET_GAP) are an event of that point."""
     levels = sorted((f for f in found if f.point is None), key=lambda f: f.finding.onset)
     groups: list[list[_Found]] = []
     for f in levels:
@@ -249,20 +249,22 @@ def _group(found: Sequence[_Found]) -> list[list[_Found]]:
             groups[-1].append(f)
         else:
             groups.append([f])
-    for f in (f for f in found if f.point is not None):
-        home = next(
-            (
-                g
-                for g in groups
-                if abs(g[0].finding.onset - f.finding.onset) <= ONSET_GAP
-                and any(x.metric == f.metric for x in g)
-            ),
-            None,
-        )
-        if home is None:
-            groups.append([f])
+    own: list[list[_Found]] = []  # events of one point
+    for f in sorted((f for f in found if f.point is not None), key=lambda f: f.finding.onset):
+        near = [
+            g
+            for g in groups
+            if g[0].finding.onset == f.finding.onset and any(x.metric == f.metric for x in g)
+        ] or [
+            g
+            for g in own
+            if g[0].point == f.point and abs(g[0].finding.onset - f.finding.onset) <= ONSET_GAP
+        ]
+        if near:
+            near[0].append(f)
         else:
-            home.append(f)
+            own.append([f])
+    groups += own
     return groups
 
 
@@ -289,10 +291,12 @@ def _events(series: ServerSeries, found: Sequence[_Found], n: int) -> list[Event
         good = max(lead.finding.reference) if lead.finding.reference else None
         last_good = series.runs[good] if good is not None else None
         point = lead.point if all(f.point == lead.point for f in group) else None
-        changes: dict[str, Change] = {}
+        measured: dict[str, Change] = {}
         for f in sorted(group, key=lambda f: (f.point is not None, f.metric)):
-            if f.metric not in changes:
-                changes[f.metric] = _change(f.metric, f.worse, f.se, f.reference)
+            if f.metric not in measured:
+                measured[f.metric] = _change(f.metric, f.worse, f.se, f.reference)
+        # The metric that defines the event first.
+        changes = dict(sorted(measured.items(), key=lambda i: weight(i[0], i[1].change)))
         points = sorted({f.point for f in group if f.point is not None})
         if point is None:
             points = sorted(set(points) | set(_moved(series, lead)))
@@ -317,7 +321,7 @@ def _events(series: ServerSeries, found: Sequence[_Found], n: int) -> list[Event
                 cause=None,
                 runs=len([i for i in lead.finding.stretch if i <= n]),
                 points=tuple(points),
-                curves=tuple(sorted({(p.isl, p.osl) for p in points})),
+                curves=_pairs(series, points) if point is None else (),
                 metrics=tuple(m for m in METRICS if m in changes),
                 changes=changes,
                 differences=differences,
@@ -325,6 +329,17 @@ def _events(series: ServerSeries, found: Sequence[_Found], n: int) -> list[Event
             )
         )
     return out
+
+
+def _pairs(series: ServerSeries, moved: Sequence[PointKey]) -> tuple[tuple[int, int], ...]:
+    """The ISL/OSL pairs a change of the server's level moved: at least half of each one's
+    points (its throughput-latency curve moved, not one point of it)."""
+    out = []
+    for pair in sorted({(p.isl, p.osl) for p in series.samples}):
+        mine = [p for p in series.samples if (p.isl, p.osl) == pair]
+        if 2 * sum(p in moved for p in mine) >= len(mine):
+            out.append(pair)
+    return tuple(out)
 
 
 def _state(group: Sequence[_Found], confirmed: Sequence[_Found]) -> str:
@@ -353,7 +368,9 @@ def _moved(series: ServerSeries, lead: _Found) -> list[PointKey]:
 def _mark(
     per_point: Mapping[PointKey, list[MetricVerdict]], events: Sequence[Event]
 ) -> dict[PointKey, tuple[MetricVerdict, ...]]:
-    """Each point's metrics, the ones an event moved at that point marked with its state."""
+    """Each point's metrics, the ones an event moved at that point, and that are still
+    moved on this run (at least AFFECTED of the event's change), marked with its state: a
+    run back at its level while the change is still open is not marked."""
     marks: dict[tuple[PointKey, str], str] = {}
     for e in events:
         if e.state == model.CLEARED:
@@ -362,9 +379,25 @@ def _mark(
         for p in e.points:
             for m in e.metrics:
                 marks[(p, m)] = worst([marks.get((p, m), word), word])
+    sizes = {
+        (p, m): e.changes[m].change
+        for e in events
+        for p in e.points
+        for m in e.metrics
+        if e.state != model.CLEARED
+    }
+
+    def moved(p: PointKey, v: MetricVerdict) -> bool:
+        size = sizes.get((p, v.metric))
+        if not size or v.change is None:
+            return False
+        return v.change / size >= AFFECTED
+
     return {
         p: tuple(
-            replace(m, verdict=marks[(p, m.metric)]) if (p, m.metric) in marks else m
+            replace(m, verdict=marks[(p, m.metric)])
+            if (p, m.metric) in marks and moved(p, m)
+            else m
             for m in results
         )
         for p, results in per_point.items()
@@ -372,22 +405,35 @@ def _mark(
 
 
 def _curves(
-    points: Mapping[PointKey, Sequence[MetricVerdict]],
+    points: Mapping[PointKey, Sequence[MetricVerdict]], events: Sequence[Event]
 ) -> dict[tuple[int, int], CurveVerdict]:
+    """Each ISL/OSL pair: what the events that moved its curve (not one point of it) say,
+    and its points' mean throughput change."""
     pairs: dict[tuple[int, int], list[MetricVerdict]] = defaultdict(list)
     for p, results in points.items():
         pairs[(p.isl, p.osl)] += [m for m in results if m.metric == THROUGHPUT]
-    return {
-        pair: CurveVerdict(
-            pair=pair,
-            verdict=worst([m.verdict for m in found]),
-            change=statistics.fmean(c)
-            if (c := [m.change for m in found if m.change is not None])
-            else None,
+    out = {}
+    for pair, found in sorted(pairs.items()):
+        changes = [m.change for m in found if m.change is not None]
+        # Marked only while its points are (a run back at its level is not).
+        still = any(m.verdict in (REGRESSION, SUSPECTED) for m in found)
+        states = [
+            REGRESSION if e.state == model.CONFIRMED else SUSPECTED
+            for e in events
+            if pair in e.curves and THROUGHPUT in e.metrics and e.state != model.CLEARED and still
+        ]
+        # A pair none of whose points has a history is new (or not yet judged).
+        first = (
+            {m.verdict for m in found}
+            if {m.verdict for m in found} <= {NEW, INSUFFICIENT}
+            else set()
         )
-        for pair, found in sorted(pairs.items())
-        if found
-    }
+        out[pair] = CurveVerdict(
+            pair=pair,
+            verdict=worst(states) if states or not first else worst(list(first)),
+            change=statistics.fmean(changes) if changes else None,
+        )
+    return out
 
 
 def judge(

@@ -9,7 +9,8 @@ launch, a machine), plus the point's own deviation:
     y[t, p] = c[p] + a[t] + e[t, p],   a ~ (0, shared^2),  e ~ (0, point^2)
 
 A server's *level* on a run (the mean over its P points of y - c) then varies with
-shared^2 + point^2 / P. Both are measured from first differences between a server's
+shared^2 + efficiency(P) x point^2 / P (the median over the points: a change at one point
+does not move it). Both are measured from first differences between a server's
 consecutive runs, which a step or an outlier moves once, with the median absolute
 deviation (scipy's, normal-consistent): robust to what the verdicts look for. Where the
 history holds too few differences, a prior (the policy's `noise`, half of its variance
@@ -35,6 +36,12 @@ PRIOR_WEIGHT = 10
 FLOOR = 0.001  # the smallest standard deviation (a series of equal values has none)
 
 
+def efficiency(points: int) -> float:
+    """The variance of a median of `points` normal values, in variances of their mean:
+    1 for one or two, pi / 2 for many."""
+    return 1.0 if points <= 2 else math.pi / 2
+
+
 @dataclass(frozen=True, kw_only=True)
 class Table:
     """One metric of one server: its badness values, runs by points (None: no value)."""
@@ -55,14 +62,14 @@ class Table:
         return out
 
     def levels(self, centers: Sequence[float | None]) -> list[float | None]:
-        """The server's level on each run: the mean of its points' values less their
+        """The server's level on each run: the median of its points' values less their
         centers (None for a run without a value)."""
         out: list[float | None] = []
         for row in self.values:
             devs = [
                 v - c for v, c in zip(row, centers, strict=True) if v is not None and c is not None
             ]
-            out.append(statistics.fmean(devs) if devs else None)
+            out.append(statistics.median(devs) if devs else None)
         return out
 
     def residuals(
@@ -91,7 +98,7 @@ class Noise:
 
     def level(self, points: int) -> float:
         """The standard deviation of a server's level on one run, over `points` points."""
-        return math.sqrt(self.shared**2 + self.point**2 / max(points, 1))
+        return math.sqrt(self.shared**2 + efficiency(points) * self.point**2 / max(points, 1))
 
 
 def _mad_variance(diffs: Sequence[float]) -> float:
@@ -124,7 +131,7 @@ def measure(tables: Iterable[Table], prior: float) -> Noise:
                     residuals[t][p] is not None and residuals[previous][p] is not None
                     for p in range(points)
                 )
-                inverse_points.append(1 / max(shown, 1))
+                inverse_points.append(efficiency(shown) / max(shown, 1))
                 # A residual less the mean of its run's P residuals keeps (P - 1) / P of
                 # the point's variance.
                 keep = math.sqrt(points / (points - 1)) if points > 1 else 1.0

@@ -14,11 +14,13 @@ the history keeps), never on what an earlier night said.
 - **Confirmed**: the stretch from the onset to the run, two runs or more, is worse than the
   reference by `confirm` standard errors, and without its worst run by `keep` (one
   outlier does not carry a stretch); or the night's A/B confirmed it.
-- **Cleared**: a suspicion whose stretch without its worst run is not worse than the
-  reference at all (an outlier, then normal runs), or that the A/B cleared. Its runs stay
-  out of later references.
-- **Recovered**: a confirmed change whose last two runs are back at the reference. Its
-  runs stay out of later references.
+- **Cleared**: a suspicion whose latest run is back at (or better than) the reference,
+  or whose stretch, two runs or more, is no longer `suspect` standard errors worse, or
+  without its worst run not worse at all (an outlier, then normal runs), or that the A/B
+  cleared. Its runs stay out of later references.
+- **Recovered**: a confirmed change whose last two runs are back within the reference's
+  noise (less than `suspect` standard errors worse). Its runs stay out of later
+  references.
 - While a confirmed change stays, once it has `min_runs` runs its level is the
   reference of any further change (a second step on top of the first is a finding of
   its own).
@@ -149,7 +151,7 @@ def _step(
         runs=f.reference,
     )
     if f.state == CONFIRMED:
-        _judge_recovery(x, sd, f, now, excluded, ref)
+        _judge_recovery(x, sd, t, f, now, excluded)
         return
     outcome = ab(f, now)
     if outcome == CONFIRMED:
@@ -157,7 +159,8 @@ def _step(
         return
     values = worse_by(x, f.stretch, ref)
     z, without_worst = stretch_z(values, sd, len(ref.runs))
-    if outcome == CLEARED or (len(values) >= 2 and without_worst <= 0):
+    back = values[-1] <= 0  # the latest run at or better than the reference
+    if outcome == CLEARED or (len(values) >= 2 and (back or z < t.suspect or without_worst <= 0)):
         f.state, f.closed_at = CLEARED, now
         f.cleared_by = BY_AB if outcome == CLEARED else BY_RUNS
         excluded.update(f.stretch)
@@ -167,21 +170,18 @@ def _step(
 
 
 def _judge_recovery(
-    x: Sequence[float | None],
-    sd: float,
-    f: Finding,
-    now: int,
-    excluded: set[int],
-    ref: Level | None = None,
+    x: Sequence[float | None], sd: float, t: Thresholds, f: Finding, now: int, excluded: set[int]
 ) -> None:
-    """A confirmed finding whose last two runs are back at its reference recovers."""
-    if ref is None:
-        ref = Level(
-            mean=statistics.fmean(x[i] for i in f.reference),  # type: ignore[misc]
-            runs=f.reference,
-        )
+    """A confirmed finding whose last two runs are back within its reference's noise (less
+    than `suspect` standard errors worse) recovers."""
+    ref = Level(
+        mean=statistics.fmean(x[i] for i in f.reference),  # type: ignore[misc]
+        runs=f.reference,
+    )
     last = [i for i in f.stretch if x[i] is not None][-2:]
-    if len(last) == 2 and all(_z(v, sd, 1, len(ref.runs)) <= 0 for v in worse_by(x, last, ref)):
+    if len(last) == 2 and all(
+        _z(v, sd, 1, len(ref.runs)) < t.suspect for v in worse_by(x, last, ref)
+    ):
         f.state, f.closed_at = RECOVERED, now
         f.stretch = f.stretch[:-2]
         excluded.update(f.stretch)

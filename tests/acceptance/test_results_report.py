@@ -7,7 +7,6 @@ import json
 import random
 import shutil
 import subprocess
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,9 +17,9 @@ from generator.cli import main
 from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
 from generator.results import regressions
-from generator.verdicts.model import event_id
-from generator.results.history import ServerKey
+from generator.results.history import PointKey, ServerKey
 from generator.results.output import MARKER
+from generator.verdicts.model import event_id
 from tests import confirm_gen as cg
 from tests.browser.chromium import charts, chromium, errors, skipped
 from tests.helpers import FIXTURE
@@ -40,7 +39,7 @@ SERVER = ServerKey(
     image_family="rocm/sgl-dev",
 )  # fmt: skip
 EVENT = event_id(SERVER, Run(day=CLEAN).run_id)  # compare's id of day 9's drop
-MTP_EVENT = event_id(replace(SERVER, config="ds-mtp", fingerprint="fp-ds-mtp"), "7011")
+C64_EVENT = event_id(SERVER, "7011", PointKey(isl=1024, osl=1024, concurrency=64))
 ISSUE = "https://github.com/example/sglang-ci/issues/12"
 GITHUB = {
     "GITHUB_WORKFLOW": "Benchmark",
@@ -221,7 +220,7 @@ def test_the_site_loads_plotly_once_from_itself(
         assert "cdn" not in page.read_text().lower()
     index = (site / "index.html").read_text()
     assert '<tr class="regression"><td>regression</td><td>DS-FP8-TP8</td>' in index
-    assert "<td>1024x1024</td><td>16</td><td>tok/s/GPU</td><td>-39.6%</td>" in index
+    assert "<td>1024x1024</td><td>16</td><td>tok/s/GPU</td><td>-39.8%</td>" in index
     assert (
         '<a href="https://github.com/example/sglang-ci/actions/runs/7010">Benchmark #10</a>'
         in index
@@ -229,16 +228,17 @@ def test_the_site_loads_plotly_once_from_itself(
     assert "<title>DS-FP8-TP8</title>" in (site / "config/ds-fp8-tp8.html").read_text()
     events = (site / "regressions.html").read_text()
     assert events.count("<section ") == 1
-    # day 9's event, confirmed by its A/B and still open; the older (a suspicion of the
-    # current run on ds-mtp, a 2% dip in this seeded noise): a table row
+    # day 9's event, confirmed by its A/B and still open; the other (the current run's
+    # suspicion at c=64, which day 9's A/B found 3% lower and cleared, 24% lower tonight):
+    # a table row
     assert f'<section class="event regression" id="{EVENT}">' in events
     assert f'<div id="ev-{EVENT}-0" class="plotly-graph-div"' in events
     assert (
-        '<tr class="suspected"><td>suspected</td><td><a href="config/ds-mtp.html">DS-MTP</a>'
-        f"</td><td><code>{MTP_EVENT}</code></td>\n"
+        '<tr class="suspected"><td>suspected</td><td><a href="config/ds-fp8-tp8.html">'
+        f"DS-FP8-TP8</a></td><td><code>{C64_EVENT}</code></td>\n"
         '<td><a href="https://github.com/example/sglang-ci/actions/runs/7011">Benchmark run '
-        '7011</a></td><td><a href="https://github.com/example/sglang-ci/actions/runs/7010">'
-        "Benchmark #10</a></td><td>1024x1024 c=4, 1024x1024 c=16</td></tr>"
+        '7011</a></td><td><a href="https://github.com/example/sglang-ci/actions/runs/7008">'
+        "Benchmark run 7008</a></td><td>1024x1024 c=64</td></tr>"
     ) in events
 
 
@@ -329,7 +329,7 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         browser.get((site / "regressions.html").as_uri())
         events = browser.find_elements(By.CSS_SELECTOR, "section.event")
         # day 9's event (its A/B confirmed it, still open) and the current run's suspicion
-        assert [e.get_attribute("id") for e in events] == [EVENT, MTP_EVENT]
+        assert [e.get_attribute("id") for e in events] == [EVENT, C64_EVENT]
         event = events[0]
         issue = event.find_element(By.CSS_SELECTOR, "li.issue a")
         assert (issue.text, issue.get_attribute("href")) == ("#12", ISSUE)
@@ -439,11 +439,12 @@ def test_report_out_on_a_site_it_built_replaces_it_and_touches_nothing_else(
     assert (site / "index.html").read_text() == "edited since"
 
 
-def test_the_run_after_an_ab_confirmation_keeps_the_change_for_the_next(runs: Path) -> None:
-    # Day 9's drop, confirmed by its A/B, is in day 9's events; day 10, judged and
-    # admitted after it, keeps it among its confirmed changes for day 11 and later.
+def test_the_run_after_an_ab_confirmation_reads_it_from_the_history(runs: Path) -> None:
+    # Day 9's drop, confirmed by its A/B: the history keeps the A/B's outcome with day 9's
+    # run (confirmation/results.json), so day 10, judged from the history alone, reports
+    # the change confirmed by the A/B on day 9.
     manifest = runs / "history" / Run(day=CLEAN + 1).name / "manifest.json"
-    kept = json.loads(manifest.read_text())["verdicts"]["confirmed_changes"]
-    assert [(c["id"], c["first_bad_run"], c["confirmed_by"]) for c in kept] == [
-        (EVENT, Run(day=CLEAN).name, "ab")
-    ]
+    events = json.loads(manifest.read_text())["verdicts"]["events"]
+    assert [
+        (e["id"], e["first_bad_run"], e["confirmed_by"], e["confirmed_in"]) for e in events
+    ] == [(EVENT, Run(day=CLEAN).name, "ab", Run(day=CLEAN).name)]

@@ -17,26 +17,30 @@ if TYPE_CHECKING:
 def test_an_absent_section_gives_the_defaults() -> None:
     policy = build_policy(None, "catalogs/benchmark.yaml")
     assert policy == Policy()
-    assert (policy.runs, policy.min_runs, policy.window, policy.k) == (7, 6, 30, 2.7)
+    assert (policy.min_runs, policy.window, policy.noise) == (3, 30, 0.03)
+    z = policy.significance
+    assert (z.suspect, z.confirm, z.point) == (1.5, 3.2, 3.5)
     assert policy.change("output_throughput_per_gpu") == 0.05
-    assert policy.server.limit("output_throughput_per_gpu") == 2.8
-    assert policy.server.limit("median_tpot_ms") is None  # pooled, never confirms alone
-    assert (policy.change_points.p_value, policy.change_points.permutations) == (0.05, 100)
 
 
 def test_a_partial_section_keeps_the_other_defaults() -> None:
-    doc = parse_mapping("regression:\n  runs: 10\n  min_change: {median_ttft_ms: 0.2}\n", "b.yaml")
+    doc = parse_mapping(
+        "regression:\n  significance: {confirm: 4}\n  min_change: {median_ttft_ms: 0.2}\n",
+        "b.yaml",
+    )
     policy = build_policy(doc["regression"], "b.yaml")
-    assert policy.runs == 10
+    assert (policy.significance.confirm, policy.significance.suspect) == (4.0, 1.5)
     assert policy.change("median_ttft_ms") == 0.2
     assert policy.change("median_tpot_ms") == 0.10
 
 
 def test_an_unknown_knob_names_its_line() -> None:
-    doc = parse_mapping("x: 1\nregression:\n  runs: 7\n  kk: 3\n", "b.yaml")
+    doc = parse_mapping("x: 1\nregression:\n  window: 7\n  nois: 3\n", "b.yaml")
     with pytest.raises(CatalogError) as error:
         build_policy(doc["regression"], "b.yaml")
-    assert str(error.value) == "b.yaml:4: regression.kk: unknown key 'kk' (did you mean 'k'?)"
+    assert (
+        str(error.value) == "b.yaml:4: regression.nois: unknown key 'nois' (did you mean 'noise'?)"
+    )
 
 
 def test_a_bad_value_names_its_line() -> None:
@@ -45,51 +49,18 @@ def test_a_bad_value_names_its_line() -> None:
         build_policy(doc["regression"], "b.yaml")
 
 
-def test_the_server_and_change_point_knobs_read_with_their_defaults() -> None:
-    doc = parse_mapping(
-        "regression:\n  server:\n    limits: {median_tpot_ms: 3.5}\n    suspect: 1.5\n"
-        "  change_points: {p_value: 0.01}\n",
-        "b.yaml",
-    )
-    policy = build_policy(doc["regression"], "b.yaml")
-    assert policy.server.limits == (("median_tpot_ms", 3.5),)
-    assert (policy.server.suspect, policy.server.allowance, policy.server.expire) == (1.5, 1.0, 6)
-    assert (policy.change_points.p_value, policy.change_points.min_z) == (0.01, 3.0)
-
-
-def test_a_suspicion_that_never_expires_is_zero_and_a_fraction_is_refused_at_its_line() -> None:
-    doc = parse_mapping("regression:\n  server:\n    expire: 0\n", "b.yaml")
-    assert build_policy(doc["regression"], "b.yaml").server.expire == 0
-    doc = parse_mapping("regression:\n  server:\n    expire: 2.5\n", "b.yaml")
-    with pytest.raises(CatalogError, match=re.escape("b.yaml:3: regression.server.expire")):
+def test_a_significance_out_of_range_names_its_line() -> None:
+    doc = parse_mapping("regression:\n  significance:\n    suspect: 0\n", "b.yaml")
+    with pytest.raises(CatalogError, match=re.escape("b.yaml:3: regression.significance.suspect")):
         build_policy(doc["regression"], "b.yaml")
 
 
-def test_an_unknown_pooled_metric_names_its_line() -> None:
-    doc = parse_mapping("regression:\n  server:\n    limits: {median_ttf_ms: 3}\n", "b.yaml")
+def test_min_runs_above_the_window_is_refused() -> None:
+    doc = parse_mapping("regression:\n  window: 5\n  min_runs: 6\n", "b.yaml")
     with pytest.raises(CatalogError) as error:
         build_policy(doc["regression"], "b.yaml")
     assert str(error.value) == (
-        "b.yaml:3: regression.server.limits.median_ttf_ms: unknown key 'median_ttf_ms' "
-        "(did you mean 'median_ttft_ms'?)"
-    )
-
-
-def test_a_full_baseline_longer_than_the_window_is_refused() -> None:
-    doc = parse_mapping("regression:\n  runs: 40\n  window: 30\n", "b.yaml")
-    with pytest.raises(CatalogError) as error:
-        build_policy(doc["regression"], "b.yaml")
-    assert str(error.value) == (
-        "b.yaml:2: regression.runs 40 is more than window 30: no baseline could be full"
-    )
-
-
-def test_min_runs_above_runs_is_refused() -> None:
-    doc = parse_mapping("regression:\n  runs: 3\n  min_runs: 5\n", "b.yaml")
-    with pytest.raises(CatalogError) as error:
-        build_policy(doc["regression"], "b.yaml")
-    assert str(error.value) == (
-        "b.yaml:3: regression.min_runs 5 is more than runs 3: no baseline could do"
+        "b.yaml:3: regression.min_runs 6 is more than window 5: no reference could do"
     )
 
 
