@@ -28,7 +28,7 @@ from generator.results.verdict import (
 )
 from generator.verdicts import model
 from generator.verdicts.model import Change, CurveVerdict, Event, MetricVerdict, event_id
-from generator.verdicts.noise import Noise, Table, measure
+from generator.verdicts.noise import Noise, Table, measure, own
 from generator.verdicts.replay import BY_AB, CLEARED, CONFIRMED, Finding, Thresholds, replay
 
 TYPE_CHECKING = False
@@ -78,11 +78,9 @@ def _points(series: ServerSeries, metric: str) -> list[PointKey]:
 def _table(series: ServerSeries, metric: str) -> tuple[list[PointKey], Table]:
     scale = Scale(metric=metric)
     points = _points(series, metric)
-    rows = [
-        [scale.badness(series.values(p, metric)[t]) for p in points]
-        for t in range(len(series.runs))
-    ]
-    return points, Table(values=rows)
+    columns = [[scale.badness(v) for v in series.values(p, metric)] for p in points]
+    rows = [list(row) for row in zip(*columns, strict=True)] if columns else []
+    return points, Table(values=rows or [[] for _ in series.runs])
 
 
 def _metrics(series: ServerSeries) -> list[str]:
@@ -139,7 +137,8 @@ def judge_server(
         levels = table.levels(centers)
         size = sum(v is not None for v in table.values[n]) or len(points)
         m_noise = noise.get(metric) or measure([], policy.noise)
-        sd = m_noise.level(size)
+        # The server's own noise, weighed with the history's: judged before the run.
+        sd = own(levels[:n], m_noise.level(size))
         findings = replay(levels, sd, server_rule, _ab_of(series, outcomes, None))
         typical = statistics.median([c for c in centers if c is not None] or [0.0])
         found += [_measured(metric, None, f, levels, sd, typical) for f in findings]
@@ -148,9 +147,12 @@ def judge_server(
         level_open = [f for f in findings if f.open]
         plain = level_open[-1].reference if level_open else _plain_reference(levels, n, policy)
         for j, p in enumerate(points):
-            own = [row[j] for row in residuals]
-            mine = replay(own, point_sd, point_rule, _ab_of(series, outcomes, p))
-            found += [_measured(metric, p, f, own, point_sd, centers[j] or typical) for f in mine]
+            deviations = [row[j] for row in residuals]
+            p_sd = own(deviations[:n], point_sd)
+            mine = replay(deviations, p_sd, point_rule, _ab_of(series, outcomes, p))
+            found += [
+                _measured(metric, p, f, deviations, p_sd, centers[j] or typical) for f in mine
+            ]
             if table.values[n][j] is None:
                 continue
             # A point is shown against the reference of its own change, else its server's.

@@ -19,6 +19,7 @@ shared) weighs as PRIOR_WEIGHT differences would.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from dataclasses import dataclass
@@ -156,3 +157,15 @@ def measure(tables: Iterable[Table], prior: float) -> Noise:
         point=max(math.sqrt(point_var), FLOOR),
         measured=n_level,
     )
+
+
+def own(values: Sequence[float | None], prior: float) -> float:
+    """The standard deviation of one series (a server's level, a point's deviation) from
+    its own first differences (robust), weighed with `prior` (the history's) as if the
+    prior were PRIOR_WEIGHT differences: a series noisier or quieter than the history's
+    others is judged by its own noise as its runs accumulate."""
+    found = [v for v in values if v is not None]
+    diffs = [b - a for a, b in itertools.pairwise(found)]
+    n = len(diffs)
+    variance = (n * _mad_variance(diffs) + PRIOR_WEIGHT * prior**2) / (n + PRIOR_WEIGHT)
+    return max(math.sqrt(variance), FLOOR)

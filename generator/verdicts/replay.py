@@ -18,12 +18,14 @@ the history keeps), never on what an earlier night said.
   or whose stretch, two runs or more, is no longer `suspect` standard errors worse, or
   without its worst run not worse at all (an outlier, then normal runs), or that the A/B
   cleared. Its runs stay out of later references.
+- **Expired**: a suspicion neither confirmed nor cleared after `2 x min_runs` runs: the
+  level it settled at is the reference from then on (its runs join it).
 - **Recovered**: a confirmed change whose last two runs are back within the reference's
   noise (less than `suspect` standard errors worse). Its runs stay out of later
   references.
 - While a confirmed change stays, once it has `min_runs` runs its level is the
-  reference of any further change (a second step on top of the first is a finding of
-  its own).
+  reference of any further change: a second step on top of the first, `confirm` standard
+  errors on one run, is a finding of its own.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
 SUSPECTED, CONFIRMED, CLEARED, RECOVERED = "suspected", "confirmed", "cleared", "recovered"
-BY_RUNS, BY_AB = "runs", "ab"
+BY_RUNS, BY_AB, EXPIRED = "runs", "ab", "expired"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +87,7 @@ def _reference(
     runs = [i for i in range(start, before) if x[i] is not None and i not in excluded][-window:]
     if not runs:
         return None
-    return Level(mean=statistics.fmean(x[i] for i in runs), runs=tuple(runs))  # type: ignore[misc]
+    return Level(mean=sum(x[i] for i in runs) / len(runs), runs=tuple(runs))  # type: ignore[misc]
 
 
 def worse_by(x: Sequence[float | None], runs: Sequence[int], level: Level) -> list[float]:
@@ -128,7 +130,10 @@ def replay(
             continue  # an open suspicion (or a change too new to be a level) decides first
         if level is None or len(level.runs) < t.min_runs:
             continue
-        if _z(value - level.mean, sd, 1, len(level.runs)) >= t.suspect:
+        # On top of a change that stayed, only a change as large as a confirmation opens a
+        # finding of its own (a smaller one is the same change, still settling).
+        needed = t.suspect if inner is None else t.confirm
+        if _z(value - level.mean, sd, 1, len(level.runs)) >= needed:
             found = Finding(onset=now, reference=level.runs)
             findings.append(found)
             _step(x, sd, t, found, now, excluded, ab)
@@ -167,6 +172,10 @@ def _step(
         return
     if len(values) >= 2 and z >= t.confirm and without_worst >= t.keep:
         f.state, f.confirmed_at, f.confirmed_by = CONFIRMED, now, BY_RUNS
+    elif len(values) >= 2 * t.min_runs:
+        # Neither confirmed nor back after this long: a level it settled at, not a change
+        # to report; its runs join the reference.
+        f.state, f.closed_at, f.cleared_by = CLEARED, now, EXPIRED
 
 
 def _judge_recovery(
