@@ -165,7 +165,7 @@ def generate_b(specs: Sequence[ConfigSpec], *, cv: float, days: int, seed: int) 
                 kind="accuracy",
                 image_digest=digest,
                 sglang_version=version,
-            )  # fmt: skip
+            )
         )
     return History(
         cv=cv, seed=seed, runs=runs, injections=injections,

@@ -11,9 +11,9 @@ from click.testing import CliRunner, Result
 
 from generator.cli import main
 from generator.confirm.events import parse
-from generator.verdicts.model import event_id
 from generator.results.history import ServerKey
 from generator.results.verdicts_json import read
+from generator.verdicts.model import event_id
 from tests.results_gen import (
     RUNNER,
     Point,
