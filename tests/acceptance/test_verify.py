@@ -463,9 +463,10 @@ def test_the_pr_selection_reads_the_head_as_data_and_its_entries_verify(
     """The PR GPU run's select step (the default branch's code) and the caller check
     agree: the head's server change is run, its runner contract change is not."""
     sha = change(repo, SERVER_CHANGE, OPTIONS)
-    cases, jobs = dispatch.pr(
+    selected = dispatch.pr(
         repo, base="main", head=sha, benchmark=True, today=date(2026, 12, 1), client=Registry()
     )
+    cases, jobs = selected.accuracy, selected.jobs
     main = load(repo)  # the checkout: the default branch
     entries = [*cases.matrix["include"], *jobs.matrix["include"]]
     # No committed matrices at main: every case run and every (preset and cron) job is new.
@@ -512,11 +513,10 @@ def test_a_pr_onto_another_branch_is_refused_and_the_summary_lists_what_the_gpus
         "take pull requests into the default branch only (retarget it, or merge its base "
         "first)\n"
     )
-    cases, _ = dispatch.pr(
+    summary = dispatch.pr(
         repo, base="main", head=sha, benchmark=False, today=date(2026, 12, 1),
         client=Registry(), pr_base="main", default_branch="main",
-    )  # fmt: skip
-    summary = cases.summary
+    ).accuracy.summary  # fmt: skip
     assert "2 file(s) changed since the merge base with `main`." in summary
     assert ("The GPU jobs run these 2 file(s) from the head, each different from `main`") in summary
     assert "\n\n- `catalogs/benchmark.yaml`\n- `scripts/run_benchmark.sh`\n\n" in summary

@@ -159,6 +159,7 @@ def test_the_cli_prints_the_list_and_refuses_an_unknown_base(cli: Invoke, repo: 
         "files": ["scripts/launch.py"],
         "cases": [{"id": c, "why": "PR-level case; scripts/launch.py changed"} for c in PR_CASES],
         "jobs": [],
+        "built": [],
     }
     result = cli("diff", "no-such-branch", root=repo)
     assert result.exit_code == 2
@@ -179,9 +180,10 @@ def test_the_pr_selection_writes_both_matrices(
     result = cli("dispatch", "pr", "--base", "main", "--head", head, root=repo)
     assert result.exit_code == 0, result.output
     lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
-    assert sorted(lines) == ["count", "jobs", "jobs_count", "matrix"]
+    assert sorted(lines) == ["build", "count", "jobs", "jobs_count", "matrix"]
     assert [e["id"] for e in json.loads(lines["matrix"])["include"]] == PR_CASES
     assert (lines["count"], lines["jobs"], lines["jobs_count"]) == ("3", '{"include":[]}', "0")
+    assert lines["build"] == ""  # the catalog builds no image
     report = summary.read_text()
     trusted = git(repo, "rev-parse", "main").strip()
     assert report.startswith(
