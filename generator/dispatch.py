@@ -376,7 +376,7 @@ def approval_markdown(
             (
                 f"The GPU jobs run these {len(executed)} file(s) from the head, each different "
                 f"from `{changes.base}` (launcher, scripts, generator, templates, catalogs, "
-                "workflows, install files):"
+                "workflows, install files, the PR image's build):"
             ),
             "",
             *(f"- {md_code(f)}" for f in executed),
