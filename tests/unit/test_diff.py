@@ -203,3 +203,39 @@ def test_the_pr_selection_writes_both_matrices(
         "PR-level case; scripts/launch.py changed |\n"
     )
     assert "Benchmark jobs run only when the dispatch asks for them (`benchmark`)." in report
+
+
+def test_the_pin_job_passes_a_selection_without_an_image_to_build_unchanged(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matrix = {"include": [{"id": "a", "image": "rocm/atom-dev@sha256:" + "ab" * 32}]}
+    files = {"matrix": matrix, "jobs": {"include": []}}
+    for name, data in files.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(data))
+    (tmp_path / "build.json").write_text("\n")  # the select job's empty `build` output
+    out = tmp_path / "output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    result = cli(
+        "dispatch", "built", "--matrix", str(tmp_path / "matrix.json"),
+        "--jobs", str(tmp_path / "jobs.json"), "--build", str(tmp_path / "build.json"),
+    )  # fmt: skip
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "1 cases and 0 jobs run on their own images (nothing built)\n",
+    )
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert lines == {
+        "matrix": json.dumps(matrix, separators=(",", ":")),
+        "count": "1",
+        "jobs": '{"include":[]}',
+        "jobs_count": "0",
+        "build": "",
+    }
+    (tmp_path / "jobs.json").write_text('{"jobs": []}')
+    result = cli(
+        "dispatch", "built", "--matrix", str(tmp_path / "matrix.json"),
+        "--jobs", str(tmp_path / "jobs.json"), "--build", str(tmp_path / "build.json"),
+    )  # fmt: skip
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: {tmp_path / 'jobs.json'}: not a matrix (no 'include' list)\n",
+    )  # fmt: skip
