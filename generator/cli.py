@@ -25,8 +25,9 @@ from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
 from generator.explain import explain
-from generator.images import registry_from_env
+from generator.images import prbuild, registry_from_env
 from generator.jsonio import dumps
+from generator.launch import jsonread
 from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint, newer_sglang, ordered
@@ -398,6 +399,14 @@ def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> N
 @click.option(
     "--default-branch", default=None, help="The repository's default branch (with --pr-base)."
 )
+@click.option(
+    "--pr",
+    "number",
+    type=click.IntRange(1),
+    default=None,
+    help="The pull request's number: its image is built when the change reaches the build.",
+)
+@click.option("--build", is_flag=True, help="Build the pull request's image (with --pr) anyway.")
 @click.pass_context
 def dispatch_pr(
     ctx: click.Context,
@@ -407,17 +416,23 @@ def dispatch_pr(
     benchmark: bool,
     pr_base: str | None,
     default_branch: str | None,
+    number: int | None,
+    build: bool,
 ) -> None:
     """A pull request's GPU run: what `sglang-ci diff BASE` lists for the commit HEAD,
     images pinned, computed by this checkout's code from HEAD's catalogs read as data;
-    outputs matrix/count (accuracy) and jobs/jobs_count (benchmark)."""
+    outputs matrix/count (accuracy), jobs/jobs_count (benchmark) and build (the pull
+    request's image to build, or empty)."""
 
     if (pr_base is None) != (default_branch is None):
         msg = "--pr-base and --default-branch go together"
         raise click.UsageError(msg)
+    if build and number is None:
+        msg = "--build needs the pull request's number (--pr)"
+        raise click.UsageError(msg)
 
     def work(c: Context) -> None:
-        accuracy, jobs = dispatch.pr(
+        selected = dispatch.pr(
             c.root,
             base=base,
             head=head,
@@ -426,10 +441,75 @@ def dispatch_pr(
             client=registry_from_env(os.environ),
             pr_base=pr_base,
             default_branch=default_branch,
+            number=number,
+            build=build,
         )
-        _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
+        accuracy, jobs = selected.accuracy, selected.jobs
+        _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs, selected.build))
         _append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)
-        click.echo(f"selected {one_line(accuracy.what)}; {one_line(jobs.what)}")
+        built = (
+            f"; builds {selected.build.repository}:{selected.build.tag}" if selected.build else ""
+        )
+        click.echo(f"selected {one_line(accuracy.what)}; {one_line(jobs.what)}{built}")
+
+    run(ctx, work)
+
+
+_json_file = click.Path(dir_okay=False, exists=True, path_type=Path)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A matrix file (`{"include": [...]}`), or bad input naming the file."""
+    try:
+        data = jsonread.load(path)
+    except (OSError, ValueError) as exc:
+        msg = f"{path}: not a matrix ({one_line(str(exc))})"
+        raise SelectionError(msg) from None
+    if not isinstance(data, dict) or not isinstance(data.get("include"), list):
+        msg = f"{path}: not a matrix (no 'include' list)"
+        raise SelectionError(msg)
+    return data
+
+
+@dispatch_group.command(name="built")
+@click.option(
+    "--matrix",
+    "matrix_file",
+    type=_json_file,
+    required=True,
+    help="The selected cases (JSON file).",
+)
+@click.option(
+    "--jobs", "jobs_file", type=_json_file, required=True, help="The selected jobs (JSON file)."
+)
+@click.option(
+    "--build",
+    "build_file",
+    type=_json_file,
+    required=True,
+    help="The select job's build plan (JSON file; empty: none).",
+)
+@click.option("--digest", default="", help="The digest the builder pushed (with a plan).")
+@click.pass_context
+def dispatch_built(
+    ctx: click.Context, /, matrix_file: Path, jobs_file: Path, build_file: Path, digest: str
+) -> None:
+    """A pull request's GPU run after its image is built: the cases and jobs the plan
+    names on the pushed digest (checked against the registry), outputs matrix/count and
+    jobs/jobs_count as `dispatch pr` does; without a plan, the selection unchanged."""
+
+    def work(c: Context) -> None:
+        del c
+        matrices = [_read_json(matrix_file), _read_json(jobs_file)]
+        text = build_file.read_text(encoding="utf-8").strip()
+        if text:
+            plan = prbuild.read_plan(text)
+            matrices = prbuild.apply(plan, digest, matrices, registry_from_env(os.environ))
+            _append("GITHUB_STEP_SUMMARY", prbuild.summary_markdown(plan, digest=digest))
+        accuracy, jobs = (dispatch.Selected(what="", matrix=m, summary="") for m in matrices)
+        _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
+        where = f"the image built, {digest}" if text else "their own images (nothing built)"
+        click.echo(f"{accuracy.count} cases and {jobs.count} jobs run on {where}")
 
     run(ctx, work)
 

@@ -7,8 +7,10 @@ a change to the generator that alters a launch both show. An accuracy case runs 
 when its server, evaluator, gate, runner or image changed, or it is new; a benchmark job
 when its server, client, points, runner or image changed, or it is new. A change to the
 launcher, the scripts or the workflow templates runs the PR-level cases: they test every
-path. A change to nothing of this (docs, say) runs nothing. The PR GPU workflow runs
-exactly this list (docs/security.md).
+path. A change to the PR image's build (`images.build.paths`: its Dockerfile and what it
+reads) runs the PR-level cases that run on that image (`build_entries`). A change to
+nothing of this (docs, say) runs nothing. The PR GPU workflow runs exactly this list
+(docs/security.md).
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ from __future__ import annotations
 import json
 import subprocess
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import LEVELS, PR
 from generator.errors import SglangCIError
+from generator.images.allowed import is_allowed
 from generator.render.matrices import MATRICES, level_entries, run_matrix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from generator.catalog.model import ImageBuild
     from generator.expand.model import Expanded
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
@@ -70,6 +77,7 @@ class Changes:
     jobs: tuple[tuple[str, str], ...]  # (job key, why)
     case_entries: tuple[dict[str, Any], ...] = field(default=())  # the cases, as entries
     job_entries: tuple[dict[str, Any], ...] = field(default=())  # the jobs, as entries
+    built: tuple[str, ...] = field(default=())  # changed files of the PR image's build
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +85,7 @@ class Changes:
             "files": list(self.files),
             "cases": [{"id": i, "why": w} for i, w in self.cases],
             "jobs": [{"id": i, "why": w} for i, w in self.jobs],
+            "built": list(self.built),
         }
 
 
@@ -152,6 +161,30 @@ def _changed(old: Entries, new: Entries, keys: tuple[str, ...]) -> dict[str, str
     }
 
 
+def build_files(build: ImageBuild | None, files: Iterable[str]) -> tuple[str, ...]:
+    """The files among `files` that the PR image's build reads (its `paths`, as fnmatch
+    patterns: `*` also matches `/`)."""
+    if build is None:
+        return ()
+    return tuple(f for f in files if any(fnmatchcase(f, p) for p in build.paths))
+
+
+def build_entries(build: ImageBuild, entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries that run on the PR image when one is built: those of its server mode
+    whose image is of its base's repository."""
+    return [
+        e
+        for e in entries
+        if e["server_mode"] == build.server_mode
+        and e["image"]
+        and is_allowed(e["image"], [build.base])
+    ]
+
+
+def _more(found: tuple[str, ...] | list[str]) -> str:
+    return found[0] + (f" and {len(found) - 1} more" if len(found) > 1 else "")
+
+
 def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) -> Changes:
     """What changed between `base` (a git ref) and the working tree under `root`, whose
     catalogs `head` holds; or, with `head_ref`, the commit whose catalogs `head` holds
@@ -176,10 +209,15 @@ def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) 
         jobs = _changed(old[1], new_jobs, JOB_KEYS)
     launcher = [f for f in files if f.startswith(LAUNCHER_PATHS)]
     if launcher:
-        more = f" and {len(launcher) - 1} more" if len(launcher) > 1 else ""
         for run in head.case_runs:
             if PR in run.case.levels:
-                cases.setdefault(run.id, f"PR-level case; {launcher[0]}{more} changed")
+                cases.setdefault(run.id, f"PR-level case; {_more(launcher)} changed")
+    build = head.catalog.image_build
+    built = build_files(build, files)
+    if build is not None and built:
+        pr_level = [new_cases[run.id] for run in head.case_runs if PR in run.case.levels]
+        for entry in build_entries(build, pr_level):
+            cases.setdefault(entry["id"], f"PR-level case; {_more(built)} changed (the PR image)")
     # A job whose server mode needs an image of its own runs from a dispatch that names one.
     runnable = [key for key in sorted(jobs) if new_jobs[key]["image"]]
     for key in sorted(jobs):
@@ -192,6 +230,7 @@ def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) 
         jobs=tuple(sorted(jobs.items())),
         case_entries=tuple(new_cases[i] for i in sorted(cases)),
         job_entries=tuple(new_jobs[k] for k in runnable),
+        built=built,
     )
 
 
@@ -202,12 +241,20 @@ def text(changes: Changes) -> str:
     jobs = len(changes.jobs)
     lines.append(f"benchmark jobs whose server, client, points or image changed: {jobs}")
     lines += [f"  {i}: {why}" for i, why in changes.jobs]
+    if changes.built:
+        lines.append(f"the PR image is built: {_more(changes.built)} changed")
     return "\n".join(lines) + "\n"
 
 
-def executed_differences(root: Path, default: str, head: str) -> tuple[str, ...]:
-    """Every file under EXECUTED_PATHS that differs between the default branch `default`
-    and the commit `head` (both git refs of the checkout `root`): what the GPU job runs
-    that is not the default branch's, whichever branch the head grew from."""
-    names = _git(root, "diff", "--no-renames", "--name-only", default, head).split("\n")
-    return tuple(sorted(n for n in names if n and n.startswith(EXECUTED_PATHS)))
+def executed_differences(
+    root: Path, default: str, head: str, build: ImageBuild | None = None
+) -> tuple[str, ...]:
+    """Every file under EXECUTED_PATHS (and, with `build`, of the PR image's build) that
+    differs between the default branch `default` and the commit `head` (both git refs of
+    the checkout `root`): what the GPU job runs that is not the default branch's,
+    whichever branch the head grew from."""
+    names = [
+        n for n in _git(root, "diff", "--no-renames", "--name-only", default, head).split("\n") if n
+    ]
+    built = set(build_files(build, names))
+    return tuple(sorted(n for n in names if n.startswith(EXECUTED_PATHS) or n in built))

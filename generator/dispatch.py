@@ -14,18 +14,25 @@ from datetime import UTC
 from typing import Any
 
 from generator.catalog.at_ref import commit_of, load_at
-from generator.catalog.model import LEVELS, PER_SERVER
-from generator.diff import diff, executed_differences
+from generator.catalog.model import LEVELS, PER_SERVER, PR
+from generator.diff import build_entries, diff, executed_differences
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
 from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
-from generator.images import parse_reference, resolve_matrix, sglang, summary_markdown
+from generator.images import (
+    parse_reference,
+    prbuild,
+    resolve,
+    resolve_matrix,
+    sglang,
+    summary_markdown,
+)
 from generator.jsonio import compact
 from generator.launch.logtext import md_code, one_line
 from generator.render.limits import MAX_MATRIX_JOBS, check_matrix
-from generator.render.matrices import accuracy_path, benchmark_path
+from generator.render.matrices import accuracy_path, benchmark_path, level_entries
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -219,6 +226,16 @@ def outputs(selected: Selected) -> str:
     return f"matrix={compact(selected.matrix)}\ncount={selected.count}\n"
 
 
+@dataclass(frozen=True, kw_only=True)
+class PrRun:
+    """A pull request's GPU run as selected: its cases, its jobs, and the image it builds
+    (None: the entries run their own images)."""
+
+    accuracy: Selected
+    jobs: Selected
+    build: prbuild.Plan | None = None
+
+
 def pr(
     root: Path,
     *,
@@ -229,16 +246,23 @@ def pr(
     client: Registry | None,
     pr_base: str | None = None,
     default_branch: str | None = None,
-) -> tuple[Selected, Selected]:
+    number: int | None = None,
+    build: bool = False,
+) -> PrRun:
     """A pull request's GPU run: the accuracy cases and (when asked) the benchmark jobs
     its head commit `head` reaches against `base`, the default branch (`sglang-ci diff`,
     from their merge base), images pinned. A pull request into another branch than the
     default one (`pr_base` against `default_branch`) is refused: its own diff would hide
     what its base branch changed.
 
+    With the catalog's `images.build` and the pull request's `number`, a change to the
+    build's paths (or `build`) builds PR #number's image: its PR-level cases, and the
+    cases and jobs the change reaches, of the build's server mode and base repository, run
+    on it (pinned to the base here; the pin job puts the built digest in).
+
     Run with the default branch's code in its checkout `root`: the head's catalogs are
-    read as data (`catalog.at_ref`, the runner contract and image repositories the
-    default branch's), and no code of the pull request runs."""
+    read as data (`catalog.at_ref`, the runner contract, image repositories and PR image
+    builder and repository the default branch's), and no code of the pull request runs."""
     if pr_base is not None and pr_base != default_branch:
         msg = (
             f"the pull request targets {one_line(pr_base)!r}, not the default branch "
@@ -249,12 +273,49 @@ def pr(
     sha, catalog = load_at(root, head)
     expanded = expand(catalog)
     changes = diff(root, base, expanded, head_ref=sha)
-    executed = executed_differences(root, base, sha)
+    executed = executed_differences(root, base, sha, catalog.image_build)
     where = Loc(str(catalog.benchmark_file), 1)
+    spec = catalog.image_build if number is not None else None
+    wanted = spec is not None and (build or bool(changes.built))
+    case_entries = list(changes.case_entries)
+    if spec is not None and wanted and build:
+        # Asked for: every PR-level case that runs on the image, as when its Dockerfile changed.
+        have = {e["id"] for e in case_entries}
+        case_entries += [
+            e for e in build_entries(spec, level_entries(expanded, PR)) if e["id"] not in have
+        ]
+        changes = replace(
+            changes,
+            cases=(
+                *changes.cases,
+                *((e["id"], "PR-level case; the dispatch asked for the PR image")
+                  for e in case_entries if e["id"] not in have),
+            ),
+        )  # fmt: skip
+    job_entries = list(changes.job_entries) if benchmark else []
+    plan = None
+    if spec is not None and wanted:
+        on_built = {e["id"] for e in build_entries(spec, [*case_entries, *job_entries])}
+        if on_built:
+            pinned = resolve(spec.base, today, catalog.nightly_window_days, client).image
+            case_entries = [
+                {**e, "image": pinned} if e["id"] in on_built else e for e in case_entries
+            ]
+            job_entries = [
+                {**e, "image": pinned} if e["id"] in on_built else e for e in job_entries
+            ]
+            plan = prbuild.plan(
+                spec,
+                pr=int(number or 0),
+                head=sha,
+                base=pinned,
+                cases=[e["id"] for e in case_entries if e["id"] in on_built],
+                jobs=[e["id"] for e in job_entries if e["id"] in on_built],
+            )
     picked = []
     for kind, entries, workflow in (
-        ("accuracy cases", changes.case_entries, "the accuracy workflow"),
-        ("benchmark jobs", changes.job_entries if benchmark else (), "the benchmark workflow"),
+        ("accuracy cases", case_entries, "the accuracy workflow"),
+        ("benchmark jobs", job_entries, "the benchmark workflow"),
     ):
         if len(entries) > MAX_MATRIX_JOBS:
             msg = (
@@ -268,11 +329,20 @@ def pr(
     accuracy, jobs = picked
     trusted = commit_of(root, "HEAD")
     report = approval_markdown(
-        changes, accuracy, jobs, head=sha, trusted=trusted, executed=executed
+        replace(changes, case_entries=tuple(case_entries)),
+        accuracy,
+        jobs,
+        head=sha,
+        trusted=trusted,
+        executed=executed,
     )
+    if plan is not None and spec is not None:
+        report += prbuild.summary_markdown(plan, runner=spec.runner)
     if not benchmark:
         report += "Benchmark jobs run only when the dispatch asks for them (`benchmark`).\n\n"
-    return replace(accuracy, summary=report + accuracy.summary), jobs
+    return PrRun(
+        accuracy=replace(accuracy, summary=report + accuracy.summary), jobs=jobs, build=plan
+    )
 
 
 def approval_markdown(
@@ -306,7 +376,7 @@ def approval_markdown(
             (
                 f"The GPU jobs run these {len(executed)} file(s) from the head, each different "
                 f"from `{changes.base}` (launcher, scripts, generator, templates, catalogs, "
-                "workflows, install files):"
+                "workflows, install files, the PR image's build):"
             ),
             "",
             *(f"- {md_code(f)}" for f in executed),
@@ -341,6 +411,11 @@ def approval_markdown(
     return "\n".join(lines) + "\n\n"
 
 
-def pr_outputs(accuracy: Selected, benchmark: Selected) -> str:
-    """The PR select step's outputs: both matrices and their counts."""
-    return outputs(accuracy) + f"jobs={compact(benchmark.matrix)}\njobs_count={benchmark.count}\n"
+def pr_outputs(accuracy: Selected, benchmark: Selected, build: prbuild.Plan | None = None) -> str:
+    """The PR select step's outputs: both matrices and their counts, and the image to build
+    (empty: none)."""
+    planned = compact(build.as_json()) if build is not None else ""
+    return (
+        outputs(accuracy)
+        + f"jobs={compact(benchmark.matrix)}\njobs_count={benchmark.count}\nbuild={planned}\n"
+    )

@@ -7,7 +7,9 @@ self-hosted job, a GitHub-hosted job running the default branch's code checks
   its id, from the catalogs at the requested commit read as data (`catalog.at_ref`: the
   runner contract and the image repositories always the default branch's), its image
   pins aside, which must be of the server mode's repositories and pinned by digest (a
-  tag only when the dispatcher turned image resolution off).
+  tag only when the dispatcher turned image resolution off); or, for a pull request's
+  own image (`image_build`), of the default branch's PR image repository, pinned, built
+  from the requested commit on a pinned base of the mode's repositories.
 
 A benchmark job is derived from its config, server mode and points: the config's server
 for those points, with every field the catalogs set (client, runner contract, timeouts,
@@ -34,7 +36,14 @@ if TYPE_CHECKING:
     from generator.expand.model import Expanded
 
 # The fields an entry's image pin sets (the select step's, docs/images.md).
-IMAGE_KEYS = ("image", "image_requested", "image_tag", "image_digest", "image_resolution")
+IMAGE_KEYS = (
+    "image",
+    "image_requested",
+    "image_tag",
+    "image_digest",
+    "image_resolution",
+    "image_build",
+)
 CALLERS = ("benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml")
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
@@ -89,11 +98,19 @@ def _same(
 
 
 def check_image(
-    what: str, image: str, digest: str | None, mode: str, catalog: Catalog, *, unpinned_ok: bool
+    what: str,
+    image: str,
+    digest: str | None,
+    mode: str,
+    catalog: Catalog,
+    *,
+    unpinned_ok: bool,
+    repositories: tuple[str, ...] | None = None,
 ) -> None:
-    """`image` of one of `mode`'s repositories, pinned by digest (`digest` agreeing), or,
-    with `unpinned_ok`, a tag of one of them."""
-    repositories = catalog.mode(mode).image_repositories
+    """`image` of one of `mode`'s repositories (or of `repositories`), pinned by digest
+    (`digest` agreeing), or, with `unpinned_ok`, a tag of one of them."""
+    if repositories is None:
+        repositories = catalog.mode(mode).image_repositories
     try:
         ref = parse_reference(image)
         allowed = ref.pattern is None and is_allowed(image, repositories)
@@ -120,10 +137,35 @@ def check_image(
 
 
 def _entry_image(
-    what: str, entry: Mapping[str, Any], catalog: Catalog, *, unpinned_ok: bool
+    what: str, entry: Mapping[str, Any], catalog: Catalog, sha: str, *, unpinned_ok: bool
 ) -> None:
     image, digest = str(entry["image"]), entry.get("image_digest") or None
-    check_image(what, image, digest, str(entry["server_mode"]), catalog, unpinned_ok=unpinned_ok)
+    mode = str(entry["server_mode"])
+    built = entry.get("image_build")
+    if built is None:
+        check_image(what, image, digest, mode, catalog, unpinned_ok=unpinned_ok)
+        return
+    build = catalog.image_build
+    if build is None:
+        msg = f"{what}: a pull request's image, but the default branch builds none (images.build)"
+        raise Refused(msg)
+    if not isinstance(built, dict) or not isinstance(built.get("base"), str):
+        msg = f"{what}: 'image_build' does not name the base it was built on"
+        raise Refused(msg)
+    if built.get("head") != sha or mode != build.server_mode:
+        msg = (
+            f"{what}: a pull request's image runs the {build.server_mode} cases and jobs of "
+            f"the commit it was built from, here {sha[:12]}"
+        )
+        raise Refused(msg)
+    tag = f"pr-{built.get('pr')}-{sha[:12]}"
+    if entry.get("image_tag") != tag:
+        msg = f"{what}: a pull request's image is tagged {tag}, not {entry.get('image_tag')!r}"
+        raise Refused(msg)
+    check_image(
+        what, image, digest, mode, catalog, unpinned_ok=False, repositories=(build.repository,)
+    )
+    check_image(what, built["base"], None, mode, catalog, unpinned_ok=unpinned_ok)
 
 
 def derive_job(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> dict[str, Any]:
@@ -140,7 +182,7 @@ def verify_job(expanded: Expanded, entry: Mapping[str, Any], sha: str, *, unpinn
     derived = derive_job(expanded, entry, sha)
     what = f"job {entry['id']}"
     _same(what, entry, derived, IMAGE_KEYS, sha)
-    _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
+    _entry_image(what, entry, expanded.catalog, sha, unpinned_ok=unpinned_ok)
     return f"{what} ({entry['server_mode']}) is the catalogs' at {sha[:12]}, image {entry['image']}"
 
 
@@ -159,7 +201,7 @@ def verify_case(
         raise Refused(msg)
     derived = dict(case_entry(expanded.catalog, run, str(level)))
     _same(what, entry, derived, IMAGE_KEYS, sha)
-    _entry_image(what, entry, expanded.catalog, unpinned_ok=unpinned_ok)
+    _entry_image(what, entry, expanded.catalog, sha, unpinned_ok=unpinned_ok)
     return f"{what} (level {level}) is the catalogs' at {sha[:12]}, image {entry['image']}"
 
 

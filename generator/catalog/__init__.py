@@ -94,5 +94,6 @@ def build(bench_r: Reader, acc_r: Reader) -> Catalog:
         clients=tuple(bench.clients.values()),
         nightly_window_days=int(bench_r.doc["images"].get("nightly_window_days", 7)),
         image_releases=bench.image_releases,
+        image_build=bench.image_build,
         regression=build_policy(bench_r.doc.get("regression"), bench_r.shown),
     )

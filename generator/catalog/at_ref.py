@@ -8,7 +8,10 @@ From the catalogs at `root` come: the `runners:` section (labels, GPUs, model ca
 allocation file, container options); the runner label of every suite, config and case
 the default branch has (a new config or case takes a label the default branch declares);
 each server mode's `image_repositories` (a server mode the default branch does not
-declare may run no image at all).
+declare may run no image at all); the PR image's builder label and repository
+(`images.build`: a commit may change the Dockerfile, its base and its build arguments,
+never where the image is built or pushed; without the default branch's section, no image
+is built).
 """
 
 from __future__ import annotations
@@ -80,8 +83,8 @@ def _labels(items: list[dict[str, Any]], trusted: list[dict[str, Any]], key: str
 def _trusted_parts(
     bench: dict[str, Any], acc: dict[str, Any], trusted: dict[str, Any], trusted_acc: dict[str, Any]
 ) -> None:
-    """The default branch's runner contract, runner labels and image repositories, in
-    place."""
+    """The default branch's runner contract, runner labels, image repositories and PR
+    image builder and repository, in place."""
     bench["runners"] = trusted["runners"]
     for name, suite in bench["suites"].items():
         if name in trusted["suites"]:
@@ -92,6 +95,11 @@ def _trusted_parts(
     for name, mode in bench["server_modes"].items():
         declared = modes[name]["image_repositories"] if name in modes else []
         mode["image_repositories"] = list(declared)
+    images, trusted_build = bench["images"], trusted["images"].get("build")
+    if trusted_build is None:
+        images.pop("build", None)
+    elif "build" in images:
+        images["build"] |= {k: trusted_build[k] for k in ("runner", "repository")}
 
 
 def load_at(root: Path, ref: str) -> tuple[str, Catalog]:

@@ -14,6 +14,7 @@ from generator.catalog.model import (
     Config,
     EnvVar,
     Flag,
+    ImageBuild,
     ImageReleases,
     Pair,
     PairExtras,
@@ -43,7 +44,7 @@ from generator.catalog.upstream import (
 )
 from generator.errors import CatalogError, did_you_mean
 from generator.images.allowed import check_allowed, names_registry, repository
-from generator.images.reference import ImageError
+from generator.images.reference import ImageError, parse_reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,6 +92,56 @@ class BenchmarkBuilder:
         self.suites = {str(k): self._suite(str(k), v) for k, v in d["suites"].items()}
         self.image_releases = tuple(
             self._image_releases(str(k), v) for k, v in (d["images"].get("sglang") or {}).items()
+        )
+        raw_build = d["images"].get("build")
+        self.image_build = None if raw_build is None else self._image_build(raw_build)
+
+    def _image_build(self, raw: Mapping[str, Any]) -> ImageBuild:
+        """The PR image's build: a base of its server mode's repositories, a repository of
+        its own that no server mode runs, paths inside the repository."""
+        path: list[str | int] = ["images", "build"]
+        name = self._check(
+            str(raw["server_mode"]), self.modes, "server mode", [*path, "server_mode"]
+        )
+        mode = self.modes[name]
+        base = str(raw["base"])
+        try:
+            parse_reference(base)
+        except ImageError as e:
+            raise self.r.fail(e.message, [*path, "base"]) from e
+        self.check_image(base, mode, [*path, "base"])
+        target = str(raw["repository"])
+        if not names_registry(target):
+            msg = f"repository '{target}' must name its registry (ghcr.io/owner/name)"
+            raise self.r.fail(msg, [*path, "repository"])
+        runs = sorted({r for m in self.modes.values() for r in m.image_repositories})
+        if repository(target) in {repository(r) for r in runs}:
+            msg = (
+                f"repository '{target}' is one a server mode runs: pull requests' images "
+                "need a repository of their own, whose images never reach the history"
+            )
+            raise self.r.fail(msg, [*path, "repository"])
+        where = {
+            "dockerfile": [str(raw["dockerfile"])],
+            "context": [str(raw.get("context", "."))],
+            "paths": [str(p) for p in raw.get("paths") or ()],
+        }
+        for key, values in where.items():
+            for i, value in enumerate(values):
+                if ".." in value.split("/"):
+                    msg = f"'{value}' leaves the repository: name a path inside it"
+                    raise self.r.fail(msg, [*path, key, i] if key == "paths" else [*path, key])
+        return ImageBuild(
+            runner=str(raw["runner"]),
+            repository=target,
+            base=base,
+            server_mode=mode.name,
+            dockerfile=where["dockerfile"][0],
+            context=where["context"][0],
+            paths=tuple(dict.fromkeys([where["dockerfile"][0], *where["paths"]])),
+            args=tuple((str(k), str(v)) for k, v in (raw.get("args") or {}).items()),
+            timeout_minutes=int(raw.get("timeout_minutes", 120)),
+            loc=self.r.loc(path),
         )
 
     def _image_releases(self, name: str, raw: Mapping[str, Any]) -> ImageReleases:

@@ -170,6 +170,28 @@ class ImageReleases:
     loc: Loc | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class ImageBuild:
+    """How a pull request's GPU run builds the image its cases run on (`images.build`;
+    docs/images.md): the PR head's `dockerfile` over `context`, on `base` (pinned by
+    digest when the run is selected), with `args` as build arguments, on a self-hosted
+    builder carrying `runner`, pushed to `repository`, which no server mode lists, so its
+    images never reach the history. A change to any of `paths` (the Dockerfile is always
+    one) builds it; the entries of `server_mode` whose image is of the base's repository
+    run on it."""
+
+    runner: str
+    repository: str  # with its registry
+    base: str
+    server_mode: str
+    dockerfile: str
+    context: str
+    paths: tuple[str, ...]
+    args: tuple[tuple[str, str], ...]
+    timeout_minutes: int
+    loc: Loc
+
+
 # What a client's arguments may name; the launcher fills them in for each point.
 CLIENT_VARIABLES = (
     "host",
@@ -391,6 +413,8 @@ class Catalog:
     nightly_window_days: int = 7
     # The SGLang releases of each declared image repository (images.sglang; docs/images.md).
     image_releases: tuple[ImageReleases, ...] = ()
+    # How a pull request's image is built (images.build), when the catalog declares it.
+    image_build: ImageBuild | None = None
     # How `sglang-ci results compare` calls a regression (docs/results.md).
     regression: Policy = field(default_factory=Policy)
 

@@ -59,6 +59,16 @@ class ContainerEntry(TypedDict):
     options: list[str]
 
 
+class ImageBuildEntry(TypedDict):
+    """A pull request's own image: built for PR `pr` from its `head` commit's `dockerfile`
+    on `base` (pinned), by the PR GPU run's builder (generator/images/prbuild.py)."""
+
+    pr: int
+    head: str
+    base: str
+    dockerfile: str
+
+
 class ImageFields(TypedDict, total=False):
     """Set by the select step when it pins the run's images (docs/images.md), and the
     model's pinned revision when the catalog pins one."""
@@ -67,6 +77,7 @@ class ImageFields(TypedDict, total=False):
     image_tag: str
     image_digest: str
     image_resolution: str
+    image_build: ImageBuildEntry
     model_revision: str
 
 
@@ -257,6 +268,17 @@ def _server_fields(obj: dict[str, Any], where: str) -> None:
     revision = obj.get("model_revision")
     if revision is not None and not (isinstance(revision, str) and _REVISION.fullmatch(revision)):
         msg = f"{where}: 'model_revision' must be a Hugging Face commit (40 hex digits)"
+        raise InputError(msg)
+    built = obj.get("image_build")
+    if built is not None and not (
+        isinstance(built, dict)
+        and set(built) == {"pr", "head", "base", "dockerfile"}
+        and type(built["pr"]) is int
+        and isinstance(built["head"], str)
+        and _REVISION.fullmatch(built["head"])
+        and all(isinstance(built[k], str) and len(built[k]) <= 1000 for k in ("base", "dockerfile"))
+    ):
+        msg = f"{where}: 'image_build' must name the pr, head commit, base and dockerfile"
         raise InputError(msg)
     models = [obj["model_path"]]
     args = obj.get("server_args")

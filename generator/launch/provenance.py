@@ -123,6 +123,7 @@ def collect(
             "digest": entry.get("image_digest") or None,
             "pinned": entry["image"] if "@sha256:" in entry["image"] else None,
             "resolution": entry.get("image_resolution") or None,
+            **({"build": dict(entry["image_build"])} if entry.get("image_build") else {}),
         },
         "sglang_version": found.get("sglang"),
         "sglang_commit": _commit(found.get("sglang"), environ),
@@ -153,11 +154,18 @@ def markdown(provenance: Mapping[str, Any]) -> str:
         return "-" if value is None else md_code(value)
 
     pinned = md_text(image["pinned"]) if image["pinned"] else "not pinned"
+    built = image.get("build")
     lines = [
         (
             f"- **Image** {show(image['requested'])}: tag {show(image['tag'])}, "
             f"{'digest ' + show(image['digest']) if image['digest'] else pinned}"
             f" ({md_text(image['resolution']) if image['resolution'] else 'not resolved'})"
+            + (
+                f", built for PR #{md_text(built['pr'])} from {show(built['head'])} on "
+                f"{show(built['base'])}"
+                if built
+                else ""
+            )
         ),
         (
             f"- **Versions** SGLang {show(provenance['sglang_version'])}"

@@ -8,6 +8,11 @@ workflow passes a secret to another (`secrets:` on a call, `secrets: inherit`, o
 `workflow_call` secret); a secret is read only by a job of the environment that holds
 it. Reusable workflows called with `uses: ./.github/workflows/X.yml` are followed, so a
 caller cannot reach a self-hosted job any other way.
+
+The one other self-hosted job is the PR image's build (pr-gpu.yml): it deploys to the
+`pr-image` environment (the default branch only; the push credential of the PR image
+repository is its only secret) and is downstream of the approval job, which deploys to
+`gpu-pr` (required reviewers).
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ if TYPE_CHECKING:
 GPU_ENVIRONMENT = "gpu"
 HISTORY_ENVIRONMENT = "history"
 PAGES_ENVIRONMENT = "github-pages"
+BUILD_ENVIRONMENT = "pr-image"
+APPROVAL_ENVIRONMENT = "gpu-pr"
+# The push credential of the PR image repository: the build environment's only secrets.
+BUILD_SECRETS = ("PR_IMAGE_PUSH_USER", "PR_IMAGE_PUSH_TOKEN")
 HISTORY_KEY_SECRET = "HISTORY_DEPLOY_KEY"
 # github.com's published Ed25519 host key (GitHub's "SSH key fingerprints" page): the
 # history job pushes to this host only.
@@ -33,7 +42,11 @@ GITHUB_HOST_KEY = (
     "github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
 )
 # Which environment's jobs may read each secret.
-SECRETS = {"HF_TOKEN": GPU_ENVIRONMENT, HISTORY_KEY_SECRET: HISTORY_ENVIRONMENT}
+SECRETS = {
+    "HF_TOKEN": GPU_ENVIRONMENT,
+    HISTORY_KEY_SECRET: HISTORY_ENVIRONMENT,
+    **dict.fromkeys(BUILD_SECRETS, BUILD_ENVIRONMENT),
+}
 _HOSTED = re.compile(r"^(ubuntu|windows|macos)-[a-z0-9.-]+$")
 _SECRET = re.compile(r"secrets\.([A-Za-z_][A-Za-z0-9_]*)")
 _LOCAL = "./.github/workflows/"
@@ -123,10 +136,17 @@ def _each(docs: Mapping[str, dict[Any, Any]], texts: Mapping[str, str]) -> Itera
 
 def _job(where: str, jobs: Mapping[str, Any], name: str, job: Mapping[str, Any]) -> Iterator[str]:
     env = environment(job)
-    if not hosted(job):
+    above = [jobs[n] for n in upstream(jobs, name) if n in jobs]
+    if not hosted(job) and env == BUILD_ENVIRONMENT:
+        if not any(environment(j) == APPROVAL_ENVIRONMENT for j in above):
+            yield (
+                f"{where} builds on a self-hosted runner with no {APPROVAL_ENVIRONMENT} "
+                "approval upstream of it"
+            )
+    elif not hosted(job):
         if env != GPU_ENVIRONMENT:
             yield f"{where} runs on a self-hosted runner outside the {GPU_ENVIRONMENT} environment"
-        if not any(is_check(jobs[n]) for n in upstream(jobs, name) if n in jobs):
+        if not any(is_check(j) for j in above):
             yield f"{where} runs on a self-hosted runner with no caller check upstream of it"
     for secret in sorted(set(_SECRET.findall(json.dumps(job, default=str)))):
         if SECRETS.get(secret) is None or SECRETS[secret] != env:

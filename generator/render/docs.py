@@ -48,7 +48,13 @@ def runners(expanded: Expanded, t: Templates) -> dict[str, str]:
         }
         for r in catalog.runners
     ]
-    return {"docs/runners.md": t("runners.md.j2", runners=rows)}
+    build = catalog.image_build
+    builder = (
+        None
+        if build is None
+        else {"runner": build.runner, "base": build.base, "repository": build.repository}
+    )
+    return {"docs/runners.md": t("runners.md.j2", runners=rows, builder=builder)}
 
 
 def _pairs(job_id: str, prefix: str) -> str:

@@ -25,6 +25,7 @@ BENCHMARK_JOBS = ["select", "run", "summary", "confirm", "events", "history", "p
 def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
     """What each workflow declares: triggers, crons, jobs, dispatch inputs."""
     suites = [s.key for s in catalog.suites]
+    built = catalog.image_build is not None  # pr-gpu.yml builds the PR's image
     return {
         ".github/workflows/benchmark.yml": {
             "on": ["schedule", "workflow_dispatch"],
@@ -73,8 +74,14 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
         ".github/workflows/pr-gpu.yml": {
             "on": ["workflow_dispatch"],
             "crons": [],
-            "jobs": ["select", "approve", "accuracy", "benchmark"],
-            "inputs": ["pr", "benchmark"],
+            "jobs": [
+                "select",
+                "approve",
+                *(["build", "pin"] if built else []),
+                "accuracy",
+                "benchmark",
+            ],
+            "inputs": ["pr", "benchmark", *(["build"] if built else [])],
         },
     }
 

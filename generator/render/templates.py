@@ -58,6 +58,8 @@ def environment(templates: Path) -> jinja2.Environment:
     )
     env.globals.update(
         gpu_environment=boundary.GPU_ENVIRONMENT,
+        build_environment=boundary.BUILD_ENVIRONMENT,
+        build_secrets=boundary.BUILD_SECRETS,
         history_environment=boundary.HISTORY_ENVIRONMENT,
         pages_environment=boundary.PAGES_ENVIRONMENT,
         history_key_secret=boundary.HISTORY_KEY_SECRET,

@@ -81,7 +81,10 @@ def accuracy_workflow(expanded: Expanded, t: Templates) -> str:
 
 
 def workflows(expanded: Expanded, t: Templates) -> dict[str, str]:
-    labels = sorted({r.label for r in expanded.catalog.runners})
+    build = expanded.catalog.image_build
+    labels = sorted(
+        {r.label for r in expanded.catalog.runners} | ({build.runner} if build else set())
+    )
     return {
         f"{WORKFLOWS}/benchmark.yml": benchmark_workflow(expanded, t),
         f"{WORKFLOWS}/benchmark-job.yml": t("benchmark-job.yml.j2"),
@@ -89,6 +92,11 @@ def workflows(expanded: Expanded, t: Templates) -> dict[str, str]:
         f"{WORKFLOWS}/accuracy-case.yml": t("accuracy-case.yml.j2"),
         f"{WORKFLOWS}/accuracy-nightly.yml": accuracy_workflow(expanded, t),
         f"{WORKFLOWS}/pr.yml": t("pr.yml.j2"),
-        f"{WORKFLOWS}/pr-gpu.yml": t("pr-gpu.yml.j2"),
+        f"{WORKFLOWS}/pr-gpu.yml": t(
+            "pr-gpu.yml.j2",
+            build=None
+            if build is None
+            else {"runner": build.runner, "timeout_minutes": build.timeout_minutes},
+        ),
         ".github/actionlint.yaml": t("actionlint.yaml.j2", runner_labels=labels),
     }

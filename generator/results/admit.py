@@ -18,7 +18,10 @@ Every baseline rests on the history, so a record is admitted only when its image
 repository the catalog declares (any server mode's `image_repositories`) and pinned by
 digest: a record of another image refuses the run whole (no select step lets one
 through, so it was not made by this repository's workflows), and a record whose image is
-not pinned (a dispatch that turned image resolution off) is left out and listed.
+not pinned (a dispatch that turned image resolution off) is left out and listed. A
+record of a pull request's own image (of the catalog's `images.build.repository`, or
+whose provenance says it was built for a pull request) refuses the run whole: that image
+is the change under review, never a baseline.
 
 It is built beside the history's runs (`.NAME.new-*`) and moved in when complete.
 """
@@ -67,15 +70,35 @@ class Admitted:
 
 @dataclass(frozen=True, kw_only=True)
 class Images:
-    """The image repositories the catalog declares (every server mode's), with registries."""
+    """The image repositories the catalog declares (every server mode's), with registries,
+    and the one its pull requests' images are pushed to (never admitted)."""
 
     repositories: tuple[str, ...]
+    pull_requests: tuple[str, ...] = ()
 
 
 def _image_of(record: Mapping[str, Any]) -> str | None:
     image = (record.get("provenance") or {}).get("image") or {}
     text = image.get("pinned") or image.get("requested")
     return text if isinstance(text, str) and text else None
+
+
+def _refuse_pull_request(
+    rel: str, record: Mapping[str, Any], image: str | None, images: Images
+) -> None:
+    """ResultsError when the record is of a pull request's image."""
+    built = ((record.get("provenance") or {}).get("image") or {}).get("build")
+    try:
+        of_pr = image is not None and is_allowed(image, images.pull_requests)
+    except ImageError:
+        of_pr = False
+    if built or of_pr:
+        which = f" (built for PR #{built.get('pr')})" if isinstance(built, dict) else ""
+        msg = (
+            f"{rel}: image '{one_line(image or '?')}' is a pull request's image{which}: the "
+            "history admits none; the run is not admitted"
+        )
+        raise ResultsError(msg)
 
 
 def _screen(
@@ -88,6 +111,7 @@ def _screen(
     for path, rel in records:
         record, _ = read_record(path)
         image = _image_of(record or {})
+        _refuse_pull_request(rel, record or {}, image, images)
         try:
             allowed = image is not None and is_allowed(image, images.repositories)
             pinned = image is not None and is_pinned(image)

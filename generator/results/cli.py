@@ -417,7 +417,10 @@ def admit_cmd(
             verdicts=verdicts,
             jobs=jobs_path,
             confirmation=confirmation,
-            images=Images(repositories=tuple(repositories)),
+            images=Images(
+                repositories=tuple(repositories),
+                pull_requests=(catalog.image_build.repository,) if catalog.image_build else (),
+            ),
             environ=os.environ,
         )
         others = len(done.left_out) - len(done.not_pinned)

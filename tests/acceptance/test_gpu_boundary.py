@@ -24,7 +24,7 @@ def test_the_committed_workflows_keep_the_boundary() -> None:
     assert violations(committed()) == []
 
 
-def test_the_self_hosted_jobs_are_the_three_gpu_jobs_each_behind_its_check() -> None:
+def test_the_self_hosted_jobs_are_the_three_gpu_jobs_each_behind_its_check_and_the_build() -> None:
     """What the check looks at, listed: the rule is not vacuous."""
     found = []
     for path, text in committed().items():
@@ -32,15 +32,20 @@ def test_the_self_hosted_jobs_are_the_three_gpu_jobs_each_behind_its_check() -> 
         for name, job in jobs.items():
             if "uses" not in job and not hosted(job):
                 found.append((Path(path).name, name, job["environment"], job["needs"]))
-                assert is_check(jobs[job["needs"]])
+                if job["environment"] == "gpu":
+                    assert is_check(jobs[job["needs"]])
     assert found == [
         ("accuracy-case.yml", "accuracy", "gpu", "check"),
         ("benchmark-job.yml", "benchmark", "gpu", "check"),
         ("confirm-job.yml", "confirm", "gpu", "check"),
+        ("pr-gpu.yml", "build", "pr-image", ["select", "approve"]),
     ]
+    flows = committed()
+    approve = load_data(flows[".github/workflows/pr-gpu.yml"])["jobs"]["approve"]
+    assert approve["environment"] == {"name": "gpu-pr"}
 
 
-def test_hf_token_is_read_by_the_gpu_jobs_only_and_the_deploy_key_by_the_history_jobs() -> None:
+def test_each_secret_is_read_by_the_jobs_of_its_environment_only() -> None:
     readers = sorted(
         (Path(path).name, line.strip())
         for path, text in committed().items()
@@ -53,6 +58,8 @@ def test_hf_token_is_read_by_the_gpu_jobs_only_and_the_deploy_key_by_the_history
         ("benchmark-job.yml", "HF_TOKEN: ${{ secrets.HF_TOKEN }}"),
         ("benchmark.yml", "DEPLOY_KEY: ${{ secrets.HISTORY_DEPLOY_KEY }}"),
         ("confirm-job.yml", "HF_TOKEN: ${{ secrets.HF_TOKEN }}"),
+        ("pr-gpu.yml", "PR_IMAGE_PUSH_TOKEN: ${{ secrets.PR_IMAGE_PUSH_TOKEN }}"),
+        ("pr-gpu.yml", "PR_IMAGE_PUSH_USER: ${{ secrets.PR_IMAGE_PUSH_USER }}"),
     ]
 
 
@@ -67,9 +74,33 @@ def breach(workflow: str, old: str, new: str) -> list[str]:
 JOB = ".github/workflows/benchmark-job.yml: job benchmark"
 
 
+BUILD = ".github/workflows/pr-gpu.yml: job build"
+
+
 @pytest.mark.parametrize(
     ("workflow", "old", "new", "found"),
     [
+        (
+            "pr-gpu.yml",
+            "    name: Build the PR's image\n    needs: [select, approve]\n",
+            "    name: Build the PR's image\n    needs: [select]\n",
+            [f"{BUILD} builds on a self-hosted runner with no gpu-pr approval upstream of it"],
+        ),
+        (
+            "pr-gpu.yml",
+            "    environment: pr-image\n",
+            "    environment: gpu\n",
+            [f"{BUILD} runs on a self-hosted runner with no caller check upstream of it",
+             f"{BUILD} reads secrets.PR_IMAGE_PUSH_TOKEN outside the pr-image environment",
+             f"{BUILD} reads secrets.PR_IMAGE_PUSH_USER outside the pr-image environment"],
+        ),
+        (
+            "pr-gpu.yml",
+            "          BUILD: ${{ needs.select.outputs.build }}\n",
+            ("          BUILD: ${{ needs.select.outputs.build }}\n"
+             "          HF_TOKEN: ${{ secrets.HF_TOKEN }}\n"),
+            [f"{BUILD} reads secrets.HF_TOKEN outside the gpu environment"],
+        ),
         (
             "benchmark-job.yml",
             "    environment: gpu\n",
@@ -149,6 +180,9 @@ JOB = ".github/workflows/benchmark-job.yml: job benchmark"
         ),
     ],
     ids=[
+        "build-without-approval",
+        "build-in-the-gpu-environment",
+        "build-reads-hf-token",
         "no-environment",
         "another-environment",
         "no-needs",

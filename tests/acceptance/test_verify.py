@@ -14,9 +14,11 @@ import pytest
 from generator import dispatch
 from generator.catalog import load
 from generator.catalog.at_ref import load_at
+from generator.errors import SelectionError
 from generator.expand import expand
 from generator.expand.entries import case_entry
 from generator.expand.select import find_preset
+from generator.images import prbuild
 from generator.render.matrices import run_matrix
 from generator.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
 from tests.helpers import copy_catalogs, edit, expanded_at, git
@@ -463,9 +465,10 @@ def test_the_pr_selection_reads_the_head_as_data_and_its_entries_verify(
     """The PR GPU run's select step (the default branch's code) and the caller check
     agree: the head's server change is run, its runner contract change is not."""
     sha = change(repo, SERVER_CHANGE, OPTIONS)
-    cases, jobs = dispatch.pr(
+    selected = dispatch.pr(
         repo, base="main", head=sha, benchmark=True, today=date(2026, 12, 1), client=Registry()
     )
+    cases, jobs = selected.accuracy, selected.jobs
     main = load(repo)  # the checkout: the default branch
     entries = [*cases.matrix["include"], *jobs.matrix["include"]]
     # No committed matrices at main: every case run and every (preset and cron) job is new.
@@ -512,11 +515,10 @@ def test_a_pr_onto_another_branch_is_refused_and_the_summary_lists_what_the_gpus
         "take pull requests into the default branch only (retarget it, or merge its base "
         "first)\n"
     )
-    cases, _ = dispatch.pr(
+    summary = dispatch.pr(
         repo, base="main", head=sha, benchmark=False, today=date(2026, 12, 1),
         client=Registry(), pr_base="main", default_branch="main",
-    )  # fmt: skip
-    summary = cases.summary
+    ).accuracy.summary  # fmt: skip
     assert "2 file(s) changed since the merge base with `main`." in summary
     assert ("The GPU jobs run these 2 file(s) from the head, each different from `main`") in summary
     assert "\n\n- `catalogs/benchmark.yaml`\n- `scripts/run_benchmark.sh`\n\n" in summary
@@ -574,3 +576,101 @@ def test_a_dispatch_of_configs_and_points_verifies_job_by_job(
     for entry in selected.matrix["include"]:
         said = verify_job(fixture, entry, "f" * 40, unpinned_ok=False)
         assert said.startswith(f"job {entry['id']} ({mode}) is the catalogs'")
+
+
+BUILD = (
+    "benchmark.yaml",
+    "  nightly_window_days: 7\n",
+    (
+        "  nightly_window_days: 7\n  build:\n    runner: image-builder\n"
+        "    repository: ghcr.io/example/atom-sglang-pr\n    base: rocm/atom-dev:sglang-latest\n"
+        "    server_mode: sglang-atom\n    dockerfile: docker/atom-sglang.Dockerfile\n"
+        "    paths: [docker/*]\n"
+    ),
+)
+BUILT = "sha256:" + "cd" * 32
+DROP = object()  # a key left out of the entry handed
+
+
+class Pushed(Registry):
+    """The registry after the builder pushed: the PR image's tag at BUILT."""
+
+    def digest(self, _ref: Reference, tag: str) -> str:
+        return BUILT if tag.startswith("pr-") else DIGEST
+
+
+def test_a_pr_image_is_built_from_the_head_where_the_default_branch_says_and_verifies_as_built(
+    cli: Invoke, repo: Path
+) -> None:
+    """The default branch declares the build; a PR changes the Dockerfile and, in its own
+    catalog, the repository and the builder: the plan takes the head's Dockerfile and the
+    default branch's repository and builder, the PR-level cases of the ATOM image run on
+    the pushed digest, and the caller check accepts them only as built from that head."""
+    edit(repo / "catalogs" / BUILD[0], *BUILD[1:])
+    (repo / "docker").mkdir()
+    (repo / "docker/atom-sglang.Dockerfile").write_text("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n")
+    assert cli("render", root=repo).exit_code == 0  # the matrices the PR is compared with
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "build the PR image")
+    main = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "--quiet", "-B", "pr", "main")
+    (repo / "docker/atom-sglang.Dockerfile").write_text(
+        "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN x\n"
+    )
+    edit(repo / "catalogs/benchmark.yaml", "ghcr.io/example/atom-sglang-pr", "ghcr.io/evil/x")
+    edit(repo / "catalogs/benchmark.yaml", "runner: image-builder", "runner: evil-builder")
+    git(repo, "commit", "--quiet", "-am", "a new Dockerfile")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "--quiet", "main")
+
+    selected = dispatch.pr(
+        repo, base="main", head=sha, benchmark=False, today=date(2026, 12, 1),
+        client=Pushed(), number=7,
+    )  # fmt: skip
+    plan = selected.build
+    assert plan is not None
+    assert (plan.repository, plan.tag, plan.base, plan.dockerfile) == (
+        "ghcr.io/example/atom-sglang-pr", f"pr-7-{sha[:12]}", f"rocm/atom-dev@{DIGEST}",
+        "docker/atom-sglang.Dockerfile",
+    )  # fmt: skip
+    assert plan.cases == ("deepseek-r1-fp4-tp4", "deepseek-r1-fp8-tp4", "qwen3-5-35b-a3b-fp8-tp2")
+    assert "on the builder `image-builder`" in selected.accuracy.summary
+    assert "- `docker/atom-sglang.Dockerfile`" in selected.accuracy.summary
+    [matrix] = prbuild.apply(plan, BUILT, [selected.accuracy.matrix], Pushed())
+    for entry in matrix["include"]:
+        assert entry["image"] == f"ghcr.io/example/atom-sglang-pr@{BUILT}"
+        assert entry["image_build"] == {
+            "pr": 7, "head": sha, "base": f"rocm/atom-dev@{DIGEST}",
+            "dockerfile": "docker/atom-sglang.Dockerfile",
+        }  # fmt: skip
+        result = verify(cli, repo, "case", entry, sha)
+        assert (result.exit_code, result.stderr) == (0, ""), entry["id"]
+    entry = matrix["include"][0]
+    what = f"error: case {entry['id']}: "
+    for tampered, said in (
+        # The same image handed for the default branch's commit: not built from it.
+        ({}, ("a pull request's image runs the sglang-atom cases and jobs of the commit it "
+              f"was built from, here {main[:12]}")),
+        ({"image": f"ghcr.io/evil/x@{BUILT}"},
+         (f"image 'ghcr.io/evil/x@{BUILT}' is not of server mode 'sglang-atom''s image "
+          "repositories (ghcr.io/example/atom-sglang-pr on the default branch)")),
+        ({"image_build": DROP},
+         (f"image 'ghcr.io/example/atom-sglang-pr@{BUILT}' is not of server mode "
+          "'sglang-atom''s image repositories (docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev "
+          "on the default branch)")),
+        ({"image_build": {**entry["image_build"], "base": "evil.example/x@" + DIGEST}},
+         (f"image 'evil.example/x@{DIGEST}' is not of server mode 'sglang-atom''s image "
+          "repositories (docker.io/rocm/atom-dev, docker.io/rocm/sgl-dev on the default "
+          "branch)")),
+    ):  # fmt: skip
+        at = main if not tampered else sha
+        handed = {k: v for k, v in {**entry, **tampered}.items() if v is not DROP}
+        result = verify(cli, repo, "case", handed, at)
+        assert (result.exit_code, result.stderr) == (1, what + said + "\n"), tampered
+    # The pin job refuses a digest the registry does not show under the plan's tag.
+    with pytest.raises(SelectionError) as refused:
+        prbuild.apply(plan, DIGEST, [selected.accuracy.matrix], Pushed())
+    assert str(refused.value) == (
+        f"ghcr.io/example/atom-sglang-pr:pr-7-{sha[:12]} is {BUILT} in the registry, not the "
+        f"{DIGEST} the builder pushed"
+    )

@@ -187,6 +187,8 @@ def test_history_and_pages_run_only_for_schedules_and_default_branch_dispatches(
 AFTER_FAILURE = {
     "benchmark.yml": ("summary", "confirm", "events", "history", "pages"),
     "accuracy-nightly.yml": ("summary", "history", "pages"),
+    # After the build, or when it is skipped (nothing to build); never after a failed one.
+    "pr-gpu.yml": ("pin",),
 }
 
 
@@ -605,7 +607,7 @@ def test_a_pull_request_event_runs_its_code_on_github_hosted_runners_only() -> N
 def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> None:
     data = load(ROOT / ".github/workflows/pr-gpu.yml")
     assert list(data["on"]) == ["workflow_dispatch"]
-    assert list(data["on"]["workflow_dispatch"]["inputs"]) == ["pr", "benchmark"]
+    assert list(data["on"]["workflow_dispatch"]["inputs"]) == ["pr", "benchmark", "build"]
     jobs = data["jobs"]
     assert jobs["select"]["if"] == (
         "${{ github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}"
@@ -622,8 +624,8 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
         ("benchmark", "benchmark-job.yml", "job", "jobs_count", "jobs"),
     ):
         job = jobs[name]
-        assert job["needs"] == ["select", "approve"]
-        assert job["if"] == f"${{{{ needs.select.outputs.{count} != '0' }}}}"
+        assert job["needs"] == ["select", "pin"]
+        assert job["if"] == f"${{{{ needs.pin.outputs.{count} != '0' }}}}"
         assert job["uses"] == f"./.github/workflows/{workflow}"
         assert job["with"] == {
             key: "${{ toJSON(matrix) }}",
@@ -632,16 +634,32 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
         assert "secrets" not in job
         # A skipped job's strategy is still evaluated: never fromJSON of an empty output.
         assert job["strategy"]["matrix"] == (
-            f"${{{{ fromJSON(needs.select.outputs.{count} != '0' && "
-            f"needs.select.outputs.{output} || "
+            f"${{{{ fromJSON(needs.pin.outputs.{count} != '0' && "
+            f"needs.pin.outputs.{output} || "
             """'{"include":[{"id":"nothing-selected"}]}') }}"""
         )
+    # The PR's image: built after the approval on the catalog's builder label, in its own
+    # environment; the pin job (the default branch's code, GitHub-hosted) runs after it or
+    # in its place, never after a failed build.
+    build, pin = jobs["build"], jobs["pin"]
+    assert (build["needs"], build["runs-on"], build["environment"]) == (
+        ["select", "approve"], "atom-image-builder", "pr-image",
+    )  # fmt: skip
+    assert build["if"] == "${{ needs.select.outputs.build != '' }}"
+    assert build["steps"][-1]["run"].endswith(
+        'python3 -I scripts/build_image.py "$RUNNER_TEMP/build.json" code\n'
+    )
+    assert (pin["needs"], pin["runs-on"]) == (["select", "approve", "build"], "ubuntu-latest")
+    assert pin["if"] == (
+        "${{ !cancelled() && needs.approve.result == 'success' && "
+        "(needs.build.result == 'success' || needs.build.result == 'skipped') }}"
+    )
 
 
 # Jobs with a write token, a secret, an environment or outputs (of the generated workflows),
 # and of them those that install sglang-ci (the GPU jobs themselves install nothing).
-POWERFUL_JOBS = 17
-INSTALLING_POWERFUL_JOBS = 13
+POWERFUL_JOBS = 19
+INSTALLING_POWERFUL_JOBS = 14
 # The one way a generated job installs anything: the build backend, then every package,
 # each checked against the lock's hashes, then this checkout, building nothing it fetched.
 LOCKED_INSTALL = (

@@ -7,9 +7,10 @@
   and the stand-in docker's table of what each image digest runs (its SGLang release, how
   much slower it is, its knobs);
 - one self-hosted GPU runner label with the stand-in docker, a model cache and a GPU
-  allocation file;
-- environments as GitHub enforces them: `gpu` (HF_TOKEN) and `history` (the deploy key) for
-  the default branch only, `github-pages` for the default branch, `gpu-pr`;
+  allocation file, and one builder label (the stand-in `docker buildx build`, `login`);
+- environments as GitHub enforces them: `gpu` (HF_TOKEN), `history` (the deploy key) and
+  `pr-image` (the PR image repository's push credential) for the default branch only,
+  `github-pages` for the default branch, `gpu-pr`;
 - the stand-in gh, on the state the GitHub stand-in keeps."""
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ if TYPE_CHECKING:
 CATALOGS = ROOT / "tests" / "fixtures" / "pipeline"
 REPOSITORY = "example/sglang-ci"
 LABEL = "mi355-standin"
+BUILDER = "builder-standin"
 IMAGE = "ci/atom-dev"
+PR_IMAGE = "ci/atom-sglang-pr"
+PUSH_CREDENTIAL = ("ci-bot", "push-token")
 MODELS = ("deepseek-ai/DeepSeek-R1-0528", "Qwen/Qwen3.5-397B-A17B-FP8")
 DEFAULT_VERSION = "0.5.23"
 NOISE_CV = 0.01  # a launch's own offset: one standard deviation
@@ -118,6 +122,19 @@ class World:
     def artifact_json(self, run: WorkflowRun, artifact: str, path: str) -> Any:  # noqa: ANN401
         """A JSON file of an artifact the run uploaded."""
         return json.loads((self.github.artifacts / str(run.run_id) / artifact / path).read_text())
+
+    def branch(self, name: str, message: str, edit: Mapping[str, str]) -> str:
+        """A branch `name` off the default branch with files edited, pushed; its sha (the
+        working copy stays on the default branch)."""
+        _git(self.source, "checkout", "-q", "-b", name)
+        try:
+            for path, text in edit.items():
+                (self.source / path).write_text(text, encoding="utf-8")
+            _git(self.source, "commit", "-q", "-am", message)
+            _git(self.source, "push", "-q", "origin", f"HEAD:{name}")
+            return _git(self.source, "rev-parse", "HEAD").strip()
+        finally:
+            _git(self.source, "checkout", "-q", "main")
 
     def commit(self, message: str, edit: Mapping[str, str] | None = None) -> str:
         """Commit to the default branch (files edited, the generated files rendered again);
@@ -241,6 +258,16 @@ def world(root: Path) -> Iterator[World]:
                 "SERVER_STOP_GRACE_S": "2",
             },
         )
+        builder = Runner(
+            path=(STANDIN / "bin",),
+            env={
+                "DOCKER_STANDIN_RECORD": str(root / "docker.jsonl"),
+                "DOCKER_STANDIN_PYTHON": sys.executable,
+                "DOCKER_STANDIN_CREDENTIALS": json.dumps(
+                    {registry.host: ":".join(PUSH_CREDENTIAL)}
+                ),
+            },
+        )
         gh_dir = root / "gh-bin"
         gh_dir.mkdir()
         (gh_dir / "gh").write_text(
@@ -254,10 +281,17 @@ def world(root: Path) -> Iterator[World]:
             environments={
                 "gpu": Environment(("main",), {"HF_TOKEN": "hf_standin_token"}),
                 "gpu-pr": Environment(("main",)),
+                "pr-image": Environment(
+                    ("main",),
+                    {
+                        "PR_IMAGE_PUSH_USER": PUSH_CREDENTIAL[0],
+                        "PR_IMAGE_PUSH_TOKEN": PUSH_CREDENTIAL[1],
+                    },
+                ),
                 "history": Environment(("main",), {"HISTORY_DEPLOY_KEY": "not-a-key"}),
                 "github-pages": Environment(("main",)),
             },
-            runners={LABEL: runner},
+            runners={LABEL: runner, BUILDER: builder},
             base_path=(gh_dir,),
         )
         images.push("sglang-latest")

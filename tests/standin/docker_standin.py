@@ -14,7 +14,12 @@ not mounted: the host's paths are the container's.
 $DOCKER_STANDIN_IMAGES is a JSON file `{"*": {"env": {...}}, "<image reference or
 digest>": {"env": {...}}}`: "*" applies to every image, then the image's own entry
 (looked up by the whole reference, then by its `sha256:` digest). An image with neither
-entry is not pulled: exit 125 as for a manifest the registry does not know.
+entry is pulled from its registry when that is a loopback one (an image built on the
+runners, docker_build.py): it runs what its base runs (the entry of the digest its
+`org.opencontainers.image.base.digest` label names), with its config's `Env` on top.
+Any other image is not pulled: exit 125 as for a manifest the registry does not know.
+
+`docker buildx build`, `docker login` and `docker logout` are docker_build.py's.
 
 Each call appends {"command", "argv", "name", "image", "devices", "env"} as one JSON line
 to $DOCKER_STANDIN_RECORD ("env": the names set in the container). `run --name N` keeps
@@ -26,10 +31,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tests.standin import docker_build
+else:
+    import docker_build  # run as a script: its directory is on sys.path
 
 FLAGS = {"--rm", "--init", "--privileged", "--interactive", "-i", "--tty", "-t"}
 VALUES = {
@@ -99,8 +112,42 @@ def image_env(image: str) -> dict[str, str] | None:
     table: dict[str, Any] = json.loads(Path(path).read_text("utf-8")) if path else {}
     own = table.get(image) or table.get(image.partition("@")[2])
     if own is None:
-        return None
+        pulled = pull_config(image)
+        base = table.get(pulled.get("Labels", {}).get(BASE_LABEL, "")) if pulled else None
+        if pulled is None or base is None:
+            return None
+        env = dict(e.partition("=")[::2] for e in pulled.get("Env") or [])
+        own = {"env": {**base.get("env", {}), **env}}
     return {**table.get("*", {}).get("env", {}), **own.get("env", {})}
+
+
+BASE_LABEL = "org.opencontainers.image.base.digest"
+
+
+def pull_config(image: str) -> dict[str, Any] | None:
+    """The config (`config` of the image config) of `registry/name@digest` from a loopback
+    registry, or None when it has none such."""
+    name, at, digest = image.partition("@")
+    host, _, repository = name.partition("/")
+    if not at or not re.fullmatch(r"(127\.0\.0\.1|localhost):[0-9]+", host):
+        return None
+    accept = "application/vnd.oci.image.manifest.v1+json"
+
+    def get(path: str) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"http://{host}/v2/{repository}/{path}", headers={"Accept": accept}
+        )
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            data: dict[str, Any] = json.loads(answer.read())
+            return data
+
+    try:
+        manifest = get(f"manifests/{digest}")
+        config = get(f"blobs/{manifest['config']['digest']}")
+    except (OSError, ValueError, KeyError):
+        return None
+    inner: dict[str, Any] = config.get("config") or {}
+    return inner
 
 
 def run(args: list[str]) -> int:
@@ -172,6 +219,10 @@ def main() -> int:
         return run(args[1:])
     if args[:1] == ["rm"]:
         return rm(args[1:])
+    if args[:2] == ["buildx", "build"] or args[:1] in (["login"], ["logout"]):
+        if args[0] == "buildx":
+            return docker_build.build(args[2:])
+        return docker_build.login(args[1:]) if args[0] == "login" else docker_build.logout(args[1:])
     print(f"docker: '{' '.join(args[:1])}' is not a docker command.", file=sys.stderr)
     return 1
 

@@ -159,6 +159,7 @@ def test_the_cli_prints_the_list_and_refuses_an_unknown_base(cli: Invoke, repo: 
         "files": ["scripts/launch.py"],
         "cases": [{"id": c, "why": "PR-level case; scripts/launch.py changed"} for c in PR_CASES],
         "jobs": [],
+        "built": [],
     }
     result = cli("diff", "no-such-branch", root=repo)
     assert result.exit_code == 2
@@ -179,9 +180,10 @@ def test_the_pr_selection_writes_both_matrices(
     result = cli("dispatch", "pr", "--base", "main", "--head", head, root=repo)
     assert result.exit_code == 0, result.output
     lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
-    assert sorted(lines) == ["count", "jobs", "jobs_count", "matrix"]
+    assert sorted(lines) == ["build", "count", "jobs", "jobs_count", "matrix"]
     assert [e["id"] for e in json.loads(lines["matrix"])["include"]] == PR_CASES
     assert (lines["count"], lines["jobs"], lines["jobs_count"]) == ("3", '{"include":[]}', "0")
+    assert lines["build"] == ""  # the catalog builds no image
     report = summary.read_text()
     trusted = git(repo, "rev-parse", "main").strip()
     assert report.startswith(
@@ -191,7 +193,8 @@ def test_the_pr_selection_writes_both_matrices(
         "repositories are the default branch's. The GPU jobs check out that head.\n\n"
         "1 file(s) changed since the merge base with `main`.\n\n"
         "The GPU jobs run these 1 file(s) from the head, each different from `main` "
-        "(launcher, scripts, generator, templates, catalogs, workflows, install files):\n\n"
+        "(launcher, scripts, generator, templates, catalogs, workflows, install files, the PR "
+        "image's build):\n\n"
         "- `scripts/launch.py`\n\n"
         "| Kind | Id | Runner label | Image | Requested | What changed |\n"
         "| --- | --- | --- | --- | --- | --- |\n"
@@ -200,3 +203,39 @@ def test_the_pr_selection_writes_both_matrices(
         "PR-level case; scripts/launch.py changed |\n"
     )
     assert "Benchmark jobs run only when the dispatch asks for them (`benchmark`)." in report
+
+
+def test_the_pin_job_passes_a_selection_without_an_image_to_build_unchanged(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matrix = {"include": [{"id": "a", "image": "rocm/atom-dev@sha256:" + "ab" * 32}]}
+    files = {"matrix": matrix, "jobs": {"include": []}}
+    for name, data in files.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(data))
+    (tmp_path / "build.json").write_text("\n")  # the select job's empty `build` output
+    out = tmp_path / "output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    result = cli(
+        "dispatch", "built", "--matrix", str(tmp_path / "matrix.json"),
+        "--jobs", str(tmp_path / "jobs.json"), "--build", str(tmp_path / "build.json"),
+    )  # fmt: skip
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "1 cases and 0 jobs run on their own images (nothing built)\n",
+    )
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert lines == {
+        "matrix": json.dumps(matrix, separators=(",", ":")),
+        "count": "1",
+        "jobs": '{"include":[]}',
+        "jobs_count": "0",
+        "build": "",
+    }
+    (tmp_path / "jobs.json").write_text('{"jobs": []}')
+    result = cli(
+        "dispatch", "built", "--matrix", str(tmp_path / "matrix.json"),
+        "--jobs", str(tmp_path / "jobs.json"), "--build", str(tmp_path / "build.json"),
+    )  # fmt: skip
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: {tmp_path / 'jobs.json'}: not a matrix (no 'include' list)\n",
+    )  # fmt: skip

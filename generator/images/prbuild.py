@@ -1,0 +1,191 @@
+"""A pull request's own image (docs/images.md, "Pull request images"): the select step
+plans it, the builder builds and pushes it, and the pin job puts its digest in the
+entries that run on it.
+
+- `plan`: what the builder builds (the PR head's Dockerfile on the base, pinned, with the
+  catalog's build arguments), where it pushes it (`<repository>:pr-<N>-<head>`), and the
+  ids of the cases and jobs that run on it: the select job's `build` output.
+- `apply`: the matrices with those entries on the pushed digest, the tag checked against
+  the registry, and `image_build` (the PR, its head commit, the base's pinned reference)
+  in each: what the launcher writes into its records' provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from generator.errors import SelectionError
+from generator.images.allowed import is_pinned
+from generator.images.reference import DIGEST_RE, ImageError, parse_reference
+from generator.images.registry import RegistryError
+from generator.launch.logtext import md_code, one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from generator.catalog.model import ImageBuild
+    from generator.images.registry import Registry
+
+BUILT = "built"  # the entries' image_resolution: the image this run built
+MAX_PR = 10**9
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """One PR image to build and the entries that run on it."""
+
+    pr: int
+    head: str
+    repository: str
+    base: str  # pinned by digest (unless image resolution is off)
+    dockerfile: str
+    context: str
+    args: tuple[tuple[str, str], ...]
+    server_mode: str
+    cases: tuple[str, ...]
+    jobs: tuple[str, ...]
+
+    @property
+    def tag(self) -> str:
+        return f"pr-{self.pr}-{self.head[:12]}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "pr": self.pr,
+            "head": self.head,
+            "repository": self.repository,
+            "tag": self.tag,
+            "base": self.base,
+            "dockerfile": self.dockerfile,
+            "context": self.context,
+            "args": dict(self.args),
+            "server_mode": self.server_mode,
+            "cases": list(self.cases),
+            "jobs": list(self.jobs),
+        }
+
+
+def plan(
+    build: ImageBuild,
+    *,
+    pr: int,
+    head: str,
+    base: str,
+    cases: Iterable[str],
+    jobs: Iterable[str],
+) -> Plan:
+    """The plan for PR `pr` at commit `head`, on `base` (the build's base as pinned)."""
+    if not 1 <= pr <= MAX_PR:
+        msg = f"pull request number {pr} is not one GitHub gives"
+        raise SelectionError(msg)
+    return Plan(
+        pr=pr,
+        head=head,
+        repository=build.repository,
+        base=base,
+        dockerfile=build.dockerfile,
+        context=build.context,
+        args=build.args,
+        server_mode=build.server_mode,
+        cases=tuple(cases),
+        jobs=tuple(jobs),
+    )
+
+
+def read_plan(text: str) -> Plan:
+    """The select job's `build` output back as a plan (SelectionError when it is none)."""
+    try:
+        raw = json.loads(text)
+        found = Plan(
+            pr=int(raw["pr"]),
+            head=str(raw["head"]),
+            repository=str(raw["repository"]),
+            base=str(raw["base"]),
+            dockerfile=str(raw["dockerfile"]),
+            context=str(raw["context"]),
+            args=tuple((str(k), str(v)) for k, v in dict(raw["args"]).items()),
+            server_mode=str(raw["server_mode"]),
+            cases=tuple(str(i) for i in raw["cases"]),
+            jobs=tuple(str(i) for i in raw["jobs"]),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        msg = f"the build plan is not the select job's ({one_line(str(exc))})"
+        raise SelectionError(msg) from None
+    if found.tag != raw.get("tag"):
+        msg = f"the build plan's tag {one_line(str(raw.get('tag')))!r} is not {found.tag!r}"
+        raise SelectionError(msg)
+    return found
+
+
+def provenance(p: Plan) -> dict[str, Any]:
+    """What an entry (and so each record) says of the image it runs: built for PR `pr`
+    from its head commit on the base image, pinned."""
+    return {"pr": p.pr, "head": p.head, "base": p.base, "dockerfile": p.dockerfile}
+
+
+def apply(
+    p: Plan,
+    digest: str,
+    matrices: Iterable[Mapping[str, Any]],
+    client: Registry | None,
+) -> list[dict[str, Any]]:
+    """Each matrix with the plan's entries on `repository@digest`, once the registry
+    shows the plan's tag at that digest (skipped when resolution is off: `client` None)."""
+    if not DIGEST_RE.fullmatch(digest):
+        msg = f"the builder reported {one_line(digest)!r}, not a sha256 digest"
+        raise SelectionError(msg)
+    pushed = f"{p.repository}:{p.tag}"
+    if client is not None:
+        try:
+            found = client.digest(parse_reference(pushed), p.tag)
+        except (RegistryError, ImageError) as exc:
+            msg = f"{pushed}: {exc.message}"
+            raise SelectionError(msg) from None
+        if found != digest:
+            msg = f"{pushed} is {found} in the registry, not the {digest} the builder pushed"
+            raise SelectionError(msg)
+    ids = {*p.cases, *p.jobs}
+    fields = {
+        "image": f"{p.repository}@{digest}",
+        "image_requested": pushed,
+        "image_tag": p.tag,
+        "image_digest": digest,
+        "image_resolution": BUILT,
+        "image_build": provenance(p),
+    }
+    out = []
+    for matrix in matrices:
+        entries = [
+            {**e, **fields} if e.get("id") in ids and e.get("server_mode") == p.server_mode else e
+            for e in matrix.get("include", [])
+        ]
+        out.append({**matrix, "include": entries})
+    return out
+
+
+def summary_markdown(p: Plan, *, runner: str | None = None, digest: str | None = None) -> str:
+    """The step summary's block: what is built, where, on what, and what runs on it."""
+    pinned = "pinned by digest" if is_pinned(p.base) else "not pinned: image resolution is off"
+    where = f"`{p.repository}@{digest}`" if digest else md_code(f"{p.repository}:{p.tag}")
+    lines = [
+        "### The pull request's image",
+        "",
+        (
+            f"PR #{p.pr}'s {md_code(p.dockerfile)} at {md_code(p.head)}, built"
+            + (f" on the builder {md_code(runner)}" if runner else "")
+            + f" over {md_code(p.context)} on the base "
+            f"{md_code(p.base)} ({pinned}), pushed as {where}."
+        ),
+    ]
+    if p.args:
+        lines += ["", "Build arguments: " + ", ".join(md_code(f"{k}={v}") for k, v in p.args)]
+    lines += [
+        "",
+        f"Run on it: {len(p.cases)} accuracy case(s) and {len(p.jobs)} benchmark job(s)"
+        + (": " + ", ".join(md_code(i) for i in (*p.cases, *p.jobs)) if p.cases or p.jobs else "."),
+        "",
+    ]
+    return "\n".join(lines) + "\n"
