@@ -269,6 +269,32 @@ def compare_cmd(
     run_at_root(ctx, work)
 
 
+@results_group.command(name="replay")
+@history_option
+@policy_option
+@json_option
+@click.pass_context
+def replay_cmd(ctx: click.Context, history: Path, policy_path: Path | None, as_json: bool) -> None:
+    """Judge every admitted run of the history again from its data alone (the runs before
+    it, its night's A/B outcome) and compare with the verdicts its night wrote; exit 1
+    when one differs."""
+    from generator.results.replay import replay_history
+
+    def work(root: Path) -> int:
+        policy, source = policy_for(root, policy_path)
+        found = replay_history(history, policy, source)
+        if as_json:
+            sys.stdout.write(dumps([r.as_dict() for r in found]))
+        else:
+            for r in found:
+                said = "same" if r.same else "differs: " + "; ".join(r.differences)
+                click.echo(f"{r.run}: {one_line(said)}")
+            click.echo(f"replayed {len(found)} runs: {sum(not r.same for r in found)} differ")
+        return 0 if all(r.same for r in found) else 1
+
+    run_at_root(ctx, work)
+
+
 @results_group.command(name="report")
 @history_option
 @click.option(

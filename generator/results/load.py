@@ -104,13 +104,15 @@ def open_store(
     newest: int | None = None,
     covering: int | None = None,
     broken: Mapping[str, Problem] | None = None,
+    before: str | None = None,
 ) -> Store:
     """A Store with the runs of `history` and the run made of the `current` directories
     (named `name`, as the history names it, else by its directory).
     With `newest`, only the runs that started last; with `covering`, the history runs
     newest first (by name: an admitted run's name starts with its time) until each
     config of the current run, on its runner label and image family, has `covering`
-    runs with a valid point, or the history ends."""
+    runs with a valid point, or the history ends; with `before`, only the runs whose
+    names sort before it (admitted names start with the run's time)."""
     store = Store()
     own = None
     if current:
@@ -120,6 +122,8 @@ def open_store(
         own = run.name
     if history is not None:
         dirs = history_dirs(history, exclude=own)
+        if before is not None:  # the history as it was when run `before` was judged
+            dirs = [d for d in dirs if d.name < before]
         runs = [history_run(d, use_compact=d.name not in (broken or {})) for d in dirs]
         store.problems.extend((broken or {}).values())
         if covering is not None:

@@ -17,7 +17,7 @@ def policy(text: str) -> Confirm:
 
 
 def test_without_the_key_nothing_is_confirmed_and_no_issue_is_kept() -> None:
-    confirm = policy("regression:\n  runs: 7\n")
+    confirm = policy("regression:\n  window: 30\n")
     assert confirm == Confirm()
     assert (confirm.enabled, confirm.issues) == (False, False)
     assert (confirm.repeats, confirm.max_jobs, confirm.steps) == (3, 2, 4)
@@ -53,7 +53,7 @@ def test_given_knobs_replace_the_defaults() -> None:
             "b.yaml:3: regression.confirm.enabled: 'yes please' is not of type 'boolean'",
         ),
         (
-            "regression:\n  runs: 7\n  confirm:\n    level: 1\n",
+            "regression:\n  window: 30\n  confirm:\n    level: 1\n",
             "b.yaml:4: regression.confirm.level: 1 is greater than or equal to the maximum of 1",
         ),
         (
