@@ -84,18 +84,10 @@ class Verdicts:
     # (server key, isl, osl, concurrency) -> metric -> relative change of the point
     point_changes: dict[tuple[Any, ...], dict[str, float]]
 
-    def new_suspected(self) -> list[Event]:
-        """Events first seen on this run and not yet confirmed: what an A/B is for."""
-        return [
-            e
-            for e in self.events
-            if is_new_suspected(e.state, e.first_bad_run, self.current, e.runs)
-        ]
-
-
-def is_new_suspected(state: str, first_bad_run: str | None, current: str | None, runs: int) -> bool:
-    """Whether an event is first seen on the current run and not yet confirmed."""
-    return state == SUSPECTED and (first_bad_run == current or runs <= 1)
+    def suspected(self) -> list[Event]:
+        """Events suspected and not yet confirmed: each gets an A/B, again every night it stays
+        suspected (its image A from before its first bad run)."""
+        return [e for e in self.events if e.state == SUSPECTED]
 
 
 def _server(data: dict[str, Any], config: str) -> Server:

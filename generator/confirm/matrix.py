@@ -172,7 +172,7 @@ def build(
     def skip(event: Event, reason: str) -> None:
         skipped.append(Skipped(event=event.id, config=event.server.config, reason=reason))
 
-    for event in sorted(verdicts.new_suspected(), key=lambda e: (-_size(e), e.id)):
+    for event in sorted(verdicts.suspected(), key=lambda e: (-_size(e), e.id)):
         job = _job_for(event, jobs)
         if job is None:
             skip(event, "no job of this run serves it")

@@ -516,7 +516,7 @@ def test_the_events_feed_the_ab_confirmation_and_the_summary(tmp_path: Path) -> 
     current(tmp_path, {DROP: Shape(throughput=0.9)})
     _, data = compare(tmp_path)
     found = parse(data, "verdicts")
-    [new] = found.new_suspected()
+    [new] = found.suspected()
     assert new.server.key() == ("ds-fp8-tp8", "fp-ds-fp8-tp8", "mi355-8gpu", "rocm/sgl-dev")
     assert [p.label for p in new.points] == ["1024x1024 c16"]
     assert new.changes["output_throughput_per_gpu"].change == pytest.approx(-0.1, abs=0.03)
