@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+OTAVA := .venv-otava/.installed
 
 .PHONY: workflows check lint test unit lint-code lint-workflows bench clean system-packages flag-tables lock
 
@@ -67,12 +68,22 @@ test: system-packages $(STAMP) lint-code check
 
 ## The generator's own speed and the results commands' at a year of history (not part of
 ## `make test`), the current sources byte-compiled.
-bench: $(STAMP)
+bench: $(STAMP) $(OTAVA)
 	$(BIN)/python -m compileall -q generator
 	$(BIN)/python bench/bench_generator.py
 	$(BIN)/python bench/bench_results.py
 	$(BIN)/python bench/bench_confirm.py
 	$(BIN)/python bench/bench_verdicts.py
 
+# Apache Otava, the change-point detector the verdicts are measured against in `make bench`,
+# in an environment of its own: it pins a numpy and a scipy other than the project's. Its
+# analysis module needs only those two (the rest of its requirements serve its
+# database and Slack integrations, which the bench does not use).
+$(OTAVA):
+	$(PYTHON) -m venv .venv-otava
+	.venv-otava/bin/pip install --quiet --disable-pip-version-check --no-deps \
+		apache-otava==0.8.0 numpy==2.2.6 scipy==1.16.3
+	touch $(OTAVA)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-otava .pytest_cache .mypy_cache .ruff_cache

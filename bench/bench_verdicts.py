@@ -12,9 +12,14 @@ gets an A/B that night (at most `confirm.max_jobs` a night), modelled as
 bench_confirm.py's restart mode measures a job (K = 3), judged one-sided on its own
 standard error (AB_Z), confirmed or cleared, else left to the runs.
 
-Beside the rule: E-Divisive (signal-processing-algorithms, the change-point library the
-project depends on) on each config's level series, a change confirmed when the last
-change point lies in the last LAST runs with the segment after it worse than before.
+Beside the rule, on the held-out sets, on each config's level series (the median over its
+points of log throughput) night by night over the last 2 x `window` runs: Apache Otava
+(bench/otava_nightly.py, in .venv-otava) and E-Divisive (signal-processing-algorithms),
+a change confirmed when a change point lies in the last LAST runs with the runs after it
+worse. Otava's change points carry p-values: its threshold is set where its false
+confirmations per 1000 clean point-nights match the rule's own (history only) on the same
+histories, the most favourable threshold it could be given; E-Divisive runs at its
+permutation test's 5%, its false confirmations printed beside.
 
     python bench/bench_verdicts.py [--quick] [--workers N]
 
@@ -35,9 +40,11 @@ Figures (CV 3%):
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -72,7 +79,9 @@ CV = 0.03
 AB_SD = 0.014  # restart mode, K = 3: the A/B estimate's standard deviation (bench_confirm.py)
 AB_Z = 2.0  # one-sided: confirmed beyond, cleared below AB_CLEAR, else inconclusive
 AB_CLEAR = 1.0
-LAST = 4  # E-Divisive: a change point in the last LAST runs
+LAST = 4  # Otava, E-Divisive: a change point in the last LAST runs
+OTAVA = ROOT / ".venv-otava" / "bin" / "python"
+OTAVA_PVALUE = 0.05  # Otava's own threshold; stricter ones keep the nights below them
 SETS = {
     # name: (generator, seeds); the constants were chosen on "tuning".
     "tuning (generator 1, seeds 1-6)": ("a", range(1, 7)),
@@ -127,6 +136,9 @@ class Tally:
     drift_ok: dict[str, bool] = field(default_factory=dict)
     edivisive_at: dict[str, int] = field(default_factory=dict)
     edivisive_false: int = 0
+    # Otava: per config-run (p-value or None, clean, points, the injection active and the
+    # config's runs since it began)
+    otava: list[tuple[float | None, bool, int, str | None, int]] = field(default_factory=list)
     seconds: float = 0.0
 
     def merge(self, other: Tally) -> None:
@@ -175,7 +187,9 @@ def _edivisive(levels: list[float]) -> bool:
     )
 
 
-def judge_history(h: History, policy: Policy, *, with_ab: bool, seed: int) -> Tally:
+def judge_history(
+    h: History, policy: Policy, *, with_ab: bool, seed: int, baselines: bool
+) -> Tally:
     """Every run of every config of `h`, judged as its night would."""
     rng = random.Random(seed)
     started = time.monotonic()
@@ -191,6 +205,8 @@ def judge_history(h: History, policy: Policy, *, with_ab: bool, seed: int) -> Ta
     depth = policy.history + 1
     outcomes: dict[str, dict[str, str]] = {}
     where: dict[tuple[str, str], int] = {}  # (config, run) -> the config's run index
+    levels: dict[str, list[float]] = defaultdict(list)  # each config's level, run by run
+    nights: dict[str, list[tuple[bool, int, str | None, int]]] = defaultdict(list)
     for run in h.runs:
         if run.kind != "benchmark" or not run.configs:
             continue
@@ -251,21 +267,42 @@ def judge_history(h: History, policy: Policy, *, with_ab: bool, seed: int) -> Ta
                     if mine.kind == "drift":
                         size = math.exp(mine.effect(cr.index, h.specs[name].points[0])) - 1
                         t.drift_ok.setdefault(mine.id, size > -0.05)
-            levels = _levels(series)
-            if len(levels) >= 8 and _edivisive(levels):
-                hit = next((i for i in injections if i.active(cr.index)), None)
+            if not baselines:
+                continue
+            hit = next((i for i in injections if i.active(cr.index)), None)
+            delay = k - first_measured.get(hit.id, k) if hit else 0
+            points = sum(v is not None for v in cr.values.values())
+            levels[name].append(_levels(series)[-1])
+            nights[name].append((not active, points, hit.id if hit else None, delay))
+            if _edivisive(_levels(series)):
                 if hit is None:
                     t.edivisive_false += not active
                 else:
-                    t.edivisive_at.setdefault(hit.id, k - first_measured.get(hit.id, k))
+                    t.edivisive_at.setdefault(hit.id, delay)
         t.clean_runs += clean_run
         t.clean_red += clean_run and red
     t.outliers_confirmed = sum(len(outliers[key]) for key in caught)
     for inj in h.injections:
         if inj.kind == "drift":
             t.drift_ok.setdefault(inj.id, False)
+    if baselines:
+        found = _otava(levels, depth)
+        for name, flags in found.items():
+            for p, (clean, points, hit, delay) in zip(flags, nights[name], strict=True):
+                t.otava.append((p, clean, points, hit, delay))
     t.seconds = time.monotonic() - started
     return t
+
+
+def _otava(levels: dict[str, list[float]], window: int) -> dict[str, list[float | None]]:
+    """Otava's p-value per config-run (bench/otava_nightly.py in its own environment)."""
+    request = {"window": window, "last": LAST, "max_pvalue": OTAVA_PVALUE, "series": levels}
+    done = subprocess.run(
+        [str(OTAVA), str(ROOT / "bench" / "otava_nightly.py")],
+        input=json.dumps(request), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found: dict[str, list[float | None]] = json.loads(done.stdout)
+    return found
 
 
 def _levels(series: ServerSeries) -> list[float]:
@@ -309,14 +346,14 @@ def _ab(
     return "inconclusive"
 
 
-def run_set(args: tuple[str, int, bool, Policy]) -> Tally:
-    gen, seed, with_ab, policy = args
+def run_set(args: tuple[str, int, bool, bool, Policy]) -> Tally:
+    gen, seed, with_ab, baselines, policy = args
     specs = shipped_specs()
     if gen == "a":
         h = generate(specs, cv=CV, days=DAYS, seed=seed, inject=True)
     else:
         h = generate_b(specs, cv=CV, days=DAYS, seed=seed)
-    return judge_history(h, policy, with_ab=with_ab, seed=seed)
+    return judge_history(h, policy, with_ab=with_ab, seed=seed, baselines=baselines)
 
 
 def rate(
@@ -358,10 +395,48 @@ def rows(t: Tally) -> list[tuple[str, str]]:
             _pct(sum(t.drift_ok.get(i.id, False) for i in drifts), len(drifts)),
         ),
         ("A/B jobs per clean server-run", f"{t.ab_jobs / max(t.clean_server_runs, 1):.3f}"),
-        ("E-Divisive: -5% step within 4 runs", within(t.edivisive_at, "config", -0.05, 4)),
-        ("E-Divisive: -2% step within 7 runs", within(t.edivisive_at, "config", -0.02, 7)),
-        ("E-Divisive: false confirmations per 1000", f"{t.edivisive_false * per_1000:.2f}"),
         ("judged in (s)", f"{t.seconds:.0f}"),
+    ]
+
+
+def matched(t: Tally, allowed: int) -> tuple[float, dict[str, int], int]:
+    """Otava's threshold with at most `allowed` false confirmations (clean config-runs
+    flagged), the injections it confirmed (runs after their start) and its false count."""
+    clean = sorted(p for p, ok, _, _, _ in t.otava if ok and p is not None)
+    threshold = clean[allowed] if allowed < len(clean) else OTAVA_PVALUE * 1.01
+    found: dict[str, int] = {}
+    false = 0
+    for p, ok, _, hit, delay in t.otava:
+        if p is None or p >= threshold:
+            continue
+        if hit is not None:
+            found.setdefault(hit, delay)
+        false += ok
+    return threshold, found, false
+
+
+def baseline_rows(t: Tally) -> list[tuple[str, str]]:
+    """Otava at the rule's false-confirmation count, E-Divisive at its own 5%."""
+    if not t.otava:
+        return []
+    inj = t.injections
+    per_1000 = 1000 / max(t.clean_point_nights, 1)
+    threshold, found, false = matched(t, t.false_reports)
+
+    def within(at: dict[str, int], kind: str, size: float, runs: int) -> str:
+        return _pct(*rate(at, inj, kind, size, runs))
+
+    return [
+        (f"Otava (p < {threshold:.2g}): false alarms per 1000", f"{false * per_1000:.2f}"),
+        ("Otava: -5% step confirmed within 2 runs", within(found, "config", -0.05, 2)),
+        ("Otava: -5% step confirmed within 4 runs", within(found, "config", -0.05, 4)),
+        ("Otava: -10% one-point step within 2", within(found, "point", -0.10, 2)),
+        ("Otava: -2% step confirmed within 7 runs", within(found, "config", -0.02, 7)),
+        ("E-Divisive: false alarms per 1000", f"{t.edivisive_false * per_1000:.2f}"),
+        ("E-Divisive: -5% step within 2 runs", within(t.edivisive_at, "config", -0.05, 2)),
+        ("E-Divisive: -5% step within 4 runs", within(t.edivisive_at, "config", -0.05, 4)),
+        ("E-Divisive: -10% one-point step within 2", within(t.edivisive_at, "point", -0.10, 2)),
+        ("E-Divisive: -2% step within 7 runs", within(t.edivisive_at, "config", -0.02, 7)),
     ]
 
 
@@ -375,7 +450,8 @@ def main() -> int:
     print("## Verdicts on synthetic histories (CV 3%)\n")
     for with_ab in (False, True):
         for name, (gen, seeds) in sets.items():
-            jobs = [(gen, seed, with_ab, policy) for seed in seeds]
+            baselines = not with_ab and not name.startswith("tuning")
+            jobs = [(gen, seed, with_ab, baselines, policy) for seed in seeds]
             with multiprocessing.Pool(args.workers) as pool:
                 tallies = pool.map(run_set, jobs)
             total = Tally()
@@ -383,7 +459,8 @@ def main() -> int:
                 total.merge(t)
             label = f"{name}, {'with the A/B' if with_ab else 'history only'}"
             print(f"### {label}\n")
-            print("\n".join(f"- {what}: {value}" for what, value in rows(total)) + "\n", flush=True)
+            found = rows(total) + baseline_rows(total)
+            print("\n".join(f"- {what}: {value}" for what, value in found) + "\n", flush=True)
     return 0
 
 
