@@ -66,6 +66,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from history_b import generate_b  # noqa: E402
 from signal_processing_algorithms.energy_statistics import energy_statistics  # noqa: E402
+from verdict_ceiling import AB, ceiling  # noqa: E402
 from verdict_history import ConfigRun, ConfigSpec, History, Injection, generate  # noqa: E402
 
 from generator.catalog import load  # noqa: E402
@@ -139,6 +140,9 @@ class Tally:
     # Otava: per config-run (p-value or None, clean, points, the injection active and the
     # config's runs since it began)
     otava: list[tuple[float | None, bool, int, str | None, int]] = field(default_factory=list)
+    # the noise the history measured at its end: a config's level, one point's own
+    level_sd: list[float] = field(default_factory=list)
+    point_sd: list[float] = field(default_factory=list)
     seconds: float = 0.0
 
     def merge(self, other: Tally) -> None:
@@ -258,7 +262,13 @@ def judge_history(
                         caught.add((name, e.first_bad_run))
                     continue
                 onset = where.get((name, e.first_bad_run), -1)
-                if mine.start <= onset < mine.start + mine.length:
+                # A config-wide step's ids: the events of the whole server (half its points
+                # or more) that began within it; an event of one point inside it is that
+                # point's (an outlier at it, say), not the step told twice.
+                wide = 2 * len(e.points) >= len(h.specs[name].points)
+                if mine.start <= onset < mine.start + mine.length and (
+                    wide or mine.kind != "config"
+                ):
                     t.ids[mine.id].add(e.id)
                 delay = k - first_measured.get(mine.id, k)
                 t.suspected_at.setdefault(mine.id, delay)
@@ -285,11 +295,14 @@ def judge_history(
     for inj in h.injections:
         if inj.kind == "drift":
             t.drift_ok.setdefault(inj.id, False)
+    points = int(np.median([len(spec.points) for spec in h.specs.values()]))
+    t.level_sd.append(noise[THROUGHPUT].level(points))
+    t.point_sd.append(noise[THROUGHPUT].point)
     if baselines:
         found = _otava(levels, depth)
         for name, flags in found.items():
-            for p, (clean, points, hit, delay) in zip(flags, nights[name], strict=True):
-                t.otava.append((p, clean, points, hit, delay))
+            for p, (clean, points, which, delay) in zip(flags, nights[name], strict=True):
+                t.otava.append((p, clean, points, which, delay))
     t.seconds = time.monotonic() - started
     return t
 
@@ -356,7 +369,7 @@ def run_set(args: tuple[str, int, bool, bool, Policy]) -> Tally:
     return judge_history(h, policy, with_ab=with_ab, seed=seed, baselines=baselines)
 
 
-def rate(
+def rate_of(
     found: dict[str, int], injections: list[Injection], kind: str, size: float, within: int
 ) -> tuple[int, int]:
     chosen = [i for i in injections if i.kind == kind and abs(i.size - size) < 1e-9]
@@ -373,7 +386,7 @@ def rows(t: Tally) -> list[tuple[str, str]]:
     inj = t.injections
 
     def within(found: dict[str, int], kind: str, size: float, runs: int) -> str:
-        return _pct(*rate(found, inj, kind, size, runs))
+        return _pct(*rate_of(found, inj, kind, size, runs))
 
     steps = [i for i in inj if i.kind == "config"]
     ones = sum(1 for i in steps if len(t.ids.get(i.id, ())) == 1)
@@ -415,6 +428,35 @@ def matched(t: Tally, allowed: int) -> tuple[float, dict[str, int], int]:
     return threshold, found, false
 
 
+def oracle_rows(t: Tally, policy: Policy, *, with_ab: bool) -> list[tuple[str, str]]:
+    """The oracle (verdict_ceiling.py) at the rule's measured false rate, the rule's
+    figures as a share of its."""
+    rate = t.false_reports / max(t.clean_server_runs, 1)
+    ab = AB(suspect=policy.significance.suspect, sd=AB_SD, z=AB_Z) if with_ab else None
+    level_sd, point_sd = float(np.mean(t.level_sd)), float(np.mean(t.point_sd))
+    c = ceiling(max(rate, 1e-5), level_sd, point_sd, ab)
+    inj = t.injections
+
+    def share(kind: str, size: float, runs: int, bound: float) -> str:
+        hit, n = rate_of(t.confirmed_at, inj, kind, size, runs)
+        mine = hit / n if n else 0.0
+        return f"{100 * bound:.0f}% (the rule {mine / bound:.2f} x)" if bound else "-"
+
+    return [
+        (
+            (
+                f"oracle at {1000 * rate:.2f} false per 1000 server-runs (level sd "
+                f"{100 * level_sd:.2f}%, point sd {100 * point_sd:.2f}%, known)"
+            ),
+            f"threshold {c.c:.2f}",
+        ),
+        ("oracle: -5% step within 2 runs", share("config", -0.05, 2, c.five_2)),
+        ("oracle: -5% step within 4 runs", share("config", -0.05, 4, c.five_4)),
+        ("oracle: -10% one-point step within 2", share("point", -0.10, 2, c.point_2)),
+        ("oracle: -2% step within 7 runs", share("config", -0.02, 7, c.two_7)),
+    ]
+
+
 def baseline_rows(t: Tally) -> list[tuple[str, str]]:
     """Otava at the rule's false-confirmation count, E-Divisive at its own 5%."""
     if not t.otava:
@@ -424,7 +466,7 @@ def baseline_rows(t: Tally) -> list[tuple[str, str]]:
     threshold, found, false = matched(t, t.false_reports)
 
     def within(at: dict[str, int], kind: str, size: float, runs: int) -> str:
-        return _pct(*rate(at, inj, kind, size, runs))
+        return _pct(*rate_of(at, inj, kind, size, runs))
 
     return [
         (f"Otava (p < {threshold:.2g}): false alarms per 1000", f"{false * per_1000:.2f}"),
@@ -459,7 +501,8 @@ def main() -> int:
                 total.merge(t)
             label = f"{name}, {'with the A/B' if with_ab else 'history only'}"
             print(f"### {label}\n")
-            found = rows(total) + baseline_rows(total)
+            found = rows(total) + oracle_rows(total, policy, with_ab=with_ab)
+            found += baseline_rows(total)
             print("\n".join(f"- {what}: {value}" for what, value in found) + "\n", flush=True)
     return 0
 
