@@ -48,11 +48,13 @@ lint: $(STAMP)
 flag-tables: $(STAMP)
 	$(BIN)/python scripts/flag_tables.py --newest
 
-## Code quality: ruff and mypy --strict.
+## Code quality: ruff, mypy --strict and the import layers of generator/ (lint-imports,
+## the contracts under [tool.importlinter] in pyproject.toml).
 lint-code: $(STAMP)
 	$(BIN)/ruff check generator tests bench scripts
 	$(BIN)/ruff format --check generator tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## The Debian packages the tests need (docker-registry, skopeo, jq, chromium, chromium-driver):
 ## installed as root or with passwordless sudo, else one line saying what to do.
@@ -86,4 +88,4 @@ $(OTAVA):
 	touch $(OTAVA)
 
 clean:
-	rm -rf $(VENV) .venv-otava .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-otava .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

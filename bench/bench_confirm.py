@@ -37,6 +37,7 @@ NOISE = (  # (cv, launch, gpus)
 )
 POINTS = ("p1", "p2")
 MIN_CHANGE = 0.05
+LEVEL = 0.95  # regression.confirm.level's default: confirmed at z >= 1.645, one-sided
 
 
 def measure(
@@ -75,7 +76,7 @@ def measure(
 def trial(rng: random.Random, how: str, k: int, change: float, noise: tuple[float, ...]) -> str:
     measured = measure(rng, how, k, dict.fromkeys(POINTS, change), noise)
     rule = {"t": ab.Rule(higher_is_better=True, min_change=MIN_CHANGE)}
-    verdict, _ = ab.judge_step(measured, rule, 0.95)
+    verdict, _ = ab.judge_step(measured, rule, LEVEL, how, ab.DEFAULT_NOISE)
     return verdict
 
 
@@ -83,7 +84,8 @@ def main() -> int:
     rng = random.Random(2026)
     print(
         f"A/B verdicts over {TRIALS} synthetic jobs each (min_change {MIN_CHANGE:.0%}, "
-        f"level 95%, {len(POINTS)} points): confirmed / cleared / inconclusive, %"
+        f"level {LEVEL:.0%} one-sided, {len(POINTS)} points, judged with the default noise "
+        "model): confirmed / cleared / inconclusive, %"
     )
     print()
     header = " | ".join(f"{c:+.0%}" for c in CHANGES)

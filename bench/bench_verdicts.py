@@ -8,9 +8,10 @@ generators: verdict_history.py (the *tuning* generator: the policy's constants w
 on its seeds 1-6) and history_b.py (specified apart: heavier tails, a second runner,
 changes early in a config's life, a config that changes fingerprint), and unseen seeds of
 both. Each is judged history-only and with the A/B: every suspected, unconfirmed event
-gets an A/B that night (at most `confirm.max_jobs` a night), modelled as
-bench_confirm.py's restart mode measures a job (K = 3), judged one-sided on its own
-standard error (AB_Z), confirmed or cleared, else left to the runs.
+gets an A/B that night (at most `confirm.max_jobs` a night), measured as
+bench_confirm.py's restart mode measures a job (K = 3) and judged by the real verdict
+(generator/launch/ab.py, one-sided at the policy's level), confirmed or cleared, else left
+to the runs.
 
 Beside the rule, on the held-out sets, on each config's level series (the median over its
 points of log throughput) night by night over the last 2 x `window` runs: Apache Otava
@@ -64,22 +65,28 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import bench_confirm  # noqa: E402
 from history_b import generate_b  # noqa: E402
 from signal_processing_algorithms.energy_statistics import energy_statistics  # noqa: E402
 from verdict_ceiling import AB, ceiling  # noqa: E402
 from verdict_history import ConfigRun, ConfigSpec, History, Injection, generate  # noqa: E402
 
 from generator.catalog import load  # noqa: E402
+from generator.catalog.confirm import Confirm  # noqa: E402
 from generator.expand import expand  # noqa: E402
+from generator.launch import ab  # noqa: E402
 from generator.results.history import PointKey, RunInfo, Sample, ServerKey, ServerSeries  # noqa: E402
 from generator.verdicts.judge import history_noise, judge_server  # noqa: E402
 
 THROUGHPUT = "output_throughput_per_gpu"
 DAYS = 364
 CV = 0.03
-AB_SD = 0.014  # restart mode, K = 3: the A/B estimate's standard deviation (bench_confirm.py)
-AB_Z = 2.0  # one-sided: confirmed beyond, cleared below AB_CLEAR, else inconclusive
-AB_CLEAR = 1.0
+AB_NOISE = bench_confirm.NOISE[1]  # (cv, launch, GPUs): 2%, 1%, 1%
+# The oracle's A/B (verdict_ceiling.py): the standard deviation of the A/B's estimate of a
+# config-wide change (restart, K = 3, four points: sqrt((launch^2 + point^2 / 4) / 3)) and
+# the policy's one-sided z.
+AB_SD = ab.DEFAULT_NOISE.se(ab.RESTART, 4, Confirm().repeats)
+AB_Z = ab.z_of(Confirm().level)
 LAST = 4  # Otava, E-Divisive: a change point in the last LAST runs
 OTAVA = ROOT / ".venv-otava" / "bin" / "python"
 OTAVA_PVALUE = 0.05  # Otava's own threshold; stricter ones keep the nights below them
@@ -344,19 +351,22 @@ def _attributed(e: Event, injections: Sequence[Injection], now: int) -> Injectio
 def _ab(
     rng: random.Random, cr: ConfigRun, injections: Sequence[Injection], points: Sequence[PointKey]
 ) -> str:
-    """The modelled A/B of an event's points: B's true change against the image before the
-    event (throughput, log), measured with AB_SD, judged one-sided."""
-    effects = []
-    for p in points:
+    """The A/B of an event's points (at most `confirm.max_points`) against the image before
+    the event: B's true change at each point (throughput), measured as bench_confirm.py
+    measures a job (restart mode, K repeats, its middle noise row), judged by the real
+    verdict (generator/launch/ab.py) at the policy's level with the default noise model."""
+    conf = Confirm()
+    changes = {}
+    for p in list(points)[: conf.max_points]:
         raw = (p.isl, p.osl, p.concurrency)
-        effects.append(-sum(i.effect(cr.index, raw) for i in injections if i.kind != "fingerprint"))
-    true = float(np.mean(effects)) if effects else 0.0
-    z = (true + rng.gauss(0, AB_SD)) / AB_SD
-    if z >= AB_Z:
-        return "confirmed"
-    if z < AB_CLEAR:
-        return "cleared"
-    return "inconclusive"
+        effect = sum(i.effect(cr.index, raw) for i in injections if i.kind != "fingerprint")
+        changes[f"{p.isl}x{p.osl}c{p.concurrency}"] = math.expm1(effect)
+    if not changes:
+        return ab.INCONCLUSIVE
+    measured = bench_confirm.measure(rng, ab.RESTART, conf.repeats, changes, AB_NOISE)
+    rule = {"t": ab.Rule(higher_is_better=True, min_change=0.05)}
+    verdict, _ = ab.judge_step(measured, rule, conf.level, ab.RESTART, ab.DEFAULT_NOISE)
+    return verdict
 
 
 def run_set(args: tuple[str, int, bool, bool, Policy]) -> Tally:
@@ -432,9 +442,9 @@ def oracle_rows(t: Tally, policy: Policy, *, with_ab: bool) -> list[tuple[str, s
     """The oracle (verdict_ceiling.py) at the rule's measured false rate, the rule's
     figures as a share of its."""
     rate = t.false_reports / max(t.clean_server_runs, 1)
-    ab = AB(suspect=policy.significance.suspect, sd=AB_SD, z=AB_Z) if with_ab else None
+    model = AB(suspect=policy.significance.suspect, sd=AB_SD, z=AB_Z) if with_ab else None
     level_sd, point_sd = float(np.mean(t.level_sd)), float(np.mean(t.point_sd))
-    c = ceiling(max(rate, 1e-5), level_sd, point_sd, ab)
+    c = ceiling(max(rate, 1e-5), level_sd, point_sd, model)
     inj = t.injections
 
     def share(kind: str, size: float, runs: int, bound: float) -> str:

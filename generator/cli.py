@@ -37,7 +37,7 @@ from generator.plan_text import format_text as format_plan
 from generator.render import render
 from generator.render.drift import FIX, drift
 from generator.render.write import write_all
-from generator.results.cli import results_group
+from generator.report.cli import results_group
 from generator.summary import markdown, summary
 from generator.verify_cli import verify_group
 

@@ -60,6 +60,9 @@ class CheckFailed(SglangCIError):
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` when a close name exists, else ``."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    """` (did you mean 'x'?)` when a close name exists (case aside), else ``."""
+    spelled: dict[str, str] = {}
+    for choice in choices:
+        spelled.setdefault(choice.lower(), choice)
+    close = difflib.get_close_matches(word.lower(), list(spelled), n=1, cutoff=0.6)
+    return f" (did you mean '{spelled[close[0]]}'?)" if close else ""

@@ -44,7 +44,7 @@ IMAGE_KEYS = (
     "image_resolution",
     "image_build",
 )
-CALLERS = ("benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml")
+CALLERS = ("benchmark.yml", "accuracy-nightly.yml", "pr-gpu.yml", "ab-noise.yml")
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 

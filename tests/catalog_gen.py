@@ -121,7 +121,6 @@ def base_benchmark() -> dict[str, Any]:
         "server_modes": {
             "plain": {
                 "description": "The config's arguments with the tensor-parallel size in front.",
-                "args": {"--tensor-parallel-size": "{tp}"},
                 "image_repositories": ["docker.io/example/sglang"],
             },
             "mori": {
@@ -131,7 +130,6 @@ def base_benchmark() -> dict[str, Any]:
                 "precedence": "mode",
                 "variables": {"P": {"flag": "--chunked-prefill-size", "default": 196608}},
                 "args": {
-                    "--tensor-parallel-size": "{tp}",
                     "--chunked-prefill-size": "{P}",
                     "--mem-fraction-static": "0.8",
                 },

@@ -128,15 +128,18 @@ class AccuracyBuilder:
         levels = tuple(one_of(level, LEVELS) for level in raw["levels"])
         runner, level_runners = self._runners(raw["runner"], levels, [*path, "runner"])
         used: list[str] = []
-        extra_flags = r.items(
-            raw.get("args") or [], [*path, "args"], self.bench.arg_fragments, "args", used
+        twin = raw.get("benchmark")
+        own = None if twin is not None else build_parallel(raw["parallel"])
+        extra_flags = (
+            r.items(raw.get("args") or [], [*path, "args"], self.bench.arg_fragments, "args", used)
+            if own is None
+            else r.server_args(raw.get("args") or [], path, self.bench.arg_fragments, used, own)
         )
         extra_env = r.items(
             raw.get("env") or [], [*path, "env"], self.bench.env_fragments, "env", used
         )
         unset = tuple(str(u) for u in raw.get("unset_env", []))
-        twin = raw.get("benchmark")
-        if twin is not None:
+        if own is None:
             config = self.configs[
                 self._known(str(twin), self.configs, "benchmark config", [*path, "benchmark"])
             ]
@@ -155,7 +158,7 @@ class AccuracyBuilder:
             model = self.models[
                 self._known(str(raw["model"]), self.models, "model", [*path, "model"])
             ]
-            parallel, spec = build_parallel(raw["parallel"]), str(raw.get("spec", "none"))
+            parallel, spec = own, str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
         timeouts = dict(self.suites[suite].timeout_minutes)
         for j, level in enumerate(levels):

@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from generator.catalog.flags import merge_env, merge_flags
+from generator.catalog.flags import (
+    canonical,
+    merge_env,
+    merge_flags,
+    override_env,
+    override_flags,
+)
+from generator.catalog.layout import MARKER
 from generator.catalog.model import (
     CLIENT_VARIABLES,
     PACKINGS,
@@ -71,6 +78,9 @@ class BenchmarkBuilder:
         self.runners = {str(k): self._runner(str(k), v) for k, v in d["runners"].items()}
         self.models = build_models(r, d["models"])
         self.estimates = build_estimates(r, d["estimates"])
+        if MARKER in d["args"]:
+            msg = f"a fragment may not be named '{MARKER}': in an args list it places the layout"
+            raise r.fail(msg, ["args", MARKER])
         self.arg_fragments = {str(k): r.flags(v, ["args", k]) for k, v in d["args"].items()}
         for name, flags in self.arg_fragments.items():
             merge_flags(flags)
@@ -273,7 +283,7 @@ class BenchmarkBuilder:
             image_pattern=raw.get("image_pattern"),
             precedence=raw.get("precedence"),
             variables=tuple(variables),
-            args=merge_flags(self.r.flags(raw["args"], [*path, "args"])),
+            args=merge_flags(self.r.flags(raw.get("args") or {}, [*path, "args"])),
             env=self.r.env(raw.get("env") or {}, [*path, "env"]),
             spec_env=self.r.env(raw.get("spec_env") or {}, [*path, "spec_env"]),
             loc=self.r.loc(path),
@@ -331,9 +341,19 @@ class BenchmarkBuilder:
             [*path, "sampling"],
         )
         used: list[str] = []
-        flags: list[Flag] = r.items(raw["args"], [*path, "args"], self.arg_fragments, "args", used)
-        env: list[EnvVar] = r.items(
-            raw.get("env") or [], [*path, "env"], self.env_fragments, "env", used
+        parallel = build_parallel(raw["parallel"])
+        flags = self._at(
+            merge_flags,
+            r.server_args(raw["args"], path, self.arg_fragments, used, parallel),
+            [*path, "args"],
+        )
+        env = self._at(
+            merge_env,
+            r.items(raw.get("env") or [], [*path, "env"], self.env_fragments, "env", used),
+            [*path, "env"],
+        )
+        flags, env = self._override(
+            raw.get("override") or {}, flags, env, [*path, "override"], used
         )
         grid = self._grid(suite, raw.get("grid"), [*path, "grid"])
         cells = sum(len(concurrencies) for _, concurrencies in grid)
@@ -383,12 +403,12 @@ class BenchmarkBuilder:
             preset=str(raw.get("preset", raw["prefix"])),
             suite=suite.name,
             model=model,
-            parallel=build_parallel(raw["parallel"]),
+            parallel=parallel,
             spec=str(raw.get("spec", "none")),
             runner=runner,
             sampling=self.samplings[sampling],
-            args=self._at(merge_flags, flags, [*path, "args"]),
-            env=self._at(merge_env, env, [*path, "env"]),
+            args=flags,
+            env=env,
             grid=grid,
             per_pair=tuple(per_pair),
             fragments=tuple(used),
@@ -397,6 +417,34 @@ class BenchmarkBuilder:
             packing=one_of(raw.get("packing", PER_SERVER), PACKINGS),
             loc=r.loc(path),
         )
+
+    def _override(
+        self,
+        raw: Mapping[str, Any],
+        flags: tuple[Flag, ...],
+        env: tuple[EnvVar, ...],
+        path: list[str | int],
+        used: list[str],
+    ) -> tuple[tuple[Flag, ...], tuple[EnvVar, ...]]:
+        """A config's `override`: values that replace, in place and for every pair, ones
+        its args and env set (per_pair replaces them for one pair)."""
+        r = self.r
+        new_flags = merge_flags(
+            r.items(raw.get("args") or [], [*path, "args"], self.arg_fragments, "args", used)
+        )
+        new_env = merge_env(
+            r.items(raw.get("env") or [], [*path, "env"], self.env_fragments, "env", used)
+        )
+        for what, base, items in (("args", flags, new_flags), ("env", env, new_env)):
+            names = {canonical(b.name) for b in base}
+            for item in items:
+                if canonical(item.name) not in names:
+                    msg = (
+                        f"override: {item.name} is not set by the config's {what}, so there "
+                        f"is nothing to replace: write it in {what}"
+                    )
+                    raise CatalogError(msg, item.loc)
+        return override_flags(flags, new_flags), override_env(env, new_env)
 
     def _at(self, merge: Callable[[list[T]], R], items: list[T], path: list[str | int]) -> R:
         """Merge fragments; a conflict is reported at the list that combined them."""

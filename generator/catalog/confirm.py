@@ -22,7 +22,7 @@ class Confirm:
     repeats: int = 3  # K: each image measured K times at each point, interleaved
     max_jobs: int = 2  # A/B jobs per run at most (one per affected server)
     max_points: int = 4  # affected points measured per job at most, largest changes first
-    level: float = 0.95  # the bootstrap interval's confidence level
+    level: float = 0.95  # the t interval's confidence level
     bisect: bool = True  # name the first bad nightly between last good and current
     max_bisect_steps: int = 3  # more A/Bs per job at most (log2 of the candidates)
     issues: bool = False  # one tracking issue per confirmed event (gh, issues: write)

@@ -41,7 +41,7 @@ def merge_flags(flags: Iterable[Flag]) -> tuple[Flag, ...]:
             msg = (
                 f"{flag.name} is set to {_shown(first.values)} (line {first.loc.line}) and to "
                 f"{_shown(flag.values)} (line {flag.loc.line}); a flag is set once "
-                "(use per_pair to override)"
+                "(override: replaces it for every pair, per_pair: for one)"
             )
             raise CatalogError(msg, flag.loc)
     return tuple(out.values())
@@ -65,7 +65,7 @@ def merge_env(variables: Iterable[EnvVar]) -> tuple[EnvVar, ...]:
             msg = (
                 f"{var.name} is set to '{first.value}' (line {first.loc.line}) and to "
                 f"'{var.value}' (line {var.loc.line}); an env name is set once "
-                "(use per_pair to override)"
+                "(override: replaces it for every pair, per_pair: for one)"
             )
             raise CatalogError(msg, var.loc)
     return tuple(out.values())

@@ -115,13 +115,24 @@ class Estimates:
 
 @dataclass(frozen=True, kw_only=True)
 class Parallel:
+    """A server's layout (`parallel:`): the one source of its TP, DP, EP and DP-attention
+    flags (generator/catalog/layout.py)."""
+
     tp: int
     dp: int = 1
     ep: int = 1
+    dp_attention: bool = True  # with dp > 1: the DP ranks inside the TP ones
+
+    @property
+    def attention_dp(self) -> bool:
+        """Whether SGLang runs DP attention (it turns it off when dp is 1)."""
+        return self.dp > 1 and self.dp_attention
 
     @property
     def gpus(self) -> int:
-        return self.tp
+        """GPUs the server occupies: DP attention places the DP ranks inside the TP ones;
+        plain DP runs dp replicas of tp GPUs each."""
+        return self.tp if self.attention_dp else self.tp * self.dp
 
 
 @dataclass(frozen=True, kw_only=True)

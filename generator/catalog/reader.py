@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.catalog.model import EnvVar, Flag, Selector
+from generator.catalog.layout import MARKER, layout_flags, layout_problem
+from generator.catalog.model import EnvVar, Flag, Parallel, Selector
 from generator.catalog.upstream import SERVER, flag_problem
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
@@ -77,6 +78,9 @@ class Reader:
         for name, raw in mapping.items():
             at = [*path, name]
             flag = Flag(name=str(name), values=self.values(raw, at), loc=self.loc(at))
+            problem = layout_problem(flag.name) if parser == SERVER else None
+            if problem:
+                raise self.fail(problem, at)
             if parser == SERVER and flag.name in MODEL_FLAGS:
                 problem = next(filter(None, map(model_path_problem, flag.values)), None)
                 if problem:
@@ -102,11 +106,21 @@ class Reader:
         fragments: dict[str, Any],
         kind: str,
         used: list[str],
+        layout: tuple[Flag, ...] | None = None,
     ) -> list[Any]:
-        """Expand a list of fragment names and inline mappings into flags or env vars."""
+        """Expand a list of fragment names and inline mappings into flags or env vars; in a
+        config's or case's own args, `parallel` stands for the `layout` flags."""
         out: list[Any] = []
         for i, item in enumerate(raw):
-            if isinstance(item, str):
+            if item == MARKER and kind == "args":
+                if layout is None or raw.index(item) != i:
+                    msg = (
+                        "'parallel' places the layout's flags once, in the args of a config or "
+                        "of a case with a parallel: of its own"
+                    )
+                    raise self.fail(msg, [*path, i])
+                out.extend(layout)
+            elif isinstance(item, str):
                 if item not in fragments:
                     hint = did_you_mean(item, fragments)
                     msg = f"unknown {kind} fragment '{item}'{hint}"
@@ -118,6 +132,21 @@ class Reader:
             else:
                 out.extend(self.env(item, [*path, i]))
         return out
+
+    def server_args(
+        self,
+        raw: list[Any],
+        path: Sequence[str | int],
+        fragments: dict[str, Any],
+        used: list[str],
+        parallel: Parallel,
+    ) -> list[Flag]:
+        """The `args` of a config (or case) at `path`, with the flags its `parallel:` writes
+        (at that key's line): the tensor-parallel size first, then the DP, EP and
+        DP-attention flags where the list names `parallel`, else right after it."""
+        tp, rest = layout_flags(parallel, self.loc([*path, "parallel"]))
+        flags = self.items(raw, [*path, "args"], fragments, "args", used, layout=rest)
+        return [tp, *flags] if MARKER in raw else [tp, *rest, *flags]
 
     def selectors(
         self,

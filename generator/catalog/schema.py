@@ -11,6 +11,7 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
 
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
@@ -30,15 +31,37 @@ def _schema(name: str) -> dict[str, Any]:
 
 
 @functools.cache
-def validator(name: str) -> Draft202012Validator:
-    """The validator for one catalog kind (the two schemas refer to each other)."""
+def _registry() -> Registry[Any]:
+    """Both schemas, which refer to each other."""
     registry: Registry[Any] = Registry()
     for other in SCHEMAS:
         schema = _schema(other)
         resource = Resource.from_contents(schema)
         registry = registry.with_resource(f"{other}.schema.json", resource)
         registry = registry.with_resource(schema["$id"], resource)
-    return Draft202012Validator(_schema(name), registry=registry)
+    return registry
+
+
+@functools.cache
+def validator(name: str) -> Draft202012Validator:
+    """The validator for one catalog kind."""
+    return Draft202012Validator(_schema(name), registry=_registry())
+
+
+def _nested(name: str, key: str, properties: dict[str, Any]) -> str:
+    """` (did you mean 'parallel.tp'?)` when `key` belongs in one of the mappings the
+    object takes (a key written one level too high), else ``."""
+    for parent, schema in properties.items():
+        sub, resolver = schema, _registry().resolver(base_uri=_schema(name)["$id"])
+        try:
+            while isinstance(sub, dict) and "$ref" in sub:
+                resolved = resolver.lookup(sub["$ref"])
+                sub, resolver = resolved.contents, resolved.resolver
+        except Unresolvable:
+            continue
+        if isinstance(sub, dict) and key in sub.get("properties", {}):
+            return f" (did you mean '{parent}.{key}'?)"
+    return ""
 
 
 def validate(name: str, doc: object, shown: str) -> None:
@@ -55,7 +78,9 @@ def validate(name: str, doc: object, shown: str) -> None:
         extra = [k for k in error.instance if k not in allowed]
         if extra:
             path.append(extra[0])
-            message = f"unknown key '{extra[0]}'{did_you_mean(str(extra[0]), allowed)}"
+            key = str(extra[0])
+            hint = did_you_mean(key, allowed) or _nested(name, key, allowed)
+            message = f"unknown key '{key}'{hint}"
     msg = f"{_where(path)}{message}"
     raise CatalogError(msg, Loc(shown, line_of(doc, path)))
 

@@ -90,4 +90,9 @@ def build_estimates(r: Reader, raw: Mapping[str, Any]) -> Estimates:
 
 
 def build_parallel(raw: Mapping[str, Any]) -> Parallel:
-    return Parallel(tp=int(raw["tp"]), dp=int(raw.get("dp", 1)), ep=int(raw.get("ep", 1)))
+    return Parallel(
+        tp=int(raw["tp"]),
+        dp=int(raw.get("dp", 1)),
+        ep=int(raw.get("ep", 1)),
+        dp_attention=bool(raw.get("dp_attention", True)),
+    )

@@ -179,7 +179,7 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
             problem = f"{problem} {context}"
         if "duplicate key" in problem or "found duplicate key" in str(e):
             problem = f"duplicate key {_dup_key(str(e))}".rstrip()
-        msg = f"YAML error: {problem}"
+        msg = f"YAML error: {_plain(problem)}"
         raise CatalogError(msg, Loc(shown, line)) from e
     except ReaderError as e:
         # A character YAML does not allow in a document, at the line it is on.
@@ -194,6 +194,37 @@ def parse_mapping(text: str, shown: str) -> CommentedMap:
         msg = f"the top level must be a mapping, found {kind}"
         raise CatalogError(msg, Loc(shown, 1))
     return doc
+
+
+# The parser's words for the mistakes people make (the start of its problem, with the
+# context of an unclosed quote or bracket), and what they mean.
+_PLAIN = (
+    ("expected <block end>, but found '-'", (
+        "a list item ('-') among the keys of a mapping: indent it under a key, or write it as "
+        "a key")),
+    ("expected <block end>", (
+        "this line is indented differently from the lines before it: indent it as far as the "
+        "keys beside it, with spaces")),
+    ("mapping values are not allowed here", (
+        "a ':' where a value was expected: indent this line as far as the keys beside it, or "
+        "quote a value that holds ': '")),
+    ("could not find expected ':'", (
+        "a key without its ':', or a line indented as if it continued the one above")),
+    ("expected ',' or '}'", (
+        "a '{' opened on this line is not closed with '}', or its items are not separated by "
+        "','")),
+    ("expected ',' or ']'", (
+        "a '[' opened on this line is not closed with ']', or its items are not separated by "
+        "','")),
+    ("found character '\\t' that cannot start any token", "a tab: indent with spaces"),
+    ("found unexpected end of stream while scanning a quoted scalar", (
+        "a quote opened on this line is never closed")),
+)  # fmt: skip
+
+
+def _plain(problem: str) -> str:
+    """The parser's problem in plain words, when it is one people make."""
+    return next((words for start, words in _PLAIN if problem.startswith(start)), problem)
 
 
 def _dup_key(text: str) -> str:

@@ -1,8 +1,11 @@
 """`sglang-ci confirm ...`: click options only; generator/confirm does the work.
 
     matrix    the confirmation matrix of a run (JSON on stdout, the summary to --markdown)
+    aa        the A/A matrix of selected jobs: the A/B's own noise, measured on a runner label
+    noise     pool the A/A jobs' measured noise into the history (ab-noise/<label>.json)
     outcomes  the A/B jobs' outcomes from their documents, and compare's --confirmation file
-    issues    open, comment on and close the tracking issues (gh)
+    triage    the marks people left on the tracking issues (labels, commands), read through gh
+    issues    open, comment on, reopen and close the tracking issues (gh)
 
 Exit codes: 0 success; 1 gh failed; 2 bad input.
 """
@@ -18,7 +21,7 @@ import click
 
 from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
-from generator.confirm import events, issues, matrix, outcomes, tracked
+from generator.confirm import events, issues, matrix, noise, outcomes, tracked, triage, triaged
 from generator.context import run_at_root
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
@@ -102,6 +105,77 @@ def matrix_cmd(
     run_at_root(ctx, work)
 
 
+@confirm_group.command(name="aa")
+@click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
+              help="The selected jobs (sglang-ci dispatch benchmark's matrix).")  # fmt: skip
+@policy_option
+@click.pass_context
+def aa_cmd(ctx: click.Context, matrices: tuple[Path, ...], policy_path: Path | None) -> None:
+    """The A/A matrix: each selected job's image on both sides of its confirmation job,
+    restarting, to measure the A/B's own noise on its runner label (JSON on stdout)."""
+
+    def work(root: Path) -> int:
+        policy, _ = policy_for(root, policy_path)
+        catalog = load_catalog(root)
+
+        def derive(entry: Mapping[str, Any]) -> dict[str, Any]:
+            return job_for(catalog, entry, "this checkout", named=False)
+
+        entries = matrix.aa_entries(_entries(matrices), policy, derive)
+        sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
+        return 0
+
+    run_at_root(ctx, work)
+
+
+@confirm_group.command(name="noise")
+@click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
+              help="The A/A matrix (sglang-ci confirm aa).")  # fmt: skip
+@click.option("--results", type=_dir, required=True, help="Where the A/A jobs' results are.")
+@click.option("--history", type=_dir, required=True, help="History directory (its runs).")
+@click.option("--run", "run_name", required=True, help="The A/A run's name (its GitHub run).")
+@click.pass_context
+def noise_cmd(
+    ctx: click.Context, matrices: tuple[Path, ...], results: Path, history: Path, run_name: str
+) -> None:
+    """Pool each A/A job's measured noise into its runner label's file beside the
+    history's runs (ab-noise/<label>.json), which later A/Bs on that label are judged
+    with; one line per label on stdout."""
+
+    def work(_root: Path) -> int:
+        try:
+            entries = [check_confirmation(e, "matrix") for e in _entries(matrices)]
+        except InputError as exc:
+            raise ResultsError(str(exc)) from exc
+        docs = outcomes.documents(results) if results.is_dir() else []
+        lines = []
+        for entry in entries:
+            conf = entry["confirmation"]
+            if conf["a"]["image_digest"] != conf["b"]["image_digest"]:
+                msg = f"matrix: {entry['id']} is an A/B of two images, not an A/A"
+                raise ResultsError(msg)
+            mine = [
+                d
+                for d in docs
+                if d.get("job_id") == entry["id"] and d.get("event") == conf["event"]
+            ]
+            found = noise.sums([outcomes.measurement(d) for d in outcomes.latest(mine)])
+            measured = {"run": run_name, "job_id": entry["id"], **found}
+            path, data = noise.add(history, str(entry["runner"]), measured)
+            noise.save(path, data)
+            got = data["noise"]
+            shown = (
+                "not yet measurable (too few points or repeats)"
+                if got is None
+                else f"launch {got['launch']:.4f}, point {got['point']:.4f} ({got['source']})"
+            )
+            lines.append(f"{path}: {shown}")
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0
+
+    run_at_root(ctx, work)
+
+
 @confirm_group.command(name="outcomes")
 @click.option("--matrix", "matrices", type=_file, multiple=True, required=True,
               help="The confirmation matrix the run emitted.")  # fmt: skip
@@ -138,12 +212,83 @@ def outcomes_cmd(
     run_at_root(ctx, work)
 
 
+bot_option = click.option(
+    "--bot",
+    default=issues.BOT,
+    show_default=True,
+    help="The login gh names as the author of the issues this workflow's token opens: only "
+    "its issues are tracking issues.",
+)
+
+
+def _warn(line: str) -> None:
+    click.echo(f"warning: {line}", err=True)
+
+
+@confirm_group.command(name="triage")
+@click.option("--verdicts", type=_file, required=True, help="The run's compare JSON.")
+@click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
+@click.option("--out", type=_file, required=True, help="Write the marks to a .json file.")
+@bot_option
+@policy_option
+@click.pass_context
+def triage_cmd(
+    ctx: click.Context,
+    verdicts: Path,
+    repo: str,
+    out: Path,
+    bot: str,
+    policy_path: Path | None,
+) -> None:
+    """The triage marks (acknowledged, invalid, fixed) people left on the tracking issues of
+    the run's events and on every open one; written even when gh fails (with its error)."""
+
+    def work(root: Path) -> int:
+        check_file(out, JSON, "confirm triage")
+        policy, _ = policy_for(root, policy_path)
+        found = events.load(verdicts)
+        marks: list[triage.Mark] = []
+        error: str | None = None
+        try:
+            if policy.confirm.issues:
+                gh = issues.Gh(repo)
+                listed = issues.issues(
+                    gh,
+                    policy.confirm.issue_label,
+                    {e.id for e in found.events},
+                    bot=bot,
+                    servers=frozenset(e.server.key() for e in found.events),
+                    open_issues=True,
+                    warn=_warn,
+                )
+                marks = triage.marks(listed, lambda n: gh.api_list(f"issues/{n}/events"), _warn)
+                for m in triage.newest(marks).values():
+                    click.echo(f"{m.event} (#{m.issue}): {m.text}")
+            return 0
+        except issues.IssueError as exc:
+            error = str(exc)
+            raise
+        finally:
+            doc = {**triage.document(found.current, marks), "error": error}
+            write_file(out, dumps(doc), JSON, "confirm triage")
+
+    run_at_root(ctx, work)
+
+
 @confirm_group.command(name="issues")
 @click.option("--verdicts", type=_file, required=True, help="The run's final compare JSON.")
 @click.option("--outcomes", "outcomes_path", type=_file, help="`confirm outcomes --json` output.")
 @click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
 @click.option("--run-url", default=None, help="The workflow run's URL, linked from the issues.")
 @click.option("--out", type=_file, help="Write what was done (event -> issue, action) to a .json.")
+@click.option(
+    "--triage",
+    "triage_path",
+    type=_file,
+    help="The run's triage marks (confirm triage --out): an event marked invalid or fixed "
+    "leaves its issue as the person left it.",
+)
+@bot_option
 @policy_option
 @click.pass_context
 def issues_cmd(
@@ -153,9 +298,11 @@ def issues_cmd(
     repo: str,
     run_url: str | None,
     out: Path | None,
+    triage_path: Path | None,
+    bot: str,
     policy_path: Path | None,
 ) -> None:
-    """Open, comment on and close one tracking issue per confirmed event (gh)."""
+    """Open, comment on, reopen and close one tracking issue per confirmed event (gh)."""
 
     def work(root: Path) -> int:
         if out is not None:
@@ -164,6 +311,8 @@ def issues_cmd(
         found = events.load(verdicts)
         enabled = policy.confirm.issues
         known = outcomes.load(outcomes_path) if outcomes_path and enabled else {}
+        marks = triage.newest(triaged.load(triage_path) if triage_path else [])
+        settled = frozenset(e for e, m in marks.items() if m.state in triage.SETTLED)
         listed: list[issues.Issue] = []
         done: list[tracked.Tracked] = []
         error: str | None = None
@@ -173,9 +322,17 @@ def issues_cmd(
                 return 0
             gh = issues.Gh(repo)
             label = policy.confirm.issue_label
-            listed = issues.issues(gh, label, {e.id for e in found.events})
+            listed = issues.issues(
+                gh,
+                label,
+                {e.id for e in found.events},
+                bot=bot,
+                servers=frozenset(e.server.key() for e in found.events),
+                warn=_warn,
+            )
             run = issues.RunInfo(name=found.current, url=run_url)
-            for line in issues.apply(gh, issues.plan(found, known, listed, run), label, done):
+            actions = issues.plan(found, known, listed, run, settled)
+            for line in issues.apply(gh, actions, label, done):
                 click.echo(line)
             return 0
         except issues.IssueError as exc:

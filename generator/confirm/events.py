@@ -4,7 +4,7 @@ issues. Unknown keys are ignored; a missing key reads as empty."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from generator.catalog.regression import weight
@@ -83,6 +83,28 @@ class Verdicts:
     measured: frozenset[tuple[str, str | None, str | None, str | None]]
     # (server key, isl, osl, concurrency) -> metric -> relative change of the point
     point_changes: dict[tuple[Any, ...], dict[str, float]]
+    # (server key, isl, osl, concurrency) -> metric -> the point's value in this run
+    point_values: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
+    # (server key, isl, osl, concurrency) -> metric -> the metric's verdict in this run
+    point_verdicts: dict[tuple[Any, ...], dict[str, str]] = field(default_factory=dict)
+
+    def back(self, event: Event, metric: str) -> bool:
+        """Whether this run measured `metric` at every point of the event and judged it
+        `ok` or `improved` at each: the event is reported, its points are back."""
+        keys = [(event.server.key(), p.isl, p.osl, p.concurrency) for p in event.points]
+        found = [self.point_verdicts.get(k, {}).get(metric) for k in keys]
+        return bool(found) and all(v in ("ok", "improved") for v in found)
+
+    def tonight(self, event: Event, metric: str) -> list[tuple[Point, float | None, float]]:
+        """The event's points as this run measured them: (point, value, change) of
+        `metric`, for the points this run judged."""
+        out = []
+        for p in event.points:
+            key = (event.server.key(), p.isl, p.osl, p.concurrency)
+            change = self.point_changes.get(key, {}).get(metric)
+            if change is not None:
+                out.append((p, self.point_values.get(key, {}).get(metric), change))
+        return out
 
     def suspected(self) -> list[Event]:
         """Events suspected and not yet confirmed: each gets an A/B, again every night it stays
@@ -141,6 +163,8 @@ def parse(data: object, where: str) -> Verdicts:
     events = tuple(_event(e) for e in data.get("events") or () if isinstance(e, dict))
     measured = set()
     changes: dict[tuple[Any, ...], dict[str, float]] = {}
+    values: dict[tuple[Any, ...], dict[str, float]] = {}
+    verdicts: dict[tuple[Any, ...], dict[str, str]] = {}
     for p in data.get("points") or ():
         server = _server(p, str(p.get("config") or ""))
         if p.get("verdict") not in UNMEASURED:
@@ -151,11 +175,23 @@ def parse(data: object, where: str) -> Verdicts:
             for m, v in (p.get("metrics") or {}).items()
             if isinstance(v, dict) and isinstance(v.get("change"), int | float)
         }
+        values[key] = {
+            str(m): float(v["current"])
+            for m, v in (p.get("metrics") or {}).items()
+            if isinstance(v, dict) and isinstance(v.get("current"), int | float)
+        }
+        verdicts[key] = {
+            str(m): str(v["verdict"])
+            for m, v in (p.get("metrics") or {}).items()
+            if isinstance(v, dict) and isinstance(v.get("verdict"), str)
+        }
     return Verdicts(
         current=str(data.get("current") or ""),
         events=events,
         measured=frozenset(measured),
         point_changes=changes,
+        point_values=values,
+        point_verdicts=verdicts,
     )
 
 

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
+from generator.confirm import noise
 from generator.expand.rederive import NotDerived
 from generator.launch import ab, jsonread
 from generator.launch.abjob import SideImage
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
+from generator.results.record import ResultsError
 from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
@@ -225,10 +227,72 @@ def build(
                     "b": b,
                     "candidates": between,
                     "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
+                    **_noise(history, str(job["runner"])),
                 },
             }
         )
     return entries, skipped
+
+
+def _noise(history: Path, label: str) -> dict[str, Any]:
+    """The confirmation block's `noise`: what the A/As of the runner label measured
+    (noise.py); nothing when none did (the A/B takes ab.DEFAULT_NOISE)."""
+    found = noise.measured(history, label)
+    return {} if found is None else {"noise": found.as_dict()}
+
+
+def aa_entries(
+    jobs: Sequence[dict[str, Any]],
+    policy: Policy,
+    derive: Callable[[Mapping[str, Any]], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """An A/A per job of a selected matrix (`sglang-ci dispatch`): its first `max_points`
+    points on its image on both sides, as an A/B of the same catalogs would measure them
+    (noise.py); refused when a job's image is not pinned by digest."""
+    c = policy.confirm
+    entries = []
+    for job in jobs:
+        points = list(job["points"])[: c.max_points]
+        side = _side(
+            {
+                "requested": job.get("image_requested") or job["image"],
+                "tag": job.get("image_tag"),
+                "digest": job.get("image_digest"),
+                "pinned": job["image"] if "@sha256:" in job["image"] else None,
+            },
+            None,
+        )
+        if side is None:
+            msg = f"job {job['id']}: its image {job['image']} is not pinned by digest"
+            raise ResultsError(msg)
+        try:
+            derived = derive({**job, "points": points})
+        except NotDerived as e:
+            msg = f"job {job['id']}: no job of the catalogs measures its points: {e}"
+            raise ResultsError(msg) from e
+        entries.append(
+            {
+                **job,
+                **derived,
+                "timeout_minutes": _timeout(job, points, policy),
+                "confirmation": {
+                    "event": f"aa-{job['id']}",
+                    "repeats": c.repeats,
+                    "level": c.level,
+                    "metrics": {
+                        THROUGHPUT: {
+                            "higher_is_better": True,
+                            "min_change": policy.change(THROUGHPUT),
+                        }
+                    },
+                    "a": side,
+                    "b": side,
+                    "candidates": [],
+                    "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
+                },
+            }
+        )
+    return entries
 
 
 def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch import ab, jsonread
+from generator.launch.abjob import noise_of
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
@@ -99,6 +100,16 @@ def documents(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
+def measurement(doc: dict[str, Any]) -> ab.Measurement:
+    """One turn of an A/B from its document: its metrics when its record is valid."""
+    record = doc.get("record")
+    valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
+    metrics = record.get("metrics") if valid and isinstance(record, dict) else None
+    return ab.Measurement(
+        side=doc["side"], repeat=int(doc["repeat"]), point=doc["point"], metrics=metrics
+    )
+
+
 def _versions(record: dict[str, Any] | None) -> dict[str, str | None]:
     prov = (record or {}).get("provenance") or {}
     keys = ("sglang_version", "sglang_commit", "atom_version", "aiter_version", "rocm_version")
@@ -138,23 +149,22 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
         measured = []
         for d in found:
             record = d.get("record")
-            valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
-            metrics = record.get("metrics") if valid and isinstance(record, dict) else None
-            measured.append(
-                ab.Measurement(
-                    side=d["side"], repeat=int(d["repeat"]), point=d["point"], metrics=metrics
-                )
-            )
+            measured.append(measurement(d))
             digest = d["images"][d["side"]]["image_digest"]
             if isinstance(record, dict) and digest not in versions:
                 versions[digest] = _versions(record)
-        verdict, judgements = ab.judge_step(measured, _rules(entry), conf["level"])
+        how, noise = str(docs[0]["mode"]), noise_of(conf)
+        verdict, judgements = ab.judge_step(measured, _rules(entry), conf["level"], how, noise)
         per_point = tuple(
             (
                 point,
                 tuple(
                     ab.judge_step(
-                        [m for m in measured if m.point == point], _rules(entry), conf["level"]
+                        [m for m in measured if m.point == point],
+                        _rules(entry),
+                        conf["level"],
+                        how,
+                        noise,
                     )[1]
                 ),
             )
@@ -200,12 +210,12 @@ def collect(entries: Iterable[ConfirmationEntry], folder: Path | None) -> list[O
     for d in docs:
         grouped[(str(d.get("event")), str(d.get("job_id")))].append(d)
     return [
-        judge_entry(e, _latest(grouped.get((e["confirmation"]["event"], e["id"]), [])))
+        judge_entry(e, latest(grouped.get((e["confirmation"]["event"], e["id"]), [])))
         for e in entries
     ]
 
 
-def _latest(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def latest(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The documents of an A/B job's latest attempt (a job run again writes its turns
     again, under its attempt's artifact)."""
 

@@ -143,13 +143,16 @@ def find_preset(expanded: Expanded, name: str, suite: str | None = None) -> Sele
             f"choose suite {elsewhere[0]} (--suite {elsewhere[0]}), or a {suite} preset"
         )
         raise SelectionError(msg)
+    # Within its own kind: a suite's names and aliases, or (no suite) the presets' names,
+    # not another suite's short aliases ('all' of SGLang-Mesh for 'all-glm').
     known = [
         n
         for p in expanded.presets
         if suite is None or p.suite == suite
-        for n in (p.name, *p.aliases)
+        for n in (p.name, *(p.aliases if suite is not None else ()))
     ]
-    msg = f"unknown preset '{name}'{did_you_mean(name, known)}"
+    hint = did_you_mean(name, known) or "; `sglang-ci summary` lists the presets"
+    msg = f"unknown preset '{name}'{hint}"
     raise SelectionError(msg)
 
 

@@ -3,9 +3,8 @@ of a config's arguments, per-pair extras, and the environment."""
 
 from __future__ import annotations
 
-import re
-
 from generator.catalog.flags import argv, canonical, env_dict, override_env, override_flags
+from generator.catalog.layout import TP
 from generator.catalog.model import (
     SPEC_NONE,
     Case,
@@ -72,29 +71,14 @@ def disagreements(
     return out
 
 
-# A mode's value that only fills in a size of the config's `parallel:` field.
-_LAYOUT = re.compile(r"^\{(tp|dp|ep)\}$")
-
-
-def _layout_conflict(mode: ServerMode, template: Flag, flag: Flag, parallel: Parallel) -> str:
-    """When the mode's value is a size of `parallel:`, the config's flag contradicts its
-    own layout, not the mode: say so and where the size belongs."""
-    field = _LAYOUT.match(template.values[0]) if len(template.values) == 1 else None
-    if field is None:
-        return ""
-    size = getattr(parallel, field[1])
-    return (
-        f"{flag.name} {' '.join(flag.values)} contradicts parallel: {{{field[1]}: {size}}}, "
-        f"from which server mode '{mode.name}' writes {template.name} {size} in front of every "
-        f"command: remove {flag.name} from args and keep the size in parallel"
-    )
-
-
 def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) -> tuple[Flag, ...]:
-    """The mode's flags first, then the config's, each flag once: where both set one, the
-    declared precedence says whose value it takes."""
-    out: dict[str, Flag] = {canonical(f.name): f for f in mode_flags(mode, flags, parallel)}
-    templates = {canonical(f.name): f for f in mode.args}
+    """The config's tensor-parallel size first (it leads every command line), the mode's
+    flags, then the config's, each flag once: where the mode and the config both set one,
+    the declared precedence says whose value it takes."""
+    lead = [f for f in flags if canonical(f.name) == TP]
+    out: dict[str, Flag] = {
+        canonical(f.name): f for f in (*lead, *mode_flags(mode, flags, parallel))
+    }
     for flag in flags:
         key = canonical(flag.name)
         mine = out.get(key)
@@ -103,9 +87,6 @@ def apply_mode(mode: ServerMode, flags: tuple[Flag, ...], parallel: Parallel) ->
         elif mode.precedence == "config":
             out[key] = flag
         elif mode.precedence != "mode":
-            layout = _layout_conflict(mode, templates[key], flag, parallel)
-            if layout:
-                raise CatalogError(layout, flag.loc)
             raise _conflict(mode, mine.name, " ".join(mine.values), " ".join(flag.values), flag.loc)
     return tuple(out.values())
 

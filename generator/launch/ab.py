@@ -9,24 +9,36 @@ the layout leaves room for two servers on the runner's GPUs) each turn is one po
 one side: two server launches. Otherwise (`restart`) a side keeps its server for its
 turns in a row, which gives the blocks A | B B | A A | ... : K + 1 launches.
 
-**Verdict** of one metric: for each repeat, the mean over the points of log(B / A); a
-percentile bootstrap over the repeats (a fixed seed, so the same records give the same
-verdict) gives an interval of the geometric-mean ratio B / A. `confirmed` when the whole
-interval lies beyond the minimum change in the metric's bad direction, `cleared` when it
-lies entirely on the good side of it, else `inconclusive` (too noisy to tell: the event
-stays suspected and the next run decides). A job of several points also judges each
-point alone, so that a change at one point is not averaged away by the points that did
-not change: a job whose mean is cleared while one point alone is confirmed is
-inconclusive. One point's interval rests on its K pairs alone (with three repeats, about
-their range), so it neither confirms a job nor must clear one.
+**Verdict** of one metric: for each repeat, the mean over the points of log(B / A), w_r,
+counted positive in the metric's bad direction. Their mean over the K repeats is tested,
+one-sided, against no change: z = mean / se, confirmed when z >= z(level) (the normal
+quantile), cleared when the bound mean + z(level) x se still lies short of the metric's
+minimum change (whatever changed is too small to fail a run), else inconclusive (the event
+stays suspected and the next run decides). The minimum change decides what fails a run,
+not whether a real change is confirmed.
+
+The standard error comes from a noise model of two parts (`Noise`): a server launch's
+offset (`launch`, shared by every point a launch serves) and one point's own measurement
+(`point`). With n points and K repeats, restarting the servers (`restart`: the blocks
+A | B B | A A | ..., consecutive repeats sharing one launch),
+se^2 = (launch^2 (2K - 1) / K + point^2 / n) / K. With both servers up at once
+(`parallel`) one launch per side serves every repeat, each side on its own half of the
+GPUs: those offsets never average out, se^2 = 2 launch^2 + point^2 / (n K). The parts
+are what the A/As of the runner label measured (generator/confirm/noise.py, carried by
+the job), else DEFAULT_NOISE; when the K repeats spread more than the model says, their
+spread is used.
+A job of several points also judges each point alone, so that a change at one point is not
+averaged away by the points that did not change: a job whose mean is cleared while one
+point alone is confirmed is inconclusive; one point alone never confirms a job.
 """
 
 from __future__ import annotations
 
 import math
-import random
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,8 +47,43 @@ if TYPE_CHECKING:
 A, B = "A", "B"
 PARALLEL, RESTART = "parallel", "restart"
 CONFIRMED, CLEARED, INCONCLUSIVE = "confirmed", "cleared", "inconclusive"
-SEED = 21  # fixed: a verdict is a function of its measurements
-RESAMPLES = 4000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Noise:
+    """The A/B's noise on a log scale, per repeat and side pair: a launch's offset
+    (`launch`: the difference between two launches' offsets) and one point's measurement
+    (`point`: the difference of an A and a B measurement at one point, same launches)."""
+
+    launch: float
+    point: float
+    source: str  # where the figures come from: "default" or the A/A that measured them
+
+    def se(self, how: str, points: int, repeats: int, spread: float = 0.0) -> float:
+        """The standard error of the mean of `repeats` repeats' w over `points` points;
+        `spread`: the standard deviation the repeats' w showed (0: not measured)."""
+        per_repeat = self.point**2 / points
+        if how == PARALLEL:
+            # The two sides' launches, and the two halves of the runner's GPUs (taken as
+            # far apart as two launches): offsets that no repeat averages out.
+            return math.sqrt(2 * self.launch**2 + max(per_repeat, spread**2) / repeats)
+        # Restarting, the blocks A | B B | A A | ... give consecutive repeats one launch
+        # in common: the K repeats hold 2K launches, the middle ones serving two repeats.
+        launches = self.launch**2 * (2 * repeats - 1) / repeats
+        return math.sqrt(max(launches + per_repeat, spread**2) / repeats)
+
+    def as_dict(self) -> dict[str, float | str]:
+        return {"launch": self.launch, "point": self.point, "source": self.source}
+
+
+# Without an A/A of the runner label: bench/bench_confirm.py's noise model (a point's CV 2%,
+# a launch's 1%: sqrt(2) of each for a difference of two).
+DEFAULT_NOISE = Noise(launch=0.014, point=0.028, source="default")
+
+
+def z_of(level: float) -> float:
+    """The one-sided normal quantile of `level` (1.96 at 0.975)."""
+    return NormalDist().inv_cdf(level)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +140,8 @@ def launches(how: str, repeats: int) -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class Judgement:
-    """The verdict on one metric: the geometric-mean ratio B / A and its interval."""
+    """The verdict on one metric: the geometric-mean ratio B / A, its one-sided test and
+    the interval exp(mean log ratio +- z(level) se)."""
 
     metric: str
     verdict: str
@@ -103,7 +151,9 @@ class Judgement:
     level: float
     repeats: int  # repeats with at least one complete pair
     pairs: int
-    threshold: float  # the ratio B / A beyond which the change counts
+    threshold: float  # the ratio B / A beyond which the change fails a run
+    z: float | None = None  # the worsening in standard errors
+    se: float | None = None  # the standard error of the mean log ratio
     reason: str | None = None
     point: str | None = None  # one point's pairs alone; None: the mean over the points
 
@@ -120,8 +170,8 @@ def judge(
     higher_is_better: bool,
     min_change: float,
     level: float,
-    seed: int = SEED,
-    resamples: int = RESAMPLES,
+    how: str = RESTART,
+    noise: Noise = DEFAULT_NOISE,
 ) -> Judgement:
     """The verdict of (point, repeat) -> (A value, B value) pairs of one metric."""
     threshold = 1 - min_change if higher_is_better else 1 + min_change
@@ -131,40 +181,43 @@ def judge(
             by_repeat[repeat].append(math.log(b / a))
     means = [sum(v) / len(v) for _, v in sorted(by_repeat.items())]
     count = sum(len(v) for v in by_repeat.values())
-    if len(means) < 2:
-        reason = f"{len(means)} repeat(s) with a valid A and B value; 2 are needed"
-        return Judgement(
-            metric=metric,
-            level=level,
-            threshold=threshold,
-            verdict=INCONCLUSIVE,
-            ratio=math.exp(means[0]) if means else None,
-            low=None,
-            high=None,
-            repeats=len(means),
-            pairs=count,
-            reason=reason,
-        )
-    rng = random.Random(seed)
-    k = len(means)
-    boot = sorted(sum(rng.choices(means, k=k)) / k for _ in range(resamples))
-    tail = (1 - level) / 2
-    low = math.exp(boot[math.floor(tail * (resamples - 1))])
-    high = math.exp(boot[math.ceil((1 - tail) * (resamples - 1))])
-    if higher_is_better:
-        verdict = CONFIRMED if high < threshold else CLEARED if low > threshold else INCONCLUSIVE
-    else:
-        verdict = CONFIRMED if low > threshold else CLEARED if high < threshold else INCONCLUSIVE
-    return Judgement(
+    base = Judgement(
         metric=metric,
         level=level,
         threshold=threshold,
-        verdict=verdict,
-        ratio=math.exp(sum(means) / k),
-        low=low,
-        high=high,
-        repeats=k,
+        verdict=INCONCLUSIVE,
+        ratio=math.exp(means[0]) if means else None,
+        low=None,
+        high=None,
+        repeats=len(means),
         pairs=count,
+    )
+    if len(means) < 2:
+        reason = f"{len(means)} repeat(s) with a valid A and B value; 2 are needed"
+        return replace(base, reason=reason)
+    k = len(means)
+    mean = sum(means) / k
+    points = max(len({p for p, _ in pairs}), 1)
+    se = noise.se(how, points, k, statistics.stdev(means))
+    worse = -mean if higher_is_better else mean  # log scale, positive: worse
+    z = worse / se
+    bound = worse + z_of(level) * se
+    if z >= z_of(level):
+        verdict = CONFIRMED
+    elif bound < (-math.log(threshold) if higher_is_better else math.log(threshold)):
+        verdict = CLEARED
+    else:
+        verdict = INCONCLUSIVE
+    half = z_of(level) * se
+    return replace(
+        base,
+        verdict=verdict,
+        ratio=math.exp(mean),
+        low=math.exp(mean - half),
+        high=math.exp(mean + half),
+        repeats=k,
+        z=z,
+        se=se,
     )
 
 
@@ -198,10 +251,14 @@ class Measurement:
 
 
 def judge_step(
-    measured: Iterable[Measurement], rules: Mapping[str, Rule], level: float
+    measured: Iterable[Measurement],
+    rules: Mapping[str, Rule],
+    level: float,
+    how: str = RESTART,
+    noise: Noise = DEFAULT_NOISE,
 ) -> tuple[str, list[Judgement]]:
-    """The verdict of one A/B (every turn of it) on each metric in `rules` over its
-    points, then, with several points, at each point alone; and overall."""
+    """The verdict of one A/B (every turn of it, made `how`) on each metric in `rules`
+    over its points, then, with several points, at each point alone; and overall."""
     values: dict[tuple[str, str, int], Mapping[str, float | None]] = {}
     for m in measured:
         if m.metrics is not None:
@@ -229,6 +286,8 @@ def judge_step(
                 higher_is_better=rule.higher_is_better,
                 min_change=rule.min_change,
                 level=level,
+                how=how,
+                noise=noise,
             )
             judgements.append(replace(j, point=alone))
     return overall(judgements), judgements

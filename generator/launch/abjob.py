@@ -10,8 +10,9 @@ block, with `turns` set when both sides run at once; those jobs follow contract.
 from __future__ import annotations
 
 import re
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
+from generator.launch import ab
 from generator.launch.contract import JobEntry, check_job
 from generator.launch.errors import InputError
 
@@ -36,6 +37,14 @@ class MetricRule(TypedDict):
     min_change: float
 
 
+class NoiseFields(TypedDict):
+    """What an A/A of the runner label measured (ab.Noise)."""
+
+    launch: float
+    point: float
+    source: str
+
+
 class ConfirmationFields(TypedDict):
     event: str
     repeats: int
@@ -45,6 +54,7 @@ class ConfirmationFields(TypedDict):
     b: SideImage
     candidates: list[SideImage]  # the nightly images between a and b, oldest first
     max_bisect_steps: int
+    noise: NotRequired[NoiseFields]  # absent: ab.DEFAULT_NOISE
 
 
 class ConfirmationEntry(JobEntry):
@@ -124,4 +134,31 @@ def check_confirmation(data: dict[str, Any], where: str) -> ConfirmationEntry:
         raise InputError(msg)
     for index, candidate in enumerate(candidates):
         _side(candidate, f"{at}.candidates[{index}]")
+    noise = block.get("noise")
+    if noise is not None:
+        _noise(noise, f"{at}.noise")
     return cast("ConfirmationEntry", data)
+
+
+def _noise(data: object, where: str) -> None:
+    parts = ("launch", "point")
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("source"), str)
+        or not all(
+            isinstance(data.get(k), float | int)
+            and not isinstance(data.get(k), bool)
+            and 0 <= data[k] < 1
+            for k in parts
+        )
+    ):
+        msg = f"{where} must hold 'launch' and 'point' from 0 to below 1 and a 'source'"
+        raise InputError(msg)
+
+
+def noise_of(conf: ConfirmationFields) -> ab.Noise:
+    """The A/B's noise model: what an A/A of the runner label measured, else the default."""
+    got = conf.get("noise")
+    if got is None:
+        return ab.DEFAULT_NOISE
+    return ab.Noise(launch=got["launch"], point=got["point"], source=got["source"])

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from generator.launch import ab, commands, jsonread, record, turns
-from generator.launch.abjob import check_confirmation
+from generator.launch.abjob import check_confirmation, noise_of
 from generator.launch.console import say
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
 from generator.launch.contract import load_object
@@ -96,9 +96,14 @@ def render_devices(devices: Sequence[str]) -> list[str] | None:
     return list(devices)
 
 
-def choose_mode(gpus: int, devices: Sequence[str]) -> str:
+def choose_mode(entry: ConfirmationEntry, devices: Sequence[str]) -> str:
+    """`parallel` when two servers fit on the runner's GPUs, but an A/A (the same image on
+    both sides, generator/confirm/noise.py) restarts: what it measures is a launch."""
+    conf = entry["confirmation"]
     found = render_devices(devices)
-    return ab.RESTART if found is None else ab.mode(gpus, len(found))
+    if found is None or conf["a"]["image_digest"] == conf["b"]["image_digest"]:
+        return ab.RESTART
+    return ab.mode(entry["gpus"], len(found))
 
 
 def side_job(
@@ -319,10 +324,12 @@ def measure(ctx: Context, step: int, a: SideImage, b: SideImage) -> tuple[str, l
         name: ab.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
         for name, r in conf["metrics"].items()
     }
-    verdict, judgements = ab.judge_step(measured, rules, conf["level"])
+    noise = noise_of(conf)
+    verdict, judgements = ab.judge_step(measured, rules, conf["level"], ctx.how, noise)
     for j in judgements:
         interval = "-" if j.low is None else f"[{j.low:.4f}, {j.high:.4f}]"
-        _log(f"step {step}: {j.what} B/A {j.ratio} {interval}: {j.verdict}")
+        z = "" if j.z is None else f", z {j.z:.2f} (noise: {noise.source})"
+        _log(f"step {step}: {j.what} B/A {j.ratio} {interval}{z}: {j.verdict}")
     _log(f"step {step}: {verdict}")
     return verdict, judgements
 
@@ -396,7 +403,7 @@ def run_confirmation(
         passed=passed,
         poll_s=poll,
         container=container,
-        how=choose_mode(entry["gpus"], devices),
+        how=choose_mode(entry, devices),
     )
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 

@@ -59,6 +59,12 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
             "jobs": ["check", "confirm"],
             "inputs": [],
         },
+        ".github/workflows/ab-noise.yml": {
+            "on": ["workflow_dispatch"],
+            "crons": [],
+            "jobs": ["select", "confirm", "record"],
+            "inputs": ["suite", "configs"],
+        },
         ".github/workflows/accuracy-case.yml": {
             "on": ["workflow_call"],
             "crons": [],

@@ -89,6 +89,11 @@ def workflows(expanded: Expanded, t: Templates) -> dict[str, str]:
         f"{WORKFLOWS}/benchmark.yml": benchmark_workflow(expanded, t),
         f"{WORKFLOWS}/benchmark-job.yml": t("benchmark-job.yml.j2"),
         f"{WORKFLOWS}/confirm-job.yml": t("confirm-job.yml.j2"),
+        f"{WORKFLOWS}/ab-noise.yml": t(
+            "ab-noise.yml.j2",
+            suites=[{"name": s.name} for s in expanded.catalog.suites],
+            history_branch=HISTORY_BRANCH,
+        ),
         f"{WORKFLOWS}/accuracy-case.yml": t("accuracy-case.yml.j2"),
         f"{WORKFLOWS}/accuracy-nightly.yml": accuracy_workflow(expanded, t),
         f"{WORKFLOWS}/pr.yml": t("pr.yml.j2"),

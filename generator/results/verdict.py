@@ -1,7 +1,7 @@
 """The verdict words of `results compare` and their order (docs/results.md, "Verdicts").
 
-How a value becomes one of them is track.py (a series' rule), judge.py (a server's run),
-curve.py and events.py.
+How a value becomes one of them is generator/verdicts: replay.py (a series' rule),
+judge.py (a server's run, its curves and events) and compare.py (what the run misses).
 """
 
 from __future__ import annotations

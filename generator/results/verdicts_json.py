@@ -69,6 +69,26 @@ class CurveVerdict:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Move:
+    """How much one metric of an event moved: the change and its interval (relative)."""
+
+    metric: str
+    change: float
+    low: float | None
+    high: float | None
+
+    @property
+    def text(self) -> str:
+        """`-8.1% [-9.0%, -7.2%]`."""
+        interval = (
+            f" [{self.low:+.1%}, {self.high:+.1%}]"
+            if self.low is not None and self.high is not None
+            else ""
+        )
+        return f"{self.change:+.1%}{interval}"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Event:
     id: str
     config: str
@@ -80,6 +100,13 @@ class Event:
     changes: tuple[tuple[str, str], ...]
     # (isl, osl, concurrency) of its points, concurrency None for a curve
     at: tuple[tuple[int, int, int | None], ...] = ()
+    state: str | None = None  # the engine's state: suspected, confirmed, cleared, ...
+    confirmed_by: str | None = None
+    runs: int = 1  # runs that reported it, as the run that wrote this says
+    # the metrics that moved, the one that defines the event first
+    moves: tuple[Move, ...] = ()
+    # what differs between the last good and the first bad run: (what, before, after)
+    differences: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -186,6 +213,25 @@ def _event(e: Mapping[str, Any]) -> Event:
             ]
     points = [*(e.get("points") or ()), *(e.get("curves") or ())]
     verdict = e.get("verdict") or _STATE.get(str(e.get("state")), REGRESSION)
+    moves = tuple(
+        Move(
+            metric=str(k),
+            change=float(v["change"]),
+            low=_number(v.get("low")),
+            high=_number(v.get("high")),
+        )
+        for k, v in (e.get("changes") or {}).items()
+        if isinstance(e.get("changes"), Mapping)
+        and isinstance(v, Mapping)
+        and _number(v.get("change")) is not None
+    )
+    found = e.get("differences")
+    differences = tuple(
+        (str(k), "-" if v[0] is None else str(v[0]), "-" if v[1] is None else str(v[1]))
+        for k, v in (found.items() if isinstance(found, Mapping) else ())
+        if isinstance(v, list | tuple) and len(v) == 2
+    )
+    state, runs, by = e.get("state"), e.get("runs"), e.get("confirmed_by")
     return Event(
         id=str(e.get("id")),
         config=str(e.get("config")),
@@ -209,6 +255,11 @@ def _event(e: Mapping[str, Any]) -> Event:
             for p in points
             if isinstance(p, Mapping)
         ),
+        state=str(state) if isinstance(state, str) else None,
+        confirmed_by=str(by) if isinstance(by, str) else None,
+        runs=runs if isinstance(runs, int) and not isinstance(runs, bool) else 1,
+        moves=moves,
+        differences=differences,
     )
 
 

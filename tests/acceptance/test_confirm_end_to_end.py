@@ -1,9 +1,11 @@
 """A regression from the nightly to its tracking issue, every step the command the workflow
-runs: `results compare` on a history where the fixture's Qwen TP4 server drops 8% at run R,
-`confirm matrix`, the A/B job on the stand-in runner (server 8% slower on R's image
-digest), `confirm outcomes`, `results compare --confirmation`, `confirm issues` against
-the stand-in gh, `results admit`; then the next run, still low, and the recovery. And a
-suspected event from noise alone, which the A/B clears."""
+runs: `results compare` on a history where the fixture's Qwen TP4 server drops 12% at run
+R, `confirm matrix`, the A/B job on the stand-in runner (server 12% slower on R's image
+digest: three parallel repeats give an interval wide enough that 8% could not be told from
+the 5% minimum change, generator/launch/ab.py), `confirm outcomes`, `results compare
+--confirmation`, `confirm issues` against the stand-in gh, `results admit`; then the next
+run, still low, and the recovery. And a suspected event from noise alone, which the A/B
+clears."""
 
 from __future__ import annotations
 
@@ -128,12 +130,12 @@ def setup(cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Night
     return night
 
 
-def test_an_eight_percent_drop_is_suspected_confirmed_by_the_ab_tracked_and_closed(
+def test_a_twelve_percent_drop_is_suspected_confirmed_by_the_ab_tracked_and_closed(
     setup: Night, tmp_path: Path
 ) -> None:
     night = setup
-    # Run R: 8% lower on a new image with a new SGLang.
-    r = cg.write(tmp_path / "runs", night.job, GOOD, "current", throughput=0.92, version="0.5.24")
+    # Run R: 12% lower on a new image with a new SGLang.
+    r = cg.write(tmp_path / "runs", night.job, GOOD, "current", throughput=0.88, version="0.5.24")
     result, first = night.compare(r)
     assert (result.exit_code, first["outcome"], first["confirmed"]) == (0, "pass", [])
     [event] = first["events"]
@@ -143,7 +145,7 @@ def test_an_eight_percent_drop_is_suspected_confirmed_by_the_ab_tracked_and_clos
     assert {p["verdict"] for p in first["points"]} == {"suspected"}
 
     runner = Harness(tmp_path / "runner")
-    [outcome] = night.ab(tmp_path / f"{r.name}-0.json", runner, slower=8.0)
+    [outcome] = night.ab(tmp_path / f"{r.name}-0.json", runner, slower=12.0)
     assert (outcome["event"], outcome["result"]) == (event["id"], "confirmed")
     assert outcome["first_bad"]["image_digest"] == cg.digest("current")
 
@@ -177,7 +179,7 @@ def test_an_eight_percent_drop_is_suspected_confirmed_by_the_ab_tracked_and_clos
     assert "confirmation/issues.json" in manifest["confirmation"]
 
     # The next run, still low: the same event, reported without failing; one comment.
-    r2 = cg.write(tmp_path / "runs", night.job, GOOD + 1, "current", throughput=0.92)
+    r2 = cg.write(tmp_path / "runs", night.job, GOOD + 1, "current", throughput=0.88)
     result, second = night.compare(r2)
     assert (result.exit_code, second["outcome"], second["confirmed"]) == (0, "pass", [])
     [still] = second["events"]
@@ -186,15 +188,16 @@ def test_an_eight_percent_drop_is_suspected_confirmed_by_the_ab_tracked_and_clos
     )  # fmt: skip
     assert night.later(r2, second) == ["issue comment"]
 
-    # Recovery: two runs back at the level. The first still reports the open event (one
-    # more comment); the second no longer does, and the issue is closed, once.
+    # Recovery: two runs back at the level. The first still reports the open event, but
+    # measures each of its points back: the issue is closed that night, once; the second
+    # no longer reports the event.
     commands: list[str] = []
     for day in (GOOD + 2, GOOD + 3):
         back = cg.write(tmp_path / "runs", night.job, day, "fixed")
         result, verdicts = night.compare(back)
         assert (result.exit_code, len(verdicts["events"])) == (0, day == GOOD + 2), verdicts
         commands += night.later(back, verdicts)
-    assert commands == ["issue comment", "issue close"]
+    assert commands == ["issue close"]
     [issue] = json.loads((tmp_path / "repo.json").read_text())["issues"]
     assert issue["state"] == "CLOSED"  # as gh reports it
     assert '"id": "' + event["id"] + '"' in issue["body"]  # the marker that finds it again

@@ -53,6 +53,7 @@ def test_each_secret_is_read_by_the_jobs_of_its_environment_only() -> None:
         if "secrets." in line
     )
     assert readers == [
+        ("ab-noise.yml", "DEPLOY_KEY: ${{ secrets.HISTORY_DEPLOY_KEY }}"),
         ("accuracy-case.yml", "HF_TOKEN: ${{ secrets.HF_TOKEN }}"),
         ("accuracy-nightly.yml", "DEPLOY_KEY: ${{ secrets.HISTORY_DEPLOY_KEY }}"),
         ("benchmark-job.yml", "HF_TOKEN: ${{ secrets.HF_TOKEN }}"),

@@ -165,6 +165,12 @@ def test_plan_refuses_a_week_with_a_selection_and_an_unknown_group(cli: Invoke) 
     result = cli("plan", "--group", "mesh")
     assert result.exit_code == 2
     assert result.stderr == "error: unknown cron group 'mesh' (did you mean 'mesh-all'?)\n"
+    # A preset is suggested among the presets' names, not another suite's short alias.
+    result = cli("plan", "--preset", "all-glm")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "error: unknown preset 'all-glm'; `sglang-ci summary` lists the presets\n",
+    )
 
 
 def test_coverage_and_labels_carry_the_plan(cli: Invoke, rendered_fixture: Path) -> None:

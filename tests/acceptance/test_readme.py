@@ -56,3 +56,12 @@ def test_following_the_readme_keeps_render_lint_and_check_green(
     assert explained.exit_code == 0
     assert '--model-path "${MODEL_CACHE}"/zai-org/GLM-4.6-FP8' in explained.stdout
     assert "# accuracy case glm-4-6-fp8-tp8: GLM-4.6-FP8 TP8" in explained.stdout
+    # parallel: alone writes the layout's flags, where args names it; override: replaces
+    # aiter_runtime's --mem-fraction-static 0.85 in place.
+    layout = cli("explain", "glm-4-6-fp8-tp8-dp8-ep8", root=root)
+    assert layout.exit_code == 0
+    assert (
+        "--tensor-parallel-size 8 --trust-remote-code --data-parallel-size 8 "
+        "--expert-parallel-size 8 --enable-dp-attention --attention-backend aiter "
+        "--kv-cache-dtype fp8_e4m3 --mem-fraction-static 0.8 --page-size 1 --disable-radix-cache"
+    ) in layout.stdout

@@ -292,6 +292,19 @@ def test_an_ab_confirmation_makes_a_suspected_event_a_regression_tonight(
         "ab",
         True,
     )
+    # A person marked it invalid (infra) on its tracking issue: it never fails a run.
+    marks = tmp_path / "triage.json"
+    mark = {"event": event["id"], "issue": 3, "state": "invalid", "reason": "infra",
+            "by": "alice", "at": "2026-01-05T09:00:00Z", "source": "label"}  # fmt: skip
+    marks.write_text(json.dumps({"schema": "sglang-ci/triage/1", "run": "r", "marks": [mark]}))
+    result, data = compare(tmp_path, "--confirmation", str(outcomes), "--triage", str(marks))
+    assert (result.exit_code, data["causes"], data["outcome"]) == (0, [], "pass")
+    assert (data["confirmed"], data["invalid"]) == ([event["id"]], [event["id"]])
+    marks.write_text("{}")
+    result = run_compare(tmp_path, "--triage", str(marks))
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: {marks}: not a triage document (sglang-ci/triage/1)\n",
+    )  # fmt: skip
 
 
 def test_an_ab_that_clears_an_event_makes_its_points_ok(tmp_path: Path) -> None:

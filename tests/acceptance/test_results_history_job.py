@@ -65,6 +65,7 @@ class Runner:
             "github.repository": REPOSITORY,
             "github.run_id": run_id,
             "github.run_attempt": "1",
+            "github.event_name": "workflow_dispatch",
             "needs.select.outputs.matrix": json.dumps(matrix()),
             # The run's name in the history, as the select job gives it (dispatch).
             "needs.select.outputs.run_name": (
@@ -222,8 +223,9 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
     lost = lost_run(tmp_path, remote)
     text = lost.summary.read_text()
     assert text.startswith(
-        "## Benchmark #12: fail\n\n**fail**: the run reported no record of the 3 points "
-        "expected: every job of it was lost or never ran; 1 missing job(s) (3 points)\n"
+        "## red: the run reported no record of the 3 points expected: every job of it was "
+        "lost or never ran · Benchmark #12\n\n**fail**: the run reported no record of the 3 "
+        "points expected: every job of it was lost or never ran; 1 missing job(s) (3 points)\n"
     )
     assert "- missing job `ds-fp8-tp8-1024x1024` (3 points): not reported\n" in text
     second = one_run(tmp_path, remote, day=1, confirmation=True)
@@ -232,7 +234,9 @@ def test_every_json_file_the_history_job_commits_parses_and_is_what_it_claims(
     assert (second.workspace / "home" / "history-known-hosts").read_text() == (
         f"{GITHUB_HOST_KEY}\n"
     )
-    assert second.summary.read_text().startswith("## Benchmark #12: pass\n")
+    assert second.summary.read_text().startswith(
+        "## green: no regression · Benchmark #12\n\n### Provenance\n"
+    )
     files = remote_files(remote)
     runs = sorted({name.split("/")[1] for name in files}, key=lambda n: "7001" in n)
     assert [r.rsplit("-", 2)[1:] for r in runs] == [["7009", "1"], ["7001", "1"]]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
+import statistics
 import subprocess
 from typing import Any
 
@@ -16,19 +18,24 @@ from selenium.webdriver.common.by import By
 from generator.cli import main
 from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
-from generator.results import regressions
+from generator.report import regressions
 from generator.results.history import PointKey, ServerKey
 from generator.results.output import MARKER
 from generator.verdicts.model import event_id
 from tests import confirm_gen as cg
 from tests.browser.chromium import charts, chromium, errors, skipped
-from tests.helpers import FIXTURE
+from tests.helpers import FIXTURE, ROOT
 from tests.launchers.support import fixture_job
 from tests.results_gen import Run, Shape, case_record, point_record, sweep, write_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+# SGLANG_CI_SCREENSHOTS=1: the browser test writes docs/screenshots/ anew.
+SCREENSHOTS = "SGLANG_CI_SCREENSHOTS"
 
 MTP = sweep("ds-mtp", concurrencies=(4, 16, 64), spec="mtp", draft_tokens=3)
 POINTS = sweep(concurrencies=(4, 16, 64, 128)) + MTP
@@ -197,7 +204,8 @@ def build(runs: Path, tmp_path: Path, *, with_current: bool = True) -> Path:
         args += ["--current", str(tmp_path / "run")]
     result = cli(tmp_path, *args)
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"report: 5 pages in {tmp_path / 'site'}\n"
+    pages = len(list((tmp_path / "site").rglob("*.html")))
+    assert result.stdout == f"report: {pages} pages in {tmp_path / 'site'}\n"
     return tmp_path / "site"
 
 
@@ -209,8 +217,10 @@ def test_the_site_loads_plotly_once_from_itself(
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
     assert pages == [
         "accuracy.html",
+        f"compare/{Run(day=CLEAN - 1).name}--{Run(day=CLEAN).name}.html",
         "config/ds-fp8-tp8.html",
         "config/ds-mtp.html",
+        f"event/{EVENT}.html",
         "index.html",
         "regressions.html",
     ]
@@ -260,6 +270,12 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
     if skipped():
         pytest.skip("SGLANG_CI_NO_BROWSER=1")
     site = build(runs, tmp_path)
+    pair_page = f"compare/{Run(day=CLEAN - 1).name}--{Run(day=CLEAN).name}.html"
+    (tmp_path / "shots").mkdir()
+
+    def shoot(browser: WebDriver, name: str) -> None:
+        assert browser.save_screenshot(str(tmp_path / "shots" / f"{name}.png"))
+
     with chromium(tmp_path / "profile") as browser:
         browser.get((site / "index.html").as_uri())
         digests = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "td.digest")]
@@ -268,6 +284,21 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         rows = browser.find_element(By.CSS_SELECTOR, "table.runs").text
         assert [rows.count(f"0.5.{v}") for v in (8, 7, 6)] == [3, 6, 3]
         assert errors(browser) == []
+        # The index: the latest run's headline, and the heatmap of configs and pairs by
+        # runs, each cell the worst verdict of its points, the first row each run's outcome.
+        assert browser.find_element(By.CSS_SELECTOR, "p.headline").text == (
+            "green: 1 still open, 1 suspected"
+        )
+        [heat] = charts(browser)
+        [cells] = heat["traces"]
+        assert (heat["title"], cells["type"]) == ("The last 12 runs", "heatmap")
+        assert cells["y"] == ["run outcome", "DS-FP8-TP8 1024x1024", "DS-MTP 1024x1024"]
+        assert cells["z"] == [
+            [None] * CLEAN + [2, 0, 0],  # days 0-8 not judged; day 9 failed
+            [0] * CLEAN + [2, 0, 2],  # the drop on days 9 and 11
+            [0] * (CLEAN + 3),  # the MTP config's one-night dip is suspected, not marked
+        ]
+        shoot(browser, "index")
         browser.get((site / "config/ds-fp8-tp8.html").as_uri())
         drawn = charts(browser)
         titles = [c["title"] for c in drawn]
@@ -275,26 +306,37 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
             "1024x1024: throughput per GPU vs interactivity (curve regression -"
         )
         assert titles[1:] == [
-            "1024x1024: output throughput per GPU",
-            "1024x1024: median TTFT",
-            "1024x1024: median TPOT",
+            "1024x1024: output throughput per GPU, % of baseline",
+            "1024x1024: median TTFT, % of baseline",
+            "1024x1024: median TPOT, % of baseline",
         ]
-        # day 9 (its A/B confirmed it) and the current run (the event still open)
-        days = ["2026-11-10T02:00:00Z", "2026-11-12T02:00:00Z"]
-        for chart in drawn:
-            marked = next(t for t in chart["traces"] if t["name"] == "regression")
-            points = [
-                (x, text)
-                for x, text in zip(marked["x"], marked["text"], strict=True)
-                if text.startswith("regression at c=16")
+        first_bad = "2026-11-10T02:00:00Z"
+        label = (
+            "first bad: Benchmark #9<br>digest bbbbbbbbbbbb -&gt; cccccccccccc<br>SGLang 0.5.7 "
+            "-&gt; 0.5.8<br>SGLang commit - -&gt; 0f1e2d3c<br>ATOM 0.1.2.dev3+g1a2b3c4d -&gt; "
+            "0.1.3.dev7+g5e6f7a8b"
+        )
+        for chart in drawn[1:]:
+            # Each event's first bad run, a labelled vertical line on every trend: day 9's
+            # confirmed step and the current run's suspicion at c=64.
+            assert chart["lines"] == [first_bad, "2026-11-12T02:00:00Z"], chart["title"]
+            assert chart["notes"][0] == label, chart["title"]
+            assert chart["notes"][1].startswith("first bad: Benchmark run 7011<br>digest "), chart[
+                "title"
             ]
-            if chart is drawn[0]:
-                assert len(points) == 1, chart["title"]  # the latest run's curve
-            else:
-                assert [x for x, _ in points] == days, chart["title"]
+            # Each point as % of its baseline (its median before the first bad run).
+            for trace in chart["traces"][:4]:
+                before = trace["y"][:CLEAN]
+                assert statistics.median(before) == pytest.approx(100.0), chart["title"]
         trend = drawn[1]
         assert [t["name"] for t in trend["traces"]][:4] == ["c=4", "c=16", "c=64", "c=128"]
         assert [t["points"] for t in trend["traces"]][:4] == [12, 12, 12, 12]
+        # A step of 40% at c=16 and c=64 reads as 60% of baseline; c=4 stays at 100%.
+        steps = {t["name"]: round(t["y"][CLEAN]) for t in trend["traces"][:4]}
+        assert steps == {"c=4": 101, "c=16": 61, "c=64": 61, "c=128": 101}
+        assert trend["traces"][1]["text"][CLEAN] == "61.5% of baseline (121.76 tok/s/GPU)"
+        # Only what moved is marked: throughput at c=16 and c=64 (and the curve), on the
+        # first bad run and the latest; neither TTFT nor TPOT.
         marked = next(t for t in trend["traces"] if t["name"] == "regression")
         assert [text.split(":")[0] for text in marked["text"]] == [
             "regression at c=16 (Benchmark #9)",
@@ -304,6 +346,8 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
             "regression at c=64 (Benchmark run 7011)",
             "curve regression (Benchmark run 7011)",
         ]
+        for chart in drawn[2:]:
+            assert not [t for t in chart["traces"] if t["name"] in ("regression", "suspected")]
         change = next(t for t in trend["traces"] if t["name"] == "image or version changed")
         assert change["text"] == [
             "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb; SGLang 0.5.6 -> 0.5.7",
@@ -312,20 +356,19 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
                 "ATOM 0.1.2.dev3+g1a2b3c4d -> 0.1.3.dev7+g5e6f7a8b"
             ),
         ]
+        # The curve: the event's last good run against the latest.
         curve = drawn[0]
         assert [t["name"] for t in curve["traces"]][:2] == [
-            "before the last image change (Benchmark run 7008)",
+            "last good (Benchmark run 7008)",
             "latest (Benchmark run 7011)",
         ]
         assert curve["traces"][1]["text"] == ["c=128", "c=64", "c=16", "c=4"]
         assert errors(browser) == []
+        shoot(browser, "config")
         browser.get((site / "config/ds-mtp.html").as_uri())
         mtp = charts(browser)
         assert [len(c["traces"]) for c in mtp] == [2, 4, 4, 4, 4]  # 3 concurrencies, a change
         assert "regression" not in str(mtp)
-        shot = tmp_path / "ds-fp8-tp8.png"
-        browser.get((site / "config/ds-fp8-tp8.html").as_uri())
-        assert browser.save_screenshot(str(shot))
         browser.get((site / "regressions.html").as_uri())
         events = browser.find_elements(By.CSS_SELECTOR, "section.event")
         # day 9's event (its A/B confirmed it, still open) and the current run's suspicion
@@ -359,15 +402,17 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         assert ab[1].endswith(
             "against B nightly (sha256:cccccccccccc), SGLang 0.5.8, ATOM 0.1.3.dev7+g5e6f7a8b, "
             "AITER 0.1.5, ROCm 7.0.2; 12 of 12 turns measured: confirmed "
-            "(output_throughput_per_gpu B/A 0.763 [0.763, 0.763] at 95%: confirmed)"
+            "(output_throughput_per_gpu B/A 0.763 [0.735, 0.792] at 95%: confirmed)"
         )
         per_point = [
             [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
             for row in event.find_elements(By.CSS_SELECTOR, "table.ab-points tr")[1:]
         ]
         assert per_point == [
-            ["1024x1024 c=16", "tok/s/GPU", "0.600", "[0.600, 0.600]", "confirmed"],
-            ["1024x1024 c=64", "tok/s/GPU", "0.970", "[0.970, 0.970]", "cleared"],
+            # parallel, no A/A: the default noise model's two launches and one point (ab.py);
+            # 3% down at one point cannot be told from a 5% change on it
+            ["1024x1024 c=16", "tok/s/GPU", "0.600", "[0.575, 0.626]", "confirmed"],
+            ["1024x1024 c=64", "tok/s/GPU", "0.970", "[0.930, 1.012]", "inconclusive"],
         ]
         assert ab[-1] == (
             "First bad image: nightly (sha256:cccccccccccc), SGLang 0.5.8, "
@@ -382,7 +427,43 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
             ("regression", ["regression at c=16", "regression at c=64"]),
         ]
         assert errors(browser) == []
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        # The event's own page, and its last good vs first bad page.
+        browser.get((site / "event" / f"{EVENT}.html").as_uri())
+        [section] = browser.find_elements(By.CSS_SELECTOR, "section.event")
+        assert section.find_element(By.CSS_SELECTOR, "li.triage").text == "Triage: none"
+        pair = section.find_element(By.CSS_SELECTOR, "li.compare a")
+        assert pair.get_attribute("href") == (site / pair_page).as_uri()
+        shoot(browser, "event")
+        pair.click()
+        changed = [
+            [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")]
+            for row in browser.find_elements(By.CSS_SELECTOR, "table.diff tr.changed")
+        ]
+        assert changed[:2] == [
+            ["image digest", "sha256:bbbbbbbbbbbb", "sha256:cccccccccccc"],
+            ["SGLang", "0.5.7", "0.5.8"],
+        ]
+        deltas = [
+            [cell.text for cell in row.find_elements(By.TAG_NAME, "td")][:6]
+            for row in browser.find_elements(By.CSS_SELECTOR, "table.points tr")[1:3]
+        ]
+        assert deltas == [
+            ["ds-fp8-tp8", "1024x1024", "4", "58.18", "58.74", "+1.0%"],
+            ["ds-fp8-tp8", "1024x1024", "16", "201.64", "121.76", "-39.6%"],
+        ]
+        overlaid = charts(browser)
+        assert [[t["name"] for t in c["traces"]] for c in overlaid] == [
+            ["A Benchmark run 7008", "B Benchmark #9"],
+            ["A Benchmark run 7008", "B Benchmark #9"],
+        ]
+        assert errors(browser) == []
+        shoot(browser, "compare")
+    shots = sorted(p.name for p in (tmp_path / "shots").iterdir())
+    assert shots == ["compare.png", "config.png", "event.png", "index.png"]
+    for shot in (tmp_path / "shots").iterdir():
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        if os.environ.get(SCREENSHOTS) == "1":  # docs/screenshots, made anew
+            shutil.copy(shot, ROOT / "docs" / "screenshots" / shot.name)
 
 
 def test_report_out_dot_in_a_git_checkout_refuses_and_deletes_nothing(
@@ -448,3 +529,74 @@ def test_the_run_after_an_ab_confirmation_reads_it_from_the_history(runs: Path) 
     assert [
         (e["id"], e["first_bad_run"], e["confirmed_by"], e["confirmed_in"]) for e in events
     ] == [(EVENT, Run(day=CLEAN).name, "ab", Run(day=CLEAN).name)]
+
+
+def test_results_events_says_what_regressed_when_by_how_much_and_what_happened(
+    runs: Path, tmp_path: Path
+) -> None:
+    history = tmp_path / "history"
+    shutil.copytree(runs / "history", history)
+    bad, good = Run(day=CLEAN).name, Run(day=CLEAN - 1).name
+    result = cli(tmp_path, "events", "--history", str(history), "--since", "2026-11-10")
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        "## Events over the history: 1",
+        "",
+        ("| config | change [95%] | points | since | last good | state | what happened | issue "
+        "| event |"),
+        "|---|---|---|---|---|---|---|---|---|",
+        ("| ds-fp8-tp8 | `output_throughput_per_gpu -11.4% [-13.3%, -9.5%]` | 1024x1024 c=16, "
+        f"1024x1024 c=64, 1024x1024 curve | `{bad}` (2026-11-10) | `{good}` | confirmed | open "
+        f"| #12 | `{EVENT}` |"),
+    ])  # fmt: skip
+    later = cli(tmp_path, "events", "--history", str(history), "--since", "2026-11-11")
+    assert later.stdout == "## Events over the history: none\n"
+    wrong = cli(tmp_path, "events", "--history", str(history), "--config", "ds-fp8")
+    assert (wrong.exit_code, wrong.stderr) == (
+        2, "error: no config 'ds-fp8' in the history (did you mean 'ds-fp8-tp8'?)\n",
+    )  # fmt: skip
+    # A person marked it invalid (infra) on its issue; the next run kept the mark.
+    mark = {"event": EVENT, "issue": 12, "state": "invalid", "reason": "infra",
+            "by": "alice", "at": "2026-11-12T09:00:00Z", "source": "label"}  # fmt: skip
+    (history / bad / "confirmation" / "triage.json").write_text(
+        json.dumps({"schema": "sglang-ci/triage/1", "run": bad, "marks": [mark]})
+    )
+    done = cli(tmp_path, "events", "--history", str(history), "--config", "ds-fp8-tp8", "--json")
+    [event] = json.loads(done.stdout)["events"]
+    assert (event["outcome"], event["happened"], event["confirmed_in"], event["runs"]) == (
+        "invalid", "marked invalid (infra) by alice on 2026-11-12", bad,
+        [bad, Run(day=CLEAN + 1).name],
+    )  # fmt: skip
+    assert event["triage"] == {**mark, "note": None}
+    assert event["differences"]["sglang_commit"] == [
+        "-",
+        "0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4",
+    ]
+
+
+def test_results_diff_puts_two_runs_side_by_side_and_refuses_a_name_it_lacks(
+    runs: Path, tmp_path: Path
+) -> None:
+    history = str(runs / "history")
+    good, bad = Run(day=CLEAN - 1).name, Run(day=CLEAN).name
+    result = cli(tmp_path, "diff", good, bad, "--history", history)
+    lines = result.stdout.splitlines()
+    assert (result.exit_code, lines[0]) == (0, f"## `{good}` -> `{bad}`")
+    assert "| **image digest** | `sha256:bbbbbbbbbbbb` | `sha256:cccccccccccc` |" in lines
+    assert "| AITER | `0.1.5` | `0.1.5` |" in lines
+    assert (
+        "| ds-fp8-tp8 | 1024x1024 | 16 | 201.64 | 121.76 | -39.6% | 178.18 | 180.02 | +1.0% | "
+        "12.55 | 12.56 | +0.1% | - | - | - |"
+    ) in lines
+    data = json.loads(cli(tmp_path, "diff", good, bad, "--history", history, "--json").stdout)
+    assert [c["config"] for c in data["configs"]] == ["ds-fp8-tp8", "ds-mtp"]
+    changed = [p["what"] for p in data["configs"][0]["provenance"] if p["changed"]]
+    assert changed == ["image digest", "SGLang", "SGLang commit", "ATOM", "ATOM commit"]
+    assert len(data["points"]) == 7
+    near = "2026-11-10T02-00-00Z-700"
+    for name, error in (
+        ("nope", f"{history}: no run named 'nope'"),
+        (near, f"{history}: no run named '{near}' (did you mean '{bad}'?)"),
+        ("../x", "'../x': a run name is letters, digits, '.', '_' and '-' (at most 200)"),
+    ):
+        refused = cli(tmp_path, "diff", name, bad, "--history", history)
+        assert (refused.exit_code, refused.stdout, refused.stderr) == (2, "", f"error: {error}\n")

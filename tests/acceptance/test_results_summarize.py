@@ -113,24 +113,25 @@ def test_the_outcome_comes_first_then_provenance_then_folded_tables(tmp_path: Pa
     assert compared.exit_code == 1
     text = summarize(tmp_path, str(root), "--verdicts", str(verdicts)).stdout
     lines = text.splitlines()
-    assert lines[0] == "## Benchmark #42: fail"
-    assert lines[2] == (
-        "**fail**: 1 confirmed regression(s); 2 failed gate(s); 2 failed or invalid point(s)"
-    )
-    # Why the run fails, cause by cause, then what regressed point by point.
     verdict = json.loads(verdicts.read_text())
     [event] = [e for e in verdict["events"] if e["id"] in verdict["confirmed"]]
-    assert lines[4:8] == [
-        (
-            "- confirmed regression of ds-fp8-tp8: output_throughput_per_gpu -49.4% since "
-            f"{event['first_bad_run']} ({event['id']})"
-        ),
+    # The outcome in the run's colour, then one line per event, then the other causes.
+    assert (
+        lines[0] == "## red: 1 new regression (ds-fp8-tp8 -49.4%), 2 failed gates · Benchmark #42"
+    )
+    assert lines[2] == (
+        "- **new** ds-fp8-tp8 tok/s/GPU -49.4% [-50.5%, -48.4%] at 1024x1024 c16 since "
+        f"{event['first_bad_run']}: digest 080808080808 -> 090909090909; "
+        "confirmed by the runs after it · "
+        "`sglang-ci explain ds-fp8-tp8 --image rocm/sgl-dev@sha256:" + "09" * 32 + "`"
+    )
+    assert lines[4] == "**fail**: 2 failed gate(s); 2 failed or invalid point(s)"
+    assert lines[6:8] == [
         (
             "- failed gate: case gsm8k-low-nightly: exact_match,flexible-extract 0.91 below the "
             "threshold 0.93"
         ),
         "- failed gate: point ds-mtp-1024-1024-4: MTP point without acceptance length",
-        "- regression: `ds-fp8-tp8` 1024x1024 c=16: tok/s/GPU -49.6% (regression)",
     ]
     assert (
         "- failed: point `ds-fp8-tp8`: status server-died: sglang.bench_serving exited with "
@@ -152,6 +153,7 @@ def test_the_outcome_comes_first_then_provenance_then_folded_tables(tmp_path: Pa
             "**fail**",
             "### Provenance",
             "<summary>Verdicts:",
+            "<summary>The verdicts in full (results compare)",
             "<summary>Accuracy cases (2)",
             "<summary>Benchmark points (7: ok 6, server-died 1; valid 5)",
         )

@@ -41,8 +41,9 @@ def load(path: Path) -> dict[Any, Any]:
     return data
 
 
-def test_the_generated_workflows_are_the_seven_expected() -> None:
+def test_the_generated_workflows_are_the_eight_expected() -> None:
     assert [p.name for p in WORKFLOWS] == [
+        "ab-noise.yml",
         "accuracy-case.yml",
         "accuracy-nightly.yml",
         "benchmark-job.yml",
@@ -185,6 +186,8 @@ def test_history_and_pages_run_only_for_schedules_and_default_branch_dispatches(
 # The jobs that must run on the nights that matter (a failed GPU job, a regression): GitHub
 # gives an `if:` without a status function an implicit success() over every job before it.
 AFTER_FAILURE = {
+    # The noise the A/As that ended measured, even when another A/A failed.
+    "ab-noise.yml": ("record",),
     "benchmark.yml": ("summary", "confirm", "events", "history", "pages"),
     "accuracy-nightly.yml": ("summary", "history", "pages"),
     # After the build, or when it is skipped (nothing to build); never after a failed one.
@@ -658,8 +661,8 @@ def test_pr_gpu_runs_are_dispatched_from_the_default_branch_and_approved() -> No
 
 # Jobs with a write token, a secret, an environment or outputs (of the generated workflows),
 # and of them those that install sglang-ci (the GPU jobs themselves install nothing).
-POWERFUL_JOBS = 19
-INSTALLING_POWERFUL_JOBS = 14
+POWERFUL_JOBS = 21
+INSTALLING_POWERFUL_JOBS = 16
 # The one way a generated job installs anything: the build backend, then every package,
 # each checked against the lock's hashes, then this checkout, building nothing it fetched.
 LOCKED_INSTALL = (
@@ -803,7 +806,7 @@ def test_gpu_jobs_run_the_default_branch_on_the_host_and_the_checked_commit_in_t
     [
         ("accuracy-case.yml", ["accuracy-nightly.yml", "pr-gpu.yml"]),
         ("benchmark-job.yml", ["benchmark.yml", "pr-gpu.yml"]),
-        ("confirm-job.yml", ["benchmark.yml"]),
+        ("confirm-job.yml", ["benchmark.yml", "ab-noise.yml"]),
     ],
 )
 def test_each_reusable_workflow_takes_only_its_own_callers(

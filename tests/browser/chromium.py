@@ -32,14 +32,20 @@ FLAGS = (
     "--disable-sync",
     "--window-size=1280,1600",
 )
-# Per chart: its id, title and, per trace, its name, number of points, x values and texts.
+# Per chart: its id, title, vertical lines (their x) and annotations (their text) and, per
+# trace, its name, type, number of points, x and y values, texts, z rows and visibility.
 _CHARTS = """
 return Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
   id: el.id,
   title: ((el.layout || {}).title || {}).text || '',
+  lines: ((el.layout || {}).shapes || []).filter(s => s.yref === 'paper').map(s => s.x0),
+  notes: ((el.layout || {}).annotations || []).map(a => a.text),
   traces: (el.data || []).map(t => ({
-    name: t.name || '', points: (t.x || []).length, x: Array.from(t.x || []),
-    text: Array.isArray(t.text) ? Array.from(t.text) : []
+    name: t.name || '', type: t.type || 'scatter', points: (t.x || []).length,
+    x: Array.from(t.x || []), y: Array.from(t.y || []),
+    text: Array.isArray(t.text) ? Array.from(t.text) : [],
+    z: Array.from(t.z || []).map(r => Array.from(r)),
+    visible: t.visible === undefined ? true : t.visible
   }))
 }));
 """

@@ -12,7 +12,8 @@ GOOD, BAD = image("nightly-20261201"), image("nightly-20261203", version="0.5.24
 def test_two_servers_at_once_take_turns_on_their_own_gpu_halves_and_confirm_a_slower_image(
     harness: Harness,
 ) -> None:
-    job = confirmation_job(GOOD, BAD, repeats=2)
+    # Three repeats: two give Student's t a factor of 12.7, too wide to confirm 8% (ab.py).
+    job = confirmation_job(GOOD, BAD, repeats=3)
     proc, calls = run_confirm(harness, job, [GOOD, BAD], gpus=8, slower={BAD["image_digest"]: 8})
 
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -37,6 +38,8 @@ def test_two_servers_at_once_take_turns_on_their_own_gpu_halves_and_confirm_a_sl
         ("B", 1, point),
         ("B", 2, point),
         ("A", 2, point),
+        ("A", 3, point),
+        ("B", 3, point),
     ]
     for d in docs:
         assert d["schema"] == "sglang-ci/confirmation/1"
@@ -92,7 +95,7 @@ def test_a_confirmed_event_bisects_the_nightlies_between_to_the_first_bad_one(
 ) -> None:
     between = tuple(image(f"nightly-2026120{d}") for d in (2, 3, 4))
     last = image("nightly-20261205")
-    job = confirmation_job(GOOD, last, candidates=between, max_bisect_steps=3)
+    job = confirmation_job(GOOD, last, candidates=between, max_bisect_steps=3, repeats=3)
     slow = {im["image_digest"]: 10.0 for im in (between[1], between[2], last)}
     proc, _ = run_confirm(harness, job, [GOOD, *between, last], gpus=8, slower=slow)
 

@@ -95,6 +95,7 @@ class WorkflowRun:
     sha: str = ""
     inputs: dict[str, Any] = field(default_factory=dict)
     schedule: str | None = None
+    number: int = 0  # github.run_number: this workflow's runs so far (GitHub counts per workflow)
     jobs: list[JobRun] = field(default_factory=list)
     results: dict[str, str] = field(default_factory=dict)  # job id (with its caller's) -> result
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)  # job id -> outputs
@@ -174,6 +175,7 @@ class GitHub:
         self.gh_state = root / "gh-state.json"
         self.gh_record = root / "gh-calls.jsonl"
         self.next_run_id = 1000
+        self._numbered: list[str] = []  # the workflow of each run so far
         self._jobs_dir = root / "jobs"
         self._count = 0
         for folder in (self.artifacts, self._jobs_dir):
@@ -279,7 +281,9 @@ class GitHub:
             sha=self.sha(branch),
             inputs=dict(inputs or {}),
             schedule=schedule,
+            number=1 + sum(1 for w in self._numbered if w == workflow),
         )
+        self._numbered.append(workflow)
         self.next_run_id += 1
         return self._run(run, None)
 
@@ -296,6 +300,7 @@ class GitHub:
             sha=earlier.sha,
             inputs=earlier.inputs,
             schedule=earlier.schedule,
+            number=earlier.number,
         )
         return self._run(again, earlier)
 
@@ -322,7 +327,7 @@ class GitHub:
             "repository": self.repository,
             "repository_owner": self.repository.split("/")[0],
             "run_id": str(run.run_id),
-            "run_number": str(run.run_id - 999),
+            "run_number": str(run.number),
             "run_attempt": str(run.attempt),
             "workflow": data.get("name", run.workflow),
             "workflow_ref": (

@@ -5,11 +5,16 @@ and the tracking issues on the stand-in gh: what the on-call engineer sees each 
 from __future__ import annotations
 
 import json
+import math
 import re
+import statistics
+from collections import defaultdict
 
 import pytest
 
-from tests.pipeline.world import World, world
+from generator.confirm import outcomes
+from generator.launch import ab
+from tests.pipeline.world import LABEL, World, world
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,8 +25,11 @@ if TYPE_CHECKING:
 
 CRON = "0 14 * * *"
 QWEN = "Qwen/Qwen3.5-397B-A17B-FP8"
-STEP_NIGHT = 5
-NIGHTS = 8
+AA_NIGHT = 3  # before it, the A/A of the Qwen server's job measures the A/B's noise
+STEP_NIGHT = 6
+RECOVERY_NIGHT = 9
+RETURN_NIGHT = 10
+NIGHTS = 10
 STEP_PERCENT = 10.0
 BENCHMARK_JOBS = ("deepseek-r1-fp8-tp8", "qwen3-5-397b-a17b-fp8-tp4")
 
@@ -46,15 +54,76 @@ def admitted_name(w: World, run: WorkflowRun) -> str:
     return name
 
 
-def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
+def measure_noise(w: World, config: str) -> ab.Noise:
+    """The A/A of `config`'s job, dispatched: its measured noise pooled into the history."""
+    aa = w.github.run(
+        "ab-noise.yml", "workflow_dispatch", inputs={"suite": "SGLang-OOB", "configs": config}
+    )
+    jobs = results(aa)
+    assert aa.conclusion == "success", aa.describe()
+    assert jobs[f"{config} / Check the caller and the confirmation job"] == "success"
+    assert jobs[f"{config} / confirm {config}"] == "success"
+    confirm = aa.job(f"{config} / confirm {config}")
+    # Both sides on the nightly's image; an A/A restarts its servers, whatever fits.
+    assert "restart, 12 turns, 4 server launches" in confirm.log, confirm.log
+    data = json.loads(w.history_file(f"ab-noise/{LABEL}.json"))
+    [one] = data["measurements"]
+    # Two points over three repeats: 3 degrees of freedom within repeats, 2 steps between.
+    assert (one["job_id"], one["within_df"], one["steps_n"]) == (config, 3, 2)
+    noise = data["noise"]
+    assert noise["source"] == f"A/A of {LABEL}, 1 run(s)"
+    # The stand-in's launches differ by 1% (NOISE_CV) and measure every point alike.
+    assert 0 < noise["launch"] < 0.06
+    assert noise["point"] < 1e-6
+    summary = aa.job("Pool the measured noise into the history").summary
+    assert f"ab-noise/{LABEL}.json: launch {noise['launch']:.4f}" in summary
+    return ab.Noise(**noise)
+
+
+def judged_with_aa(w: World, run: WorkflowRun, config: str) -> None:
+    """The night's A/B of `config` carried the pooled A/A noise and was judged with it: a
+    threshold other than the default's."""
+    measured = ab.Noise(**json.loads(w.history_file(f"ab-noise/{LABEL}.json"))["noise"])
+    folder = w.github.artifacts / str(run.run_id) / "verdicts-benchmark-attempt-1"
+    [entry] = json.loads((folder / "matrix.json").read_text())["include"]
+    assert entry["config"] == config
+    assert entry["confirmation"]["noise"] == measured.as_dict()
+    [outcome] = json.loads((folder / "outcomes.json").read_text())
+    # The mean over the points (each point alone is judged after it).
+    judgement = outcome["steps"][0]["judgements"][0]
+    assert judgement["point"] is None
+    value = {
+        (d["side"], d["point"], d["repeat"]): d["record"]["metrics"]["output_throughput_per_gpu"]
+        for d in outcomes.documents(folder)
+    }
+    means = defaultdict(list)
+    for (side, point, repeat), a in value.items():
+        if side == "A":
+            means[repeat].append(math.log(value[("B", point, repeat)] / a))
+    per_repeat = [statistics.fmean(v) for v in means.values()]
+    n, k = len(entry["points"]), len(per_repeat)
+    spread = statistics.stdev(per_repeat)
+    how = outcome["mode"]  # both servers fit on the runner at once: parallel
+    assert how == "parallel"
+    assert judgement["se"] == pytest.approx(measured.se(how, n, k, spread), rel=1e-9)
+    assert judgement["se"] != pytest.approx(ab.DEFAULT_NOISE.se(how, n, k, spread))
+
+
+def test_a_step_is_confirmed_tracked_closed_on_recovery_reopened_when_it_returns(
     github_world: World,
 ) -> None:
     w = github_world
     names: list[str] = []
+    qwen, deepseek = BENCHMARK_JOBS[1], BENCHMARK_JOBS[0]
+    digests = [w.images.digests["sglang-latest"]]
     for night in range(1, NIGHTS + 1):
-        if night == STEP_NIGHT:
+        if night in (STEP_NIGHT, RETURN_NIGHT):
             # A new build of the nightly tag, 10% slower for the Qwen server only.
-            w.images.push("sglang-latest", slower={QWEN: STEP_PERCENT})
+            digests.append(w.images.push("sglang-latest", slower={QWEN: STEP_PERCENT}))
+        elif night == RECOVERY_NIGHT:
+            w.images.push("sglang-latest")  # the fix: as fast as before the step
+        if night == AA_NIGHT:
+            measure_noise(w, qwen)
         run = nightly(w)
         jobs = results(run)
         names.append(admitted_name(w, run))
@@ -65,24 +134,29 @@ def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
         for job in BENCHMARK_JOBS:
             assert jobs[f"{job} / Check the caller and the job"] == "success"
             assert jobs[f"{job} / {job}"] == "success"
+        issues = w.github.issues()
         if night < STEP_NIGHT:
             assert run.conclusion == "success", run.describe()
             assert jobs["confirm"] == "skipped"
-            assert w.github.issues() == []
+            assert issues == []
             continue
-        summary = run.job("Run summary and verdicts").summary
+        [issue] = issues
+        comments = [c["body"] for c in issue["comments"]]
+        events = run.job("Events, A/B outcomes and tracking issues")
         if night == STEP_NIGHT:
             # Suspected by the summary, confirmed the same night by the A/B, whose caller
             # check (who called, what it was handed) passes.
-            qwen = BENCHMARK_JOBS[1]
             assert jobs[f"{qwen} / Check the caller and the confirmation job"] == "success"
             assert jobs[f"{qwen} / confirm {qwen}"] == "success", run.describe()
-            assert not any("deepseek" in name and "confirm" in name for name in jobs)
             assert run.conclusion == "failure"
-            events = run.job("Events, A/B outcomes and tracking issues")
             assert events.result == "failure"
             final = w.artifact_json(run, "verdicts-benchmark-attempt-1", "verdicts.json")
-            [event] = final["events"]
+            # The other server's launches wobble by 1%: not suspected, no A/B.
+            assert f"{deepseek} / confirm {deepseek}" not in jobs
+            assert {e["config"]: e["state"] for e in final["events"]} == {qwen: "confirmed"}
+            # The A/B was judged with the noise the A/A measured on this label.
+            judged_with_aa(w, run, qwen)
+            [event] = [e for e in final["events"] if e["config"] == qwen]
             assert (event["state"], event["first_bad_run"], event["last_good_run"]) == (
                 "confirmed", names[-1], names[-2],
             )  # fmt: skip
@@ -95,14 +169,30 @@ def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
                     f"{change:+.1%} since {names[-1]} ({event['id']})"
                 )
             ]
-            [issue] = w.github.issues()
-            assert issue["state"] == "OPEN"
+            assert (issue["state"], comments) == ("OPEN", [])
             assert issue["title"].startswith(f"Performance regression: {qwen} -")
             assert issue["title"].endswith(f"output_throughput_per_gpu since {names[-1]}")
             assert f"first bad run: `{names[-1]}`; last good run: `{names[-2]}`" in issue["body"]
-            assert issue["comments"] == []
+            # The summary job says an A/B comes; the events job's summary starts with the
+            # night's outcome in its colour, then the event in one line.
+            summary = run.job("Run summary and verdicts").summary
             assert "A/B confirmation jobs" in summary
-            assert "## Benchmark #5: fail" in events.summary
+            assert summary.startswith(
+                f"## pending the A/B: 1 suspected · Benchmark #{STEP_NIGHT}\n\n"
+                f"- **suspected** {qwen} "
+            ), summary
+            lines = events.summary.splitlines()
+            assert lines[0] == (
+                f"## red: 1 new regression ({qwen} {change:+.1%}) · Benchmark #{STEP_NIGHT}"
+            )
+            line, *links = lines[2].split(" · ")
+            good, bad = (d.removeprefix("sha256:")[:12] for d in digests)
+            assert line.startswith(f"- **new** {qwen} tok/s/GPU {change:+.1%} [")
+            assert f"at 1024x1024 c4..c16 since this run: digest {good} -> {bad}; A/B " in line
+            assert re.search(r"; A/B 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] confirmed$", line), line
+            assert len(line) < 200, line
+            assert links[0] == "[issue #1](https://github.com/example/sglang-ci/issues/1)"
+            assert links[-1].startswith(f"`sglang-ci explain {qwen} --image ")
             # "Re-run failed jobs": the events job and what needs it run again; the night
             # is in the history once, and the issue says nothing twice.
             again = w.github.rerun_failed(run)
@@ -118,18 +208,37 @@ def test_a_step_on_night_five_is_confirmed_tracked_and_published_night_by_night(
                 history.log
             )
             assert w.github.issues()[0]["comments"] == []
-        else:
-            # Still low: the open issue gets one comment a night, with that night's name.
+        elif night < RECOVERY_NIGHT:
+            # Still low: the open issue gets one comment a night, with that night's name
+            # and numbers.
             assert run.conclusion == "success", run.describe()
-            [issue] = w.github.issues()
-            assert issue["state"] == "OPEN"
-            assert len(issue["comments"]) == night - STEP_NIGHT
-            assert f"<!-- sglang-ci-run {names[-1]} -->" in issue["comments"][-1]
+            assert (issue["state"], len(comments)) == ("OPEN", night - STEP_NIGHT)
+            assert comments[-1].startswith(f"Still open in run [{names[-1]}](")
+            assert "This run's output_throughput_per_gpu: 1024x1024 c4 " in comments[-1]
             assert jobs["confirm"] == "skipped"
+        elif night == RECOVERY_NIGHT:
+            # The fixed image: every point of the event back, its issue closed that night.
+            assert run.conclusion == "success", run.describe()
+            assert (issue["state"], len(comments)) == ("CLOSED", 3), comments
+            assert comments[-1].startswith(f"Recovered: run [{names[-1]}]("), comments[-1]
+            assert events.summary.startswith(f"## green: 1 recovered · Benchmark #{night}\n")
+        else:
+            # The slow image again: the same event, its issue reopened with this night's
+            # numbers; no new regression, so the night stays green.
+            assert run.conclusion == "success", run.describe()
+            assert (issue["state"], len(comments)) == ("OPEN", 4), comments
+            assert comments[-1].startswith(f"Back in run [{names[-1]}]("), comments[-1]
+            assert "This run's output_throughput_per_gpu: 1024x1024 c4 " in comments[-1]
+            assert events.summary.startswith(f"## green: 1 still open · Benchmark #{night}\n")
     # No page and no issue names a run `run`; the dashboard's event names its first bad run.
     site = "\n".join(p.read_text() for p in w.github.pages.rglob("*.html"))
-    texts = [site, *(i["title"] + i["body"] + "".join(i["comments"]) for i in w.github.issues())]
-    assert not [t for t in texts if re.search(r"run `run`|since run\b|<td>run</td>|: run\b", t)]
+    texts = [
+        site,
+        *(i["title"] + i["body"] + "".join(c["body"] for c in i["comments"])
+          for i in w.github.issues()),
+    ]  # fmt: skip
+    named_run = r"run `run`|since run\b|<td>run</td>|: run(?![ \[])"
+    assert not [t for t in texts if re.search(named_run, t)]
     regressions = (w.github.pages / "regressions.html").read_text()
     assert re.search(rf"First bad run:\s*(<[^>]*>\s*)*Benchmark #{STEP_NIGHT}\b", regressions)
     manifest = json.loads(w.history_file(f"runs/{names[STEP_NIGHT - 1]}/manifest.json"))

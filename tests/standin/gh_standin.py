@@ -9,22 +9,35 @@ Commands and flags as the real CLI has them (gh's manual): `-R/--repo` on each;
   issue close  {<number> | <url>} [-c/--comment C] [-r/--reason completed|"not planned"]
   issue reopen {<number> | <url>} [-c/--comment C]
   issue view   {<number> | <url>} --json FIELDS
+  issue edit   {<number> | <url>} [--add-label L]... [--remove-label L]...
   label create NAME [-c/--color C] [-d/--description D] [-f/--force]
   api [-H/--header H]... [--paginate] [-q/--jq EXPR] [-X/--method GET] ENDPOINT
 
 `api` answers a GET of ENDPOINT with the JSON the state file keeps under `api[ENDPOINT]`,
 else from what it holds: `repos/OWNER/REPO` (its "repo" entry: full_name, default_branch),
 `repos/OWNER/REPO/pulls/N` ("pulls"), `repos/OWNER/REPO/actions/runs/ID/attempts/N/jobs`
-({"total_count", "jobs"} from "runs"); anything else is `gh: Not Found (HTTP 404)`, exit 1,
-as the real CLI prints it. `--jq` filters the answer with jq (gh embeds gojq): strings raw,
-other values as compact JSON, one a line, as gh prints them.
+({"total_count", "jobs"} from "runs"), `repos/OWNER/REPO/issues/N/events` (the issue's
+label events as the REST API lists them: event, label, actor, created_at); anything else
+is `gh: Not Found (HTTP 404)`, exit 1, as the real CLI prints it. `--jq` filters the
+answer with jq (gh embeds gojq): strings raw, other values as compact JSON, one a line, as
+gh prints them.
 
 `--json` prints the fields asked for (number, title, body, state as OPEN/CLOSED, labels as
-[{"name"}], url, comments as [{"body"}]); `issue list` lists newest first, at most
+[{"name"}], url, author, comments); `issue list` lists newest first, at most
 `--limit` (30 by default, as the real CLI) issues. `create` prints the new issue's URL,
 `comment` the comment's. A label that does not exist makes `create` fail as the real CLI
 does; an unknown flag exits 1 with `unknown flag: --x`. Without GH_TOKEN (or GITHUB_TOKEN)
 every command fails with exit 4, as an unauthenticated CLI does.
+
+Who calls: $GH_STANDIN_ACTOR, `app/NAME` for a GitHub App's bot (the default,
+`app/github-actions`: the workflow's GITHUB_TOKEN), else a user's login. Each issue, comment
+and label event keeps its author, and prints it as gh does: an issue's `author` is
+{"is_bot": true, "login": "app/NAME"} for a bot, {"is_bot": false, "login", "id", "name"}
+for a user; a comment's is {"login"} (a bot by its bare name), with its `authorAssociation`
+(OWNER for the repository's owner, COLLABORATOR for a login in the state's
+"collaborators", else NONE), `createdAt` and `viewerDidAuthor` (the caller wrote it). A
+comment kept as a bare string in the state file is the default bot's. What a call writes
+is dated $GH_STANDIN_NOW when set (ISO 8601), else now.
 
 $GH_STANDIN_STATE is the repository's JSON file (created when missing); $GH_STANDIN_RECORD
 gets one JSON line per call: {"command": "issue create", "argv": [...], "repo": ...}.
@@ -36,6 +49,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +73,12 @@ VALUES = {
     "issue close": {"--repo", "--comment", "--reason"},
     "issue reopen": {"--repo", "--comment"},
     "issue view": {"--repo", "--json"},
+    "issue edit": {"--repo", "--add-label", "--remove-label"},
     "label create": {"--repo", "--color", "--description"},
 }
 FLAGS = {"label create": {"--force"}}
-MULTI = {"--label"}
+MULTI = {"--label", "--add-label", "--remove-label"}
+BOT = "app/github-actions"
 
 
 class Failure(Exception):
@@ -128,6 +144,44 @@ def body_of(options: dict[str, Any]) -> str:
     raise Failure(msg)
 
 
+def actor() -> str:
+    return os.environ.get("GH_STANDIN_ACTOR") or BOT
+
+
+def now() -> str:
+    """The time of what the call writes: $GH_STANDIN_NOW when set, else the clock."""
+    return os.environ.get("GH_STANDIN_NOW") or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def issue_author(login: str) -> dict[str, Any]:
+    if login.startswith("app/"):
+        return {"is_bot": True, "login": login}
+    return {"is_bot": False, "login": login, "id": f"U_{login}", "name": ""}
+
+
+def association(data: dict[str, Any], repo: str, login: str) -> str:
+    if login == repo.partition("/")[0]:
+        return "OWNER"
+    return "COLLABORATOR" if login in data.get("collaborators", []) else "NONE"
+
+
+def comment(data: dict[str, Any], repo: str, item: Any) -> dict[str, Any]:  # noqa: ANN401
+    """A comment as `--json comments` prints it (a bare string: the default bot's)."""
+    c = {"body": item, "author": BOT, "createdAt": None} if isinstance(item, str) else item
+    login = str(c["author"])
+    return {
+        "author": {"login": login.removeprefix("app/")},
+        "authorAssociation": association(data, repo, login),
+        "body": c["body"],
+        "createdAt": c.get("createdAt"),
+        "viewerDidAuthor": login == actor(),
+    }
+
+
+def new_comment(body: str) -> dict[str, Any]:
+    return {"body": body, "author": actor(), "createdAt": now()}
+
+
 def url(repo: str, number: int) -> str:
     return f"https://github.com/{repo}/issues/{number}"
 
@@ -144,7 +198,7 @@ def find(data: dict[str, Any], ref: list[str]) -> dict[str, Any]:
     raise Failure(msg)
 
 
-def fields(issue: dict[str, Any], repo: str, names: str) -> dict[str, Any]:
+def fields(data: dict[str, Any], issue: dict[str, Any], repo: str, names: str) -> dict[str, Any]:
     full = {
         "number": issue["number"],
         "title": issue["title"],
@@ -152,7 +206,9 @@ def fields(issue: dict[str, Any], repo: str, names: str) -> dict[str, Any]:
         "state": issue["state"],
         "labels": [{"name": n} for n in issue["labels"]],
         "url": url(repo, issue["number"]),
-        "comments": [{"body": c} for c in issue["comments"]],
+        "author": issue_author(str(issue.get("author") or BOT)),
+        "createdAt": issue.get("createdAt"),
+        "comments": [comment(data, repo, c) for c in issue["comments"]],
     }
     return {n: full[n] for n in names.split(",")}
 
@@ -174,7 +230,7 @@ def run(command: str, args: list[str]) -> str:
             if (state == "all" or i["state"] == state.upper()) and labels <= set(i["labels"])
         ][: int(options.get("--limit", 30))]
         if "--json" in options:
-            out = json.dumps([fields(i, repo, options["--json"]) for i in chosen])
+            out = json.dumps([fields(data, i, repo, options["--json"]) for i in chosen])
         else:
             out = "\n".join(f"{i['number']}\t{i['state']}\t{i['title']}" for i in chosen)
     elif command == "issue create":
@@ -193,24 +249,41 @@ def run(command: str, args: list[str]) -> str:
                 "body": body_of(options),
                 "state": "OPEN",
                 "labels": options.get("--label", []),
+                "author": actor(),
+                "createdAt": now(),
                 "comments": [],
+                "events": [],
             }
         )
         out = url(repo, number)
     elif command == "issue comment":
         issue = find(data, positional)
-        issue["comments"].append(body_of(options))
+        issue["comments"].append(new_comment(body_of(options)))
         out = f"{url(repo, issue['number'])}#issuecomment-{len(issue['comments'])}"
     elif command in ("issue close", "issue reopen"):
         issue = find(data, positional)
         if "--comment" in options:
-            issue["comments"].append(options["--comment"])
+            issue["comments"].append(new_comment(options["--comment"]))
         issue["state"] = "CLOSED" if command == "issue close" else "OPEN"
         verb = "Closed" if command == "issue close" else "Reopened"
         out = f"✓ {verb} issue {repo}#{issue['number']} ({issue['title']})"
     elif command == "issue view":
         issue = find(data, positional)
-        out = json.dumps(fields(issue, repo, options.get("--json", "number,title,body")))
+        out = json.dumps(fields(data, issue, repo, options.get("--json", "number,title,body")))
+    elif command == "issue edit":
+        issue = find(data, positional)
+        for label in options.get("--add-label", []):
+            if label not in data["labels"]:
+                msg = f"'{label}' not found"
+                raise Failure(msg)
+            if label not in issue["labels"]:
+                issue["labels"].append(label)
+                issue.setdefault("events", []).append(label_event("labeled", label))
+        for label in options.get("--remove-label", []):
+            if label in issue["labels"]:
+                issue["labels"].remove(label)
+                issue.setdefault("events", []).append(label_event("unlabeled", label))
+        out = url(repo, issue["number"])
     elif command == "label create":
         if len(positional) != 1:
             raise Failure("accepts 1 arg(s), received " + str(len(positional)))
@@ -224,6 +297,14 @@ def run(command: str, args: list[str]) -> str:
     return out
 
 
+def label_event(kind: str, label: str) -> dict[str, Any]:
+    """A label event as the REST API lists it (a bot's login as `NAME[bot]`)."""
+    login = actor()
+    shown = f"{login.removeprefix('app/')}[bot]" if login.startswith("app/") else login
+    return {"event": kind, "label": {"name": label}, "actor": {"login": shown},
+            "created_at": now()}  # fmt: skip
+
+
 API_VALUES = {"-H": "--header", "--header": "--header", "-q": "--jq", "--jq": "--jq",
               "-X": "--method", "--method": "--method"}  # fmt: skip
 
@@ -234,13 +315,18 @@ def _answer(data: dict[str, Any], endpoint: str) -> Any:  # noqa: ANN401 (any JS
         return data["api"][endpoint]
     parts = endpoint.lstrip("/").split("/")
     repo = data.get("repo") or {}
-    if len(parts) < 3 or parts[0] != "repos" or "/".join(parts[1:3]) != repo.get("full_name"):
+    # A state without a "repo" entry is the repository of whichever --repo names it.
+    name = repo.get("full_name", "/".join(parts[1:3]))
+    if len(parts) < 3 or parts[0] != "repos" or "/".join(parts[1:3]) != name:
         return None
     rest = parts[3:]
     if not rest:
-        return repo
+        return repo or None
     if len(rest) == 2 and rest[0] == "pulls":
         return data.get("pulls", {}).get(rest[1])
+    if len(rest) == 3 and rest[0] == "issues" and rest[2] == "events":
+        found = [i for i in data.get("issues", []) if str(i["number"]) == rest[1]]
+        return found[0].get("events", []) if found else None
     if len(rest) == 6 and rest[:2] == ["actions", "runs"] and rest[3::2] == ["attempts", "jobs"]:
         jobs = data.get("runs", {}).get(rest[2], {}).get(rest[4])
         return None if jobs is None else {"total_count": len(jobs), "jobs": jobs}

@@ -45,7 +45,6 @@ def test_a_mesh_config_keeps_its_grid_in_the_suites_pair_order_and_its_pair_extr
     assert mesh.fragments == (
         "trust_remote_code",
         "aiter_runtime",
-        "dp8_attention",
         "deepseek_common",
         "quick_reduce_int4",
         "dp_common",
@@ -65,7 +64,7 @@ def test_a_mesh_config_keeps_its_grid_in_the_suites_pair_order_and_its_pair_extr
           "{port}, {model}, {isl}, {osl}, {ratio}, {num_prompts}, {num_warmups}, {concurrency}, "
           "{output_file}")),
         (f"  - prefix: {MESH}\n", "  - prefix: deepseek-r1-fp8-tp4\n",
-         "duplicate prefix 'deepseek-r1-fp8-tp4' (first at line 274)"),
+         "duplicate prefix 'deepseek-r1-fp8-tp4' (first at line 263)"),
     ],
     ids=["per-pair-not-run", "pair-not-in-suite", "client-variable", "duplicate-prefix"],
 )  # fmt: skip

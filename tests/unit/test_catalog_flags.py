@@ -44,7 +44,8 @@ def test_a_flag_set_to_two_values_is_refused_at_the_second() -> None:
                      flag("--mem-fraction-static", "0.9", line=9)])  # fmt: skip
     assert str(info.value) == (
         "catalogs/benchmark.yaml:9: --mem-fraction-static is set to '0.85' (line 3) and to "
-        "'0.9' (line 9); a flag is set once (use per_pair to override)"
+        "'0.9' (line 9); a flag is set once (override: replaces it for every pair, per_pair: "
+        "for one)"
     )
 
 
@@ -65,7 +66,7 @@ def test_an_env_name_is_set_once_and_overrides_replace_it() -> None:
         merge_env([var("A", "1", line=2), var("A", "2", line=5)])
     assert str(info.value) == (
         "catalogs/benchmark.yaml:5: A is set to '1' (line 2) and to '2' (line 5); an env name "
-        "is set once (use per_pair to override)"
+        "is set once (override: replaces it for every pair, per_pair: for one)"
     )
     assert env_dict(override_env([var("A", "1"), var("B", "2")], [var("A", "3")])) == {
         "A": "3",

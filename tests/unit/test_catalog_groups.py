@@ -54,9 +54,9 @@ def test_every_config_has_a_preset_of_its_own_before_the_declared_ones() -> None
     ("old", "new", "message"),
     [
         ('    cron: "0 14 * * 6"\n', '    cron: "0 14 * * 5"\n',
-         "schedule cron repeats the one at line 574"),
+         "schedule cron repeats the one at line 563"),
         ("    - {name: mtp, select:", "    - {name: fp4-all, select:",
-         "preset name 'fp4-all' is already used at line 594"),
+         "preset name 'fp4-all' is already used at line 583"),
         ("select: {suite: SGLang-Mesh}", "select: {suite: SGLang-Mash}",
          "no config has suite 'SGLang-Mash' (did you mean 'SGLang-Mesh'?)"),
         ("    - {name: all-qwen, select: {family: qwen}}",

@@ -46,13 +46,37 @@ def test_an_unknown_key_names_the_key_its_line_and_the_nearest_known_one() -> No
         ("parallel", {"tp": "8"}, ("configs[0].parallel.tp: expected an integer, found string "
           '"8"')),
         ("parallel", {"tp": 0}, "configs[0].parallel.tp: 0 must be >= 1"),
+        ("parallel", {"tp": 8, "dp_attention": False}, "configs[0].parallel: 'dp' is required"),
+        ("parallel", {"tp": 8, "dp": 1, "dp_attention": True},
+         "configs[0].parallel.dp: 1 must be >= 2"),
         ("display", "R1\u2028TP8", ('configs[0].display: "R1\\u2028TP8" must be one line of '
           "printable text (no control character, line or paragraph separator, or bidirectional "
           "control)")),
     ],
-    ids=["type", "minimum", "line-separator"],
+    ids=[
+        "type", "minimum", "dp-attention-without-dp", "dp-attention-with-one-rank",
+        "line-separator",
+    ],
 )  # fmt: skip
 def test_a_wrong_value_is_described_in_words(key: str, value: object, expected: str) -> None:
     doc = benchmark()
     doc["configs"][0][key] = value
     assert refusal(doc).split(": ", 1)[1] == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("    parallel: {tp: 4}\n", "    tp: 4\n",
+         "configs[0].tp: unknown key 'tp' (did you mean 'parallel.tp'?)"),
+        ("    parallel: {tp: 4}\n", "    parallel: {tp: 4}\n    ep: 4\n",
+         "configs[0].ep: unknown key 'ep' (did you mean 'parallel.ep'?)"),
+    ],
+    ids=["tp", "ep"],
+)  # fmt: skip
+def test_a_key_written_one_level_too_high_is_hinted_where_it_belongs(
+    old: str, new: str, expected: str
+) -> None:
+    text = (FIXTURE / SHOWN).read_text(encoding="utf-8")
+    line = text[: text.index(old)].count("\n") + 1 + new.count("\n") - 1
+    assert refusal(benchmark(old, new)) == f"{SHOWN}:{line}: {expected}"

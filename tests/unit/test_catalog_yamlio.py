@@ -54,10 +54,21 @@ def test_line_of_finds_keys_and_list_items() -> None:
           "the value out or use a fragment")),
         ("- 1\n", ("catalogs/benchmark.yaml:1: the top level must be a mapping, found "
           "CommentedSeq")),
-        ("a: 'open\nb: 2\n\nc: 3\n", ("catalogs/benchmark.yaml:1: YAML error: found unexpected end "
-          "of stream while scanning a quoted scalar")),
-        ("a:\n\tb: 1\n", ("catalogs/benchmark.yaml:2: YAML error: found character '\\t' that "
-          "cannot start any token")),
+        ("a: 'open\nb: 2\n\nc: 3\n", ("catalogs/benchmark.yaml:1: YAML error: a quote opened on "
+          "this line is never closed")),
+        ("a:\n\tb: 1\n", "catalogs/benchmark.yaml:2: YAML error: a tab: indent with spaces"),
+        ("a:\n  b: 1\n c: 2\n", ("catalogs/benchmark.yaml:3: YAML error: this line is indented "
+          "differently from the lines before it: indent it as far as the keys beside it, with "
+          "spaces")),
+        ("a:\n  b: 1\n    c: 2\n", ("catalogs/benchmark.yaml:3: YAML error: a ':' where a value "
+          "was expected: indent this line as far as the keys beside it, or quote a value that "
+          "holds ': '")),
+        ("a:\n  b: 1\n  - c\n", ("catalogs/benchmark.yaml:3: YAML error: a list item ('-') among "
+          "the keys of a mapping: indent it under a key, or write it as a key")),
+        ("a: {tp: 4, dp: 4\nb: 1\n", ("catalogs/benchmark.yaml:1: YAML error: a '{' opened on "
+          "this line is not closed with '}', or its items are not separated by ','")),
+        ("a: [1\nb: 1\n", ("catalogs/benchmark.yaml:1: YAML error: a '[' opened on this line is "
+          "not closed with ']', or its items are not separated by ','")),
         ('a: 1\nb: "x\\qy"\n', ("catalogs/benchmark.yaml:2: YAML error: found unknown escape "
           "character 'q'")),
         ("a: 1\nb: \x00\n", ("catalogs/benchmark.yaml:2: YAML error: unacceptable character "
@@ -68,7 +79,9 @@ def test_line_of_finds_keys_and_list_items() -> None:
           "key is a plain value")),
     ],
     ids=[
-        "duplicate", "alias", "not-a-mapping", "unclosed-quote", "tab", "escape", "nul",
+        "duplicate", "alias", "not-a-mapping", "unclosed-quote", "tab", "indented-less",
+        "indented-more", "list-item-among-keys", "unclosed-brace", "unclosed-bracket", "escape",
+        "nul",
         "mapping-key", "list-key",
     ],
 )  # fmt: skip

@@ -47,11 +47,21 @@ def event(state: str = "confirmed", **extra: Any) -> dict[str, Any]:
     }
 
 
-def verdicts(run: str, events: list[dict[str, Any]], measured: bool = True) -> Verdicts:
+def document(
+    run: str, events: list[dict[str, Any]], measured: bool = True, value: float = 1234.5
+) -> dict[str, Any]:
+    """A compare JSON of `run`: its events, its one point (value of throughput per GPU
+    against a baseline of 1342) when measured."""
+    metrics = {"output_throughput_per_gpu": {"current": value, "change": value / 1342 - 1}}
     points = [{"config": CONFIG, **SERVER, "isl": 1024, "osl": 1024, "concurrency": 4,
-               "verdict": "ok", "metrics": {}}] if measured else []  # fmt: skip
-    return parse({"schema": "sglang-ci/verdicts/2", "current": run, "events": events,
-                  "points": points}, "v.json")  # fmt: skip
+               "verdict": "ok", "metrics": metrics}] if measured else []  # fmt: skip
+    return {"schema": "sglang-ci/verdicts/2", "current": run, "events": events, "points": points}
+
+
+def verdicts(
+    run: str, events: list[dict[str, Any]], measured: bool = True, value: float = 1234.5
+) -> Verdicts:
+    return parse(document(run, events, measured, value), "v.json")
 
 
 @pytest.fixture
@@ -74,7 +84,8 @@ def writes(tmp_path: Path) -> list[str]:
 
 
 def keep(gh: issues.Gh, v: Verdicts) -> list[str]:
-    found = issues.issues(gh, "perf", {e.id for e in v.events})
+    servers = frozenset(e.server.key() for e in v.events)
+    found = issues.issues(gh, "perf", {e.id for e in v.events}, servers=servers)
     run = issues.RunInfo(
         name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}"
     )
@@ -111,9 +122,15 @@ def test_one_issue_per_event_commented_while_open_and_closed_on_recovery(
     assert writes(tmp_path) == ["label create", "issue create", "issue comment", "issue close"]
     [issue] = repo(tmp_path)["issues"]
     assert issue["state"] == "CLOSED"
-    assert issue["comments"][0].startswith("Still open in run [run-08](")
-    assert "-8.0% [-9.0%, -7.0%]" in issue["comments"][0]
-    assert issue["comments"][1].startswith("Recovered: run [run-10](")
+    still, recovered = (c["body"] for c in issue["comments"])
+    assert still.startswith("Still open in run [run-08](")
+    # the event's size, then this run's own numbers at its points
+    assert still.endswith(
+        "`output_throughput_per_gpu -8.0% [-9.0%, -7.0%]`. This run's output_throughput_per_gpu:"
+        " 1024x1024 c4 1,234.5 (-8.0%).\n\n<!-- sglang-ci-run run-08 -->\n"
+    )
+    assert recovered.startswith("Recovered: run [run-10](")
+    assert {c["author"] for c in issue["comments"]} == {"app/github-actions"}
 
 
 @pytest.mark.parametrize("state", ["suspected", "cleared"])
@@ -189,8 +206,10 @@ def standin_gh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def issues_cli(cli: Invoke, tmp_path: Path, out: Path) -> Result:
-    found = {"schema": "sglang-ci/verdicts/2", "current": "run-07", "events": [event()]}
+def issues_cli(
+    cli: Invoke, tmp_path: Path, out: Path, found: dict[str, Any] | None = None
+) -> Result:
+    found = found or {"schema": "sglang-ci/verdicts/2", "current": "run-07", "events": [event()]}
     (tmp_path / "v.json").write_text(json.dumps(found))
     (tmp_path / "policy.yaml").write_text(POLICY)
     policy = ["--policy", str(tmp_path / "policy.yaml")]
@@ -253,3 +272,104 @@ def test_record_text_in_the_issue_body_stays_in_its_code_span(payload: str) -> N
     assert_harmless(text, rendered, link=url)
     assert one_line(payload) in inside_code(rendered)
     assert issues.parse_issue(1, "OPEN", text, ()) is not None
+
+
+def test_a_step_that_comes_back_reopens_the_issue_its_first_event_closed(
+    gh: issues.Gh, tmp_path: Path
+) -> None:
+    keep(gh, verdicts("run-07", [event()]))
+    assert keep(gh, verdicts("run-08", [])) == ["closed #1 (event ev-3f2a9c41d07b)"]
+    # the same server, the same metric, a new first bad run: a new event
+    back = event(id="ev-0000000000b2", first_bad_run="run-09", last_good_run="run-08")
+    assert keep(gh, verdicts("run-09", [back], value=1200.0)) == [
+        "reopened #1 (event ev-0000000000b2)"
+    ]
+    assert keep(gh, verdicts("run-09", [back])) == []  # a re-attempt finds its comment
+    assert keep(gh, verdicts("run-10", [{**back, "runs": 2}])) == [
+        "commented on #1 (event ev-0000000000b2)"
+    ]
+    [issue] = repo(tmp_path)["issues"]
+    reopened = issue["comments"][1]["body"]
+    assert reopened.startswith("Back in run [run-09](")
+    assert "since `run-09` (last good `run-08`). This run's output_throughput_per_gpu: " in (
+        reopened
+    )
+    assert '"id": "ev-0000000000b2"' in reopened
+    # another metric on the same server is another regression: an issue of its own
+    ttft = event(
+        id="ev-0000000000c3",
+        changes={"median_ttft_ms": {"change": 0.3, "low": 0.2, "high": 0.4}},
+    )
+    assert keep(gh, verdicts("run-11", [{**back, "runs": 3}, ttft])) == [
+        "commented on #1 (event ev-0000000000b2)",
+        "opened https://github.com/owner/repo/issues/2 for event ev-0000000000c3",
+    ]
+
+
+def marker_of(event_id: str | None, **extra: Any) -> str:
+    data = {"server": {"config": CONFIG, **SERVER}, **extra}
+    if event_id is not None:
+        data["id"] = event_id
+    return f"<!-- sglang-ci-event {json.dumps(data)} -->"
+
+
+MARKED = marker_of("ev-3f2a9c41d07b")
+BOT = "app/github-actions"
+
+
+def state_issue(number: int, body: str, author: str, **extra: Any) -> dict[str, Any]:
+    return {"number": number, "title": "t", "body": body, "state": "OPEN", "labels": ["perf"],
+            "author": author, "comments": [], **extra}  # fmt: skip
+
+
+FORGED_COMMENT = {
+    "body": "<!-- sglang-ci-run run-07 -->" + marker_of("ev-0000000000ff"),
+    "author": "mallory",
+}
+IGNORED = (
+    "issue #1 was opened by mallory, not by app/github-actions: its sglang-ci marker is ignored"
+)
+FORGED = {
+    # someone else's issue with the event's marker: not a tracking issue, never closed
+    "another user's issue": (
+        [state_issue(1, MARKED, "mallory")],
+        IGNORED,
+        "opened https://github.com/owner/repo/issues/2 for event ev-3f2a9c41d07b",
+    ),
+    # a run marker in someone's comment would make the bot believe it commented already
+    "a comment": (
+        [state_issue(1, MARKED, BOT, comments=[FORGED_COMMENT])],
+        "issue #1: a sglang-ci marker in a comment by mallory, ignored",
+        "commented on #1 (event ev-3f2a9c41d07b)",
+    ),
+    "malformed": (
+        [state_issue(1, "<!-- sglang-ci-event {oops} -->", BOT)],
+        "issue #1: a malformed sglang-ci-event marker (not JSON), skipped",
+        "opened https://github.com/owner/repo/issues/2 for event ev-3f2a9c41d07b",
+    ),
+    "id-less": (
+        [state_issue(1, marker_of(None), BOT)],
+        "issue #1: a sglang-ci-event marker without an event id, skipped",
+        "opened https://github.com/owner/repo/issues/2 for event ev-3f2a9c41d07b",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FORGED.keys())
+def test_a_forged_marker_is_ignored_with_a_warning_and_the_step_exits_0(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    standin_gh(monkeypatch, tmp_path)
+    monkeypatch.setenv("GH_TOKEN", "token")
+    forged, warning, done = FORGED[case]
+    (tmp_path / "repo.json").write_text(json.dumps({"issues": forged, "labels": ["perf"]}))
+    result = issues_cli(cli, tmp_path, tmp_path / "issues.json")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0, done + "\n", f"warning: {warning}\n",
+    )  # fmt: skip
+    # the next run measures the server back: only the bot's own issue is closed
+    mine = 1 if "#1" in done else 2
+    result = issues_cli(cli, tmp_path, tmp_path / "issues.json", document("run-08", []))
+    assert (result.exit_code, result.stdout) == (0, f"closed #{mine} (event ev-3f2a9c41d07b)\n")
+    states = {i["number"]: (i["state"], i["author"]) for i in repo(tmp_path)["issues"]}
+    assert states[1] == ("CLOSED" if mine == 1 else "OPEN", forged[0]["author"])

@@ -29,20 +29,28 @@ def mode(precedence: str | None) -> ServerMode:
         image_pattern=None,
         precedence=precedence,
         variables=(Variable(name="P", flag="--chunked-prefill-size", default="196608"),),
-        args=(flag("--tp-size", "{tp}"), flag("--max-prefill-tokens", "{P}"), flag("--x", "1")),
+        args=(
+            flag("--max-prefill-tokens", "{P}"),
+            flag("--cuda-graph-max-bs", "{dp}"),
+            flag("--x", "1"),
+        ),
         env=(EnvVar(name="A", value="mode", loc=LOC),),
         spec_env=(EnvVar(name="SPEC", value="1", loc=LOC),),
         loc=LOC,
     )
 
 
-def test_the_modes_flags_come_first_with_the_layout_and_variables_filled_in() -> None:
-    config = (flag("--chunked-prefill-size", "65536"), flag("--page-size", "1"))
+def test_the_configs_tensor_parallel_size_leads_then_the_modes_flags_filled_in() -> None:
+    config = (
+        flag("--tensor-parallel-size", "8"),
+        flag("--chunked-prefill-size", "65536"),
+        flag("--page-size", "1"),
+    )
     assert argv(apply_mode(mode(None), config, LAYOUT)) == [
-        "--tp-size", "8", "--max-prefill-tokens", "65536", "--x", "1",
-        "--chunked-prefill-size", "65536", "--page-size", "1",
+        "--tensor-parallel-size", "8", "--max-prefill-tokens", "65536", "--cuda-graph-max-bs", "8",
+        "--x", "1", "--chunked-prefill-size", "65536", "--page-size", "1",
     ]  # fmt: skip
-    assert argv(apply_mode(mode(None), (), LAYOUT))[2:4] == ["--max-prefill-tokens", "196608"]
+    assert argv(apply_mode(mode(None), (), LAYOUT))[:2] == ["--max-prefill-tokens", "196608"]
 
 
 @pytest.mark.parametrize(("precedence", "value"), [("config", "2"), ("mode", "1")])
@@ -63,13 +71,6 @@ def test_a_disagreement_without_a_precedence_is_refused_where_the_config_sets_it
     assert str(info.value) == (
         "catalogs/benchmark.yaml:7: server mode 'm' sets --x to '1' but the config sets '2'; "
         "declare a precedence"
-    )
-    with pytest.raises(CatalogError) as layout:
-        apply_mode(mode(None), (flag("--tensor-parallel-size", "4"),), LAYOUT)
-    assert str(layout.value) == (
-        "catalogs/benchmark.yaml:7: --tensor-parallel-size 4 contradicts parallel: {tp: 8}, "
-        "from which server mode 'm' writes --tp-size 8 in front of every command: remove "
-        "--tensor-parallel-size from args and keep the size in parallel"
     )
     assert apply_mode_env(mode(None), (), "none") == (EnvVar(name="A", value="mode", loc=LOC),)
 
@@ -104,4 +105,4 @@ def test_a_case_server_starts_in_the_first_mode(fixture: Expanded) -> None:
     server = case_server(catalog, case)
     assert server.mode == catalog.server_modes[0].name == "sglang-atom"
     assert server.args[:2] == ("--tensor-parallel-size", "2")
-    assert server.args[2:] == tuple(argv(case.args))
+    assert server.args == tuple(argv(case.args))

@@ -218,7 +218,7 @@ def test_a_300_config_catalog_explains_though_it_cannot_render(cli: Invoke, tmp_
     result = cli("render", root=root)
     assert result.exit_code == 2
     assert result.stderr.endswith(
-        "catalogs/benchmark.yaml:2364: cron group 'oob-deepseek-non-mtp' makes 306 jobs; "
+        "catalogs/benchmark.yaml:2353: cron group 'oob-deepseek-non-mtp' makes 306 jobs; "
         "a GitHub matrix holds at most 256: split it\n"
     )
 

@@ -210,6 +210,7 @@ def test_no_run_script_of_a_rendered_workflow_holds_an_expression(
 ) -> None:
     found = workflows(outputs)
     assert sorted(found) == [
+        ".github/workflows/ab-noise.yml",
         ".github/workflows/accuracy-case.yml",
         ".github/workflows/accuracy-nightly.yml",
         ".github/workflows/benchmark-job.yml",

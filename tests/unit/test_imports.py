@@ -1,6 +1,6 @@
 """Every module of generator/ imports first, and the modules import one another without a
 cycle: a tool, a test or a user may import any of them on its own (`python -c 'import
-generator.results.compare'`)."""
+generator.verdicts.compare'`)."""
 
 from __future__ import annotations
 
@@ -155,5 +155,5 @@ def test_the_subcommand_modules_share_the_cli_context_and_never_import_the_main_
         if "generator.cli" in imported(name, path, module_level=False)
     }
     assert importers == {"generator.__main__"}
-    for name in ("generator.cli", "generator.results.cli", "generator.confirm.cli"):
+    for name in ("generator.cli", "generator.report.cli", "generator.confirm.cli"):
         assert "generator.context" in imported(name, MODULES[name], module_level=True), name

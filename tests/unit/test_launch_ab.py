@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 
 import pytest
 
@@ -47,43 +48,83 @@ def test_two_servers_run_at_once_only_when_both_fit(server: int, runner: int, ho
     assert ab.mode(server, runner) == how
 
 
-def test_an_eight_percent_drop_over_one_percent_noise_is_confirmed() -> None:
+def test_an_eight_percent_drop_is_confirmed_one_sided_on_the_noise_model() -> None:
     j = ab.judge(
         "t", pairs([0.925, 0.91, 0.92]), higher_is_better=True, min_change=0.05, level=0.95
     )
+    # Restart, one point: se^2 = (launch^2 (2K - 1) / K + point^2) / K, the repeats'
+    # spread being smaller.
+    se = math.sqrt((0.014**2 * 5 / 3 + 0.028**2) / 3)
+    mean = sum(math.log(x) for x in (0.925, 0.91, 0.92)) / 3
     assert j.verdict == ab.CONFIRMED
-    assert j.high is not None
-    assert j.high < 0.95
-    assert round(j.ratio or 0, 3) == 0.918
+    assert j.se == pytest.approx(se, rel=1e-9)
+    assert j.z == pytest.approx(-mean / se, rel=1e-9)
+    assert round(j.z or 0, 2) == 4.43
+    half = 1.6448536 * se  # the one-sided normal quantile of 95%
+    assert j.low == pytest.approx(math.exp(mean - half))
+    assert j.high == pytest.approx(math.exp(mean + half))
     assert (j.repeats, j.pairs, j.threshold) == (3, 3, 0.95)
 
 
-def test_noise_alone_is_cleared() -> None:
-    j = ab.judge(
+def test_noise_alone_is_cleared_and_a_small_real_change_is_confirmed_not_failed() -> None:
+    clean = ab.judge(
         "t", pairs([1.01, 0.99, 1.005]), higher_is_better=True, min_change=0.05, level=0.95
     )
-    assert j.verdict == ab.CLEARED
-    assert j.low is not None
-    assert j.low > 0.95
+    assert clean.verdict == ab.CLEARED
+    # -3% over eight repeats: a change beyond the noise (confirmed), smaller than the 5%
+    # that fails a run (the verdicts report it, compare does not fail on it).
+    small = ab.judge("t", pairs([0.97] * 8), higher_is_better=True, min_change=0.05, level=0.95)
+    assert small.verdict == ab.CONFIRMED
+    assert round(small.z or 0, 2) == 2.54
 
 
-def test_an_interval_across_the_minimum_change_is_inconclusive() -> None:
-    j = ab.judge("t", pairs([0.93, 0.97, 0.95]), higher_is_better=True, min_change=0.05, level=0.95)
+def test_a_change_the_noise_cannot_tell_from_none_is_inconclusive() -> None:
+    j = ab.judge(
+        "t", pairs([0.98, 0.975, 0.97]), higher_is_better=True, min_change=0.05, level=0.95
+    )
     assert j.verdict == ab.INCONCLUSIVE
-    assert j.low is not None
-    assert j.high is not None
-    assert j.low < 0.95 < j.high
+    assert 0 < (j.z or 0) < 1.645
 
 
 def test_a_latency_is_worse_when_it_grows() -> None:
     slower = ab.judge(
-        "ttft", pairs([1.2, 1.22]), higher_is_better=False, min_change=0.1, level=0.95
+        "ttft", pairs([1.2, 1.22, 1.21]), higher_is_better=False, min_change=0.1, level=0.95
     )
     faster = ab.judge(
-        "ttft", pairs([0.8, 0.82]), higher_is_better=False, min_change=0.1, level=0.95
+        "ttft", pairs([0.8, 0.82, 0.81]), higher_is_better=False, min_change=0.1, level=0.95
     )
     assert (slower.verdict, faster.verdict) == (ab.CONFIRMED, ab.CLEARED)
     assert slower.threshold == 1.1
+
+
+def test_repeats_that_spread_more_than_the_noise_model_are_judged_on_their_spread() -> None:
+    data = pairs([0.80, 0.95, 1.0])
+    j = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.95)
+    logs = [math.log(x) for x in (0.80, 0.95, 1.0)]
+    assert j.se == pytest.approx(statistics.stdev(logs) / math.sqrt(3), rel=1e-9)
+    assert j.verdict == ab.INCONCLUSIVE
+
+
+def test_the_measured_noise_moves_the_threshold() -> None:
+    # -5% over three repeats: confirmed with the default noise, inconclusive on a runner
+    # whose A/A measured launches four times as far apart.
+    data = pairs([0.95, 0.95, 0.95])
+    loud = ab.Noise(launch=0.056, point=0.028, source="A/A")
+    default = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.95)
+    measured = ab.judge("t", data, higher_is_better=True, min_change=0.05, level=0.95, noise=loud)
+    assert (default.verdict, measured.verdict) == (ab.CONFIRMED, ab.INCONCLUSIVE)
+
+
+def test_a_parallel_ab_keeps_its_launch_offset_however_many_repeats() -> None:
+    # One launch per side, each on its half of the GPUs: offsets no repeat averages out.
+    noise = ab.DEFAULT_NOISE
+    assert noise.se(ab.PARALLEL, 2, 100) == pytest.approx(
+        math.sqrt(2 * 0.014**2 + 0.028**2 / 200), rel=1e-9
+    )
+    assert noise.se(ab.RESTART, 2, 100) == pytest.approx(
+        math.sqrt((0.014**2 * 199 / 100 + 0.028**2 / 2) / 100), rel=1e-9
+    )
+    assert ab.z_of(0.975) == pytest.approx(1.959964, rel=1e-6)
 
 
 def test_one_complete_repeat_is_not_enough() -> None:
@@ -112,14 +153,16 @@ def test_a_step_pairs_each_a_with_its_b_and_skips_invalid_turns() -> None:
 
     measured = [
         m("A", 1, 100),
-        m("B", 1, 92),
-        m("B", 2, 91),
+        m("B", 1, 80),
+        m("B", 2, 81),
         m("A", 2, 100),
         m("A", 3, 100),
         m("B", 3, None),
+        m("B", 4, 80),
+        m("A", 4, 100),
     ]
     verdict, [j] = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
-    assert (verdict, j.repeats, j.pairs) == (ab.CONFIRMED, 2, 2)
+    assert (verdict, j.repeats, j.pairs) == (ab.CONFIRMED, 3, 3)
 
 
 def test_an_event_is_confirmed_by_one_metric_and_cleared_only_by_all() -> None:
@@ -173,10 +216,10 @@ def two_points(ratios: dict[str, list[float]]) -> list[ab.Measurement]:
 
 
 def test_one_slower_point_is_not_averaged_away_by_one_that_did_not_change() -> None:
-    # 8% slower at p1, unchanged at p2: the mean over both (0.959) alone would clear a
+    # 7% slower at p1, 7% faster at p2: the mean over both (1.0) alone would clear a
     # regression that p1 shows beyond the 5% minimum change. The job is inconclusive: the
     # event stays suspected, for the next run to decide.
-    measured = two_points({"p1": [0.92, 0.92, 0.92], "p2": [1.0, 1.0, 1.0]})
+    measured = two_points({"p1": [0.93, 0.93, 0.93], "p2": [1.07, 1.07, 1.07]})
     verdict, judged = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
     assert verdict == ab.INCONCLUSIVE
     assert [(j.point, j.verdict) for j in judged] == [
@@ -188,8 +231,9 @@ def test_one_slower_point_is_not_averaged_away_by_one_that_did_not_change() -> N
 
 
 def test_a_point_that_cannot_tell_does_not_keep_a_job_from_being_cleared() -> None:
-    # The mean over both points is 1.0 (cleared); p1 alone is too noisy to tell.
-    measured = two_points({"p1": [0.93, 0.99, 0.96], "p2": [1.07, 1.01, 1.04]})
+    # The mean over both points is 1.0 (cleared); p1 alone, 2.5% slower, cannot be told
+    # from no change nor from the 5% minimum.
+    measured = two_points({"p1": [0.98, 0.975, 0.97], "p2": [1.02, 1.025, 1.03]})
     verdict, judged = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
     assert [(j.point, j.verdict) for j in judged] == [
         (None, ab.CLEARED),
@@ -200,8 +244,8 @@ def test_a_point_that_cannot_tell_does_not_keep_a_job_from_being_cleared() -> No
 
 
 def test_one_point_alone_never_confirms_a_job() -> None:
-    # p1's three repeats lie beyond 5%, but the mean over both points does not.
-    measured = two_points({"p1": [0.93, 0.94, 0.93], "p2": [1.01, 1.0, 1.02]})
+    # p1's three repeats lie beyond 5%, but the mean over both points is not worse.
+    measured = two_points({"p1": [0.93, 0.94, 0.93], "p2": [1.06, 1.07, 1.06]})
     verdict, judged = ab.judge_step(measured, {"t": THROUGHPUT}, 0.95)
     assert [(j.point, j.verdict) for j in judged][1] == ("p1", ab.CONFIRMED)
     assert judged[0].verdict != ab.CONFIRMED

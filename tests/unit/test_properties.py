@@ -270,7 +270,7 @@ def test_a_suite_left_out_of_presets_renders_its_configs_own_presets(
     del spec.benchmark["presets"]["Suite-B"]
     result = cli("render", root=spec.write(in_tmp_path))
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines()[0] == "rendered 15 files; 15 changed"
+    assert result.stdout.splitlines()[0] == "rendered 16 files; 16 changed"
     assert sorted((in_tmp_path / ".github/matrices/benchmark/preset").rglob("*.json")) == [
         in_tmp_path / ".github/matrices/benchmark/preset/a/plain/c0.json",
         in_tmp_path / ".github/matrices/benchmark/preset/b/plain/c1.json",

@@ -42,6 +42,7 @@ def test_the_rendered_workflows_declare_exactly_the_catalogs_crons_jobs_and_inpu
         sorted(integrity.expected(fixture.catalog))
         == workflows
         == [
+            ".github/workflows/ab-noise.yml",
             ".github/workflows/accuracy-case.yml",
             ".github/workflows/accuracy-nightly.yml",
             ".github/workflows/benchmark-job.yml",

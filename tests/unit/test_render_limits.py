@@ -52,13 +52,13 @@ def test_every_matrix_is_checked_and_these_hold_more_than_10_jobs(
     # 4 cron groups, 35 presets (the 18 Mesh ones in two modes), 2 accuracy levels.
     assert len(checked) == len([p for p in outputs if p.startswith(".github/matrices/")]) == 59
     assert [(what, str(loc), jobs) for what, loc, jobs, _ in checked if jobs > 10] == [
-        ("cron group 'mesh-all'", f"{bench}:574", 17),
-        ("cron group 'oob-all'", f"{bench}:578", 12),
-        ("preset 'all-oob' (SGLang-OOB, sglang-atom)", f"{bench}:591", 12),
-        ("preset 'ds-all' (SGLang-Mesh, sglang-atom)", f"{bench}:593", 17),
-        ("preset 'ds-all' (SGLang-Mesh, sglang-mori)", f"{bench}:593", 17),
-        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-atom)", f"{bench}:594", 14),
-        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-mori)", f"{bench}:594", 14),
+        ("cron group 'mesh-all'", f"{bench}:563", 17),
+        ("cron group 'oob-all'", f"{bench}:567", 12),
+        ("preset 'all-oob' (SGLang-OOB, sglang-atom)", f"{bench}:580", 12),
+        ("preset 'ds-all' (SGLang-Mesh, sglang-atom)", f"{bench}:582", 17),
+        ("preset 'ds-all' (SGLang-Mesh, sglang-mori)", f"{bench}:582", 17),
+        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-atom)", f"{bench}:583", 14),
+        ("preset 'ds-fp4-all' (SGLang-Mesh, sglang-mori)", f"{bench}:583", 14),
         ("accuracy level 'nightly'", f"{acc}:72", 17),  # 16 cases, the SGLang one on 2 images
     ]
 
@@ -70,7 +70,7 @@ def test_a_matrix_over_the_job_limit_is_refused_at_its_selection(
     render(fixture, ROOT)  # the largest matrices hold 17 jobs
     monkeypatch.setattr(limits, "MAX_MATRIX_JOBS", 16)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:574: cron group 'mesh-all' makes 17 jobs; "
+        f"{fixture.catalog.benchmark_file}:563: cron group 'mesh-all' makes 17 jobs; "
         "a GitHub matrix holds at most 16: split it"
     )
 
@@ -87,7 +87,7 @@ def test_a_matrix_over_the_output_limit_is_refused_at_its_selection(
     render(fixture, ROOT)
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", size - 1)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:564: cron group 'oob-deepseek-non-mtp' is 21139 "
+        f"{fixture.catalog.benchmark_file}:553: cron group 'oob-deepseek-non-mtp' is 21139 "
         "bytes of matrix JSON; a job output holds at most 21138: split it"
     )
 
@@ -110,7 +110,7 @@ def test_too_many_dispatch_inputs_are_refused_at_the_last_suite(
     render(fixture, ROOT)
     monkeypatch.setattr(limits, "MAX_DISPATCH_INPUTS", 7)
     assert refusal(fixture) == (
-        f"{fixture.catalog.benchmark_file}:262: .github/workflows/benchmark.yml would have 8 "
+        f"{fixture.catalog.benchmark_file}:251: .github/workflows/benchmark.yml would have 8 "
         "dispatch inputs; GitHub allows 7: merge suites"
     )
 
@@ -155,7 +155,7 @@ def test_render_refuses_a_limit_with_one_line_and_exit_2_and_writes_nothing(
     result = cli("render", root=root)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        "error: catalogs/benchmark.yaml:574: cron group 'mesh-all' makes 17 jobs; a GitHub "
+        "error: catalogs/benchmark.yaml:563: cron group 'mesh-all' makes 17 jobs; a GitHub "
         "matrix holds at most 16: split it\n"
     )
     assert snapshot(root) == {}

@@ -24,7 +24,6 @@ RULES: dict[str, tuple[str, str]] = {
     "L002": ("waiver-unused", WARNING),
     "L101": ("dp-attention-divisible", ERROR),
     "L102": ("ep-divides-tp", ERROR),
-    "L103": ("layout-matches-flags", ERROR),
     "L106": ("mode-overrides-config", WARNING),
     "L201": ("gpus-fit-runner", ERROR),
     "L301": ("spec-draft-model", WARNING),
@@ -52,6 +51,7 @@ RULES: dict[str, tuple[str, str]] = {
 # Retired ids and where their check lives now (each refusal lives in one place).
 RETIRED: dict[str, str] = {
     "L100": "a server that cannot be resolved is refused by the expand stage (exit 2)",
+    "L103": "parallel: writes the size flags; a catalog that writes one is refused when loaded",
     "L601": "a repeated prefix is refused when the catalog is loaded (exit 2)",
     "L602": "a repeated case id is refused when the catalog is loaded (exit 2)",
     "L504": "an env name that is not a shell identifier is refused when the catalog is loaded",

@@ -1,18 +1,16 @@
-"""Parallel layout and GPU count, checked on the argv SGLang is really started with."""
+"""Parallel layout and GPU count, checked on the argv SGLang is really started with (whose
+size flags `parallel:` writes: generator/catalog/layout.py)."""
 
 from __future__ import annotations
 
+from generator.catalog.layout import DP, DP_ATTENTION, EP, TP
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-TP = "--tensor-parallel-size"
-DP = "--data-parallel-size"
-EP = "--expert-parallel-size"
 PP = "--pipeline-parallel-size"
-DP_ATTENTION = "--enable-dp-attention"
 
 
 def dp_attention(flags: dict[str, tuple[str, ...]]) -> bool:
@@ -70,33 +68,6 @@ def ep_divides_tp(r: Resolved) -> Iterator[Hit]:
         )
 
 
-def layout_matches_flags(r: Resolved) -> Iterator[Hit]:
-    """L103: the structured tp/dp/ep fields equal the sizes in the resolved argv.
-
-    Selectors, labels, GPU counts and dashboards read the structured fields; SGLang reads
-    the flags (`--tensor-parallel-size`/`--tp-size`, `--data-parallel-size`/`--dp-size`,
-    `--expert-parallel-size`/`--ep-size`/`--ep`; an absent flag means 1, the server_args
-    default). When they disagree the job is labelled as one layout and runs another.
-    """
-    flags = r.flags
-    parallel = r.owner.parallel
-    for field, flag, declared in (
-        ("tp", TP, parallel.tp),
-        ("dp", DP, parallel.dp),
-        ("ep", EP, parallel.ep),
-    ):
-        actual = int_flag(flags, flag)
-        if actual != declared:
-            shown = f"{flag} {actual}" if flag in flags else f"no {flag} (so {actual})"
-            yield r.hit(
-                "L103",
-                (
-                    f"{r.name} declares parallel.{field} {declared} but starts SGLang with "
-                    f"{shown}; make the field and the flag agree"
-                ),
-            )
-
-
 def gpus_needed(flags: dict[str, tuple[str, ...]]) -> int:
     """GPUs one server occupies: tp * pp, times dp unless DP attention places dp inside tp."""
     tp, pp, dp = int_flag(flags, TP), int_flag(flags, PP), int_flag(flags, DP)
@@ -127,5 +98,4 @@ def check(ctx: Context) -> Iterator[Hit]:
     for r in ctx.servers:
         yield from dp_attention_divisible(r)
         yield from ep_divides_tp(r)
-        yield from layout_matches_flags(r)
         yield from gpus_fit_runner(ctx, r)

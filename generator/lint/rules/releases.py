@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from generator.catalog.flags import canonical
+from generator.catalog.layout import WRITTEN
 from generator.catalog.releases import carried, declared
 from generator.catalog.upstream import (
     SERVER,
@@ -97,16 +98,27 @@ class _Passing:
 
 @dataclass(kw_only=True)
 class _Use:
-    """One written flag over every server that passes it."""
+    """One written flag over every server that passes it. A flag `parallel:` writes is one
+    use over every config and case (at the first one's line): a finding on it is one, and
+    the fix is the generator's spelling, not a line of the catalog."""
 
     name: str
     at: _Written
     servers: list[_Passing]
+    owners: set[int] = field(default_factory=set)
+
+    @property
+    def shown(self) -> str:
+        if canonical(self.name) not in WRITTEN:
+            return self.name
+        more = len(self.owners) - 1
+        also = f" here and in {more} more configs and cases" if more else ""
+        return f"{self.name} (written from parallel:{also})"
 
 
 def _uses(catalog: Catalog, servers: Iterable[Resolved]) -> list[_Use]:
     """Each written flag (by line and owner) with the servers that pass it."""
-    uses: dict[tuple[Loc, int, str], _Use] = {}
+    uses: dict[tuple[Loc | None, int, str], _Use] = {}
     for server in servers:
         images = images_of(catalog, server)
         carry = carried(catalog, images)
@@ -116,7 +128,9 @@ def _uses(catalog: Catalog, servers: Iterable[Resolved]) -> list[_Use]:
             at = written.get(canonical(name))
             if at is None:
                 continue
-            use = uses.setdefault((at.loc, id(at.owner), name), _Use(name=name, at=at, servers=[]))
+            key = (None, 0, name) if canonical(name) in WRITTEN else (at.loc, id(at.owner), name)
+            use = uses.setdefault(key, _Use(name=name, at=at, servers=[]))
+            use.owners.add(id(server.owner))
             passing = _Passing(
                 where=f"{server.name} ({server.server.mode})",
                 images=shown,
@@ -168,7 +182,7 @@ def _hits(use: _Use) -> Iterator[Hit]:
                 loc=at.loc,
                 owner=at.owner,
                 message=(
-                    f"{use.name} is {spelled} in SGLang {span(there)}{later}: the launcher "
+                    f"{use.shown} is {spelled} in SGLang {span(there)}{later}: the launcher "
                     f"gives it that name there; write {spelled} once every image carries a "
                     "release that has it"
                 ),
@@ -183,7 +197,7 @@ def _hits(use: _Use) -> Iterator[Hit]:
             loc=at.loc,
             owner=at.owner,
             message=(
-                f"{use.name} is deprecated in SGLang {span([v for v, _ in retired])}"
+                f"{use.shown} is deprecated in SGLang {span([v for v, _ in retired])}"
                 f"{instead}{until}"
             ),
         )

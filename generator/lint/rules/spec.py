@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from generator.catalog.layout import DP
 from generator.catalog.model import SPEC_NONE, Config
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
-from generator.lint.rules.layout import DP
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,5 +1,6 @@
 """The A/B confirmations and tracking issues admitted with the runs (each run's
-`confirmation/` folder, docs/confirmation.md), as the regressions page shows them.
+`confirmation/` folder, docs/confirmation.md), as the regressions page shows them, with
+the triage marks people left on the tracking issues (`triage.json`).
 
 An A/B is judged again from its documents and the run's confirmation matrix, with the
 function the events job judged it with (generator/confirm/outcomes.py): the same
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.confirm import outcomes, tracked
+from generator.confirm import outcomes, tracked, triage
 from generator.launch import jsonread
 from generator.launch.abjob import ConfirmationEntry, check_confirmation
 from generator.launch.errors import InputError
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from generator.confirm.outcomes import Outcome
     from generator.confirm.tracked import Tracked
+    from generator.confirm.triage import Mark
 
 FOLDER = "confirmation"
 MATRIX = "matrix.json"
@@ -36,6 +38,7 @@ class Confirmations:
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     points: dict[str, dict[str, str]] = field(default_factory=dict)  # point id -> label
     issues: dict[str, tuple[str, Tracked]] = field(default_factory=dict)  # (run, issue)
+    marks: dict[str, Mark] = field(default_factory=dict)  # the standing triage mark
     problems: list[str] = field(default_factory=list)
 
 
@@ -79,4 +82,6 @@ def read(runs: Iterable[Path]) -> Confirmations:
             }
         for issue in tracked.read(_json(folder / tracked.FILE)):
             found.issues[issue.event] = (run.name, issue)
+        marks = [*found.marks.values(), *triage.read(_json(folder / triage.FILE))]
+        found.marks.update(triage.newest(marks))
     return found

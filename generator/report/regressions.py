@@ -1,6 +1,10 @@
 """The dashboard's regressions page: one section per event (from the verdicts' `events`,
-read through verdicts_json; one per config and run where compare wrote none), newest
-first, each a small template (`templates/event.html.j2`):
+read through verdicts_json; one per config and run where compare wrote none), sorted by
+state (confirmed, then suspected) and size (the largest change first), the suspicions
+the A/B cleared folded away at the end; each event also has a page of its own
+(`event/<id>.html`, what the run summary links), and each pair of last good and first bad
+runs its compare page (`compare/<A>--<B>.html`: rundiff.py). Each section is a small
+template (`templates/event.html.j2`):
 
 - first bad, last good and latest run, points, metrics, what changed, the runs that
   reported it, its config page;
@@ -12,9 +16,10 @@ first, each a small template (`templates/event.html.j2`):
 - the A/B on the runner (confirmations.py): its outcome, repeats, images A and B, each
   step's ratio B / A with its interval, overall and per point, and the bisection's first
   bad image;
-- its tracking issue, linked.
+- its tracking issue, linked, and the triage mark a person left on it (who, when);
+- a link to its last-good-vs-first-bad compare page.
 
-The newest EVENTS_SHOWN events get a section; older ones a row of a table.
+The first EVENTS_SHOWN events get a section; the others a row of a table.
 """
 
 from __future__ import annotations
@@ -24,12 +29,14 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.catalog.regression import weight
 from generator.confirm.outcomes import MISSING, Outcome, judgement_text
-from generator.launch.provenance import version_commit
-from generator.results.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
+from generator.report import rundiff
+from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
+from generator.report.oncall import differs_pairs
+from generator.report.site import SHORT, env, html, link, slug
+from generator.report.site import page as write_page
 from generator.results.provenance import short_digest
-from generator.results.site import SHORT, env, html, link, slug
-from generator.results.site import page as write_page
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,26 +44,13 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.launch import ab
-    from generator.results.confirmations import Confirmations
+    from generator.report.confirmations import Confirmations
+    from generator.report.timeline import Judged, RunView
     from generator.results.store import Store
-    from generator.results.timeline import Judged, RunView
     from generator.results.verdicts_json import Event
 
 EVENTS_SHOWN = 60
 CHART_HEIGHT = 320
-# The first-bad diff's rows: (label, column of dash_config_runs, how it is shown).
-DIFF = (
-    ("image digest", "image_digest", "digest"),
-    ("SGLang", "sglang_version", ""),
-    ("SGLang commit", "sglang_commit", "commit"),
-    ("ATOM", "atom_version", ""),
-    ("ATOM commit", "atom_version", "version commit"),
-    ("AITER", "aiter_version", ""),
-    ("AITER commit", "aiter_version", "version commit"),
-    ("ROCm", "rocm_version", ""),
-    ("catalog commit", "catalog_commit", "commit"),
-    ("runner", "runner_name", ""),
-)
 _PROVENANCE = """
 SELECT run, image, image_digest, sglang_version, sglang_commit, atom_version, aiter_version,
   rocm_version, catalog_commit, runner_name
@@ -97,33 +91,12 @@ def _events(store: Store, ctx: Context) -> list[tuple[Event, list[str]]]:
     return list(seen.values())
 
 
-def _shown(field: str, how: str, row: Mapping[str, Any] | None) -> str:
-    value = row.get(field) if row else None
-    if how == "version commit":
-        value = version_commit(value)
-    if value is None:
-        return "-"
-    if how == "digest":
-        return short_digest(str(value)) or "-"
-    return str(value)[:12] if how == "commit" else str(value)
-
-
 def _diff(rows: Mapping[str, Mapping[str, Any]], good: str | None, bad: str | None) -> list[Any]:
     if good not in rows and bad not in rows:
         return []
-    a, b = rows.get(good or ""), rows.get(bad or "")
-    out = []
-    for label, field, how in DIFF:
-        before, after = _shown(field, how, a), _shown(field, how, b)
-        out.append(
-            {
-                "what": label,
-                "good": before,
-                "bad": after,
-                "changed": a is not None and b is not None and before != after,
-            }
-        )
-    return out
+    found = rundiff.provenance_rows(rows.get(good or ""), rows.get(bad or ""))
+    return [{"what": r["what"], "good": r["a"], "bad": r["b"], "changed": r["changed"]}
+            for r in found]  # fmt: skip
 
 
 def _curves(
@@ -241,7 +214,10 @@ def _section(
     event: Event,
     runs: list[str],
     latest: Mapping[str, str],
+    root: str = "",
 ) -> dict[str, Any]:
+    """The event's section; `root`: the way up from its page to the site's top."""
+
     def to(run: str | None) -> str:
         return link(run, ctx.views, ctx.titles)
 
@@ -256,35 +232,121 @@ def _section(
     ]
     if newest not in (good, bad):
         curves.append((newest, f"latest ({ctx.titles.get(newest or '', newest)})", LATEST))
+    mark = confirmed.marks.get(event.id)
     return {
         "id": event.id,
         "anchor": slug(event.id),
         "verdict": event.verdict,
         "display": ctx.displays.get(event.config, event.config),
-        "page": ctx.pages.get(event.config, "index.html"),
+        "page": root + ctx.pages.get(event.config, "index.html"),
+        "own": f"{root}event/{slug(event.id)}.html",
+        "compare": root + rundiff.page_name(good, bad)
+        if good and bad and good in rows and bad in rows
+        else None,
         "first_bad": to(bad),
         "last_good": to(good),
         "latest": to(newest),
         "points": event.points,
         "metrics": [SHORT.get(m, m) for m in event.metrics],
-        "changes": event.changes,
+        "changes": [
+            *((SHORT.get(m.metric, m.metric), m.text) for m in event.moves),
+            *differs_pairs({w: (a, b) for w, a, b in event.differences}, str),
+        ]
+        or event.changes,
         "runs": [to(r) for r in runs],
         "issue": _issue(confirmed, event.id, ctx),
+        "triage": mark.text + (f": {mark.note}" if mark.note else "") if mark else None,
         "diff": _diff(rows, good, bad),
         "ab": ab_result(confirmed.outcomes.get(event.id), confirmed.points.get(event.id, {})),
         "chart": Markup(_curves(store, event, curves)),
     }
 
 
+_RANK = {"regression": 0, "suspected": 1}
+
+
+def _size(event: Event) -> float:
+    first = min(event.moves, key=lambda m: weight(m.metric, m.change), default=None)
+    return abs(first.change) if first else 0.0
+
+
+def _pairs_page(store: Store, out: Path, ctx: Context, a: str, b: str) -> None:
+    """compare/<a>--<b>.html: the two runs side by side, their curves overlaid."""
+    data = rundiff.diff(store, a, b, dashboard=True)
+    got: dict[tuple[str, int, int], dict[str, list[tuple[float, float, int]]]] = {}
+    for run, config, isl, osl, c, x, y in store.con.execute(_PAIR_CURVES, [[a, b]]).fetchall():
+        got.setdefault((config, isl, osl), {}).setdefault(run, []).append(
+            (float(x), float(y), int(c))
+        )
+    figures = [
+        curves_figure(
+            f"{ctx.displays.get(config, config)} {isl}x{osl}: throughput per GPU vs interactivity",
+            [
+                (CurveRun(label=f"A {ctx.titles.get(a, a)}", points=runs.get(a, [])), EARLIER),
+                (CurveRun(label=f"B {ctx.titles.get(b, b)}", points=runs.get(b, [])), BAD),
+            ],
+            [],
+            height=CHART_HEIGHT,
+        )
+        for (config, isl, osl), runs in sorted(got.items())
+    ]
+    body = (
+        env()
+        .get_template("compare.html.j2")
+        .render(
+            a=a,
+            b=b,
+            a_link=Markup(link(a, ctx.views, ctx.titles)),
+            b_link=Markup(link(b, ctx.views, ctx.titles)),
+            configs=[
+                {**c, "display": ctx.displays.get(c["config"], c["config"])}
+                for c in data["configs"]
+            ],
+            metrics=rundiff.METRICS,
+            points=data["points"],
+            chart=Markup(html(figures, "pair-", CHART_HEIGHT) if figures else ""),
+        )
+    )
+    title = f"{ctx.titles.get(a, a)} against {ctx.titles.get(b, b)}"
+    write_page(out, rundiff.page_name(a, b), title, body)
+
+
+_PAIR_CURVES = """
+SELECT run, config, isl, osl, concurrency, x, y FROM dash_points
+WHERE list_contains(?, run) AND x IS NOT NULL AND x > 0
+ORDER BY config, isl, osl, concurrency
+"""
+
+
 def page(store: Store, out: Path, ctx: Context, confirmed: Confirmations) -> int:
-    """Write regressions.html; the number of events."""
-    found = _events(store, ctx)
+    """Write regressions.html, each event's page and each last-good-vs-first-bad compare
+    page; the number of events."""
+    found = sorted(_events(store, ctx), key=lambda f: (_RANK.get(f[0].verdict, 2), -_size(f[0])))
     latest = {str(c): str(r) for c, r in store.con.execute(_LATEST).fetchall()}
     template = env().get_template("event.html.j2")
-    body = "".join(
-        template.render(e=_section(store, ctx, confirmed, event, runs, latest))
-        for event, runs in found[:EVENTS_SHOWN]
-    )
+    shown = found[:EVENTS_SHOWN]
+    body, folded = "", ""
+    pairs: set[tuple[str, str]] = set()
+    for event, runs in shown:
+        section = _section(store, ctx, confirmed, event, runs, latest)
+        text = template.render(e=section)
+        if event.verdict == "cleared":
+            folded += text
+        else:
+            body += text
+        own = _section(store, ctx, confirmed, event, runs, latest, root="../")
+        title = f"{own['verdict']}: {own['display']} ({event.id})"
+        write_page(out, f"event/{slug(event.id)}.html", title, template.render(e=own))
+        if section["compare"] and event.last_good_run and event.first_bad_run:
+            pairs.add((event.last_good_run, event.first_bad_run))
+    if folded:
+        cleared = sum(e.verdict == "cleared" for e, _ in shown)
+        body += (
+            f'<details class="cleared"><summary>{cleared} suspicion(s) the A/B cleared'
+            f"</summary>{folded}</details>"
+        )
+    for a, b in sorted(pairs):
+        _pairs_page(store, out, ctx, a, b)
     older = [
         {
             "id": event.id,

@@ -130,6 +130,10 @@ class Comparison:
     # Records the current run reported: a run without any fails (expected.empty_reason).
     reported: int = 1
     expected_points: int | None = None
+    # Triage, not a verdict rule: events a person marked `invalid` (noise, infra) on their
+    # tracking issue (generator/confirm/triage.py), read from the history and the run's
+    # own triage file. They stay in `events` and `confirmed`; they never fail a run.
+    invalid: frozenset[str] = frozenset()
 
     @property
     def missing(self) -> int:
@@ -153,8 +157,11 @@ class Comparison:
     @property
     def failing(self) -> tuple[Event, ...]:
         """Events this run confirmed whose change is at least the metric's min_change: the
-        ones that fail it (a smaller confirmed change is reported, not failed on)."""
-        return tuple(e for e in self.confirmed if _large(e, self.policy))
+        ones that fail it (a smaller confirmed change is reported, not failed on), but an
+        event marked invalid (triage)."""
+        return tuple(
+            e for e in self.confirmed if _large(e, self.policy) and e.id not in self.invalid
+        )
 
     @property
     def exit_code(self) -> int:
@@ -209,6 +216,7 @@ class Comparison:
             "missing": self.missing,
             "regressions": self.regressions,
             "confirmed": [e.id for e in self.confirmed],
+            "invalid": sorted(self.invalid),
             "counts": self.counts(),
             "events": [event_dict(e) for e in self.events],
             "gates": [g.as_dict() for g in self.gates],
@@ -270,6 +278,7 @@ def compare(
     current: str,
     expected: Expected | None,
     outcomes: Mapping[str, str] | None = None,
+    invalid: frozenset[str] = frozenset(),
 ) -> Comparison:
     """Verdicts of the CURRENT records of `store` against its HISTORY records; `outcomes`:
     tonight's A/B (event id -> confirmed or cleared)."""
@@ -318,6 +327,7 @@ def compare(
         problems=tuple(str(p) for p in store.problems),
         reported=store.count(CURRENT),
         expected_points=len(expected.points) if expected else None,
+        invalid=invalid,
     )
 
 

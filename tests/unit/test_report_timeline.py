@@ -1,12 +1,14 @@
-"""What the dashboard reads of the admitted runs' manifests (generator/results/timeline.py)."""
+"""What the dashboard reads of the admitted runs' manifests (generator/report/timeline.py)."""
 
 from __future__ import annotations
 
 import json
 
+from generator.report.timeline import MANIFEST_BATCH_BYTES, config_runs, load_points, manifests
 from generator.results.admit import MANIFEST_SCHEMA
+from generator.results.load import open_store
 from generator.results.store import Store
-from generator.results.timeline import MANIFEST_BATCH_BYTES, manifests
+from tests import results_gen as gen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,3 +55,28 @@ def test_many_manifests_are_read_on_one_thread_within_a_small_memory_limit(
     assert marked.outcome == "fail"
     assert [(p.concurrency, p.verdict) for p in marked.points] == [(7, "regression")]
     assert all(len(found.marks[r].points) == 1 for r in paths)
+
+
+def test_a_change_of_the_image_digest_alone_is_kept_apart_from_a_version_change(
+    tmp_path: Path,
+) -> None:
+    # Four nights: a rebuild of the same versions (digest only), then a new SGLang.
+    points = gen.sweep(concurrencies=(4,))
+    made = [("aa", "0.5.6"), ("bb", "0.5.6"), ("bb", "0.5.6"), ("cc", "0.5.7")]
+    for day, (digest, version) in enumerate(made):
+        run = gen.Run(day=day, digest="sha256:" + digest * 32)
+        records = [gen.point_record(run, p) for p in points]
+        for r in records:
+            r["provenance"]["image"]["digest"] = "sha256:" + digest * 32
+            r["provenance"]["sglang_version"] = version
+        gen.write_run(tmp_path / "history", run, records)
+    store = open_store(history=tmp_path / "history")
+    load_points(store)
+    found = config_runs(store, points[0].config)
+    assert [(t[:10], what) for t, what in found.changes] == [
+        ("2026-11-04", "image sha256:bbbbbbbbbbbb -> sha256:cccccccccccc; SGLang 0.5.6 -> 0.5.7")
+    ]
+    assert [(t[:10], what) for t, what in found.quiet] == [
+        ("2026-11-02", "image sha256:aaaaaaaaaaaa -> sha256:bbbbbbbbbbbb")
+    ]
+    assert found.before_change == gen.Run(day=2).name

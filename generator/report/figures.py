@@ -4,8 +4,11 @@
   last run before the most recent image change, each point labelled with its concurrency,
   the latest run's marked points on it;
 - trend: a metric of every point of a config and pair over runs, one trace per
-  concurrency, change markers where the image digest or a version changed (the change in
-  the hover), and the points the verdicts marked (regression, suspected);
+  concurrency (normalized: each point as % of its baseline, so that a step shows at every
+  concurrency), markers where a version changed (the change in the hover), the changes of
+  the image digest alone collapsed into one hidden trace, each event's first bad run as a
+  labelled vertical line with what changed, and the points the verdicts marked
+  (regression, suspected) on the metric that moved;
 - accuracy: a case's score over runs with its threshold.
 """
 
@@ -121,6 +124,15 @@ def curve_figure(
     return curves_figure(title, [(r, style) for r, style in runs if r is not None], marks)
 
 
+@dataclass(frozen=True, kw_only=True)
+class FirstBad:
+    """An event's first bad run on a trend chart: a vertical line, labelled."""
+
+    t: str
+    label: str
+    verdict: str
+
+
 def trend_figure(
     title: str,
     y_title: str,
@@ -129,8 +141,14 @@ def trend_figure(
     marks: Sequence[Mark],
     *,
     log: bool = False,
+    quiet: Sequence[tuple[str, str]] = (),
+    first_bad: Sequence[FirstBad] = (),
+    hover: dict[str, list[str]] | None = None,
+    reference: float | None = None,
 ) -> Figure:
-    """`series`: trace name -> (run times, values); `changes`: (run time, what changed)."""
+    """`series`: trace name -> (run times, values); `changes`: (run time, what changed),
+    each a marker; `quiet`: changes of the image digest alone, one hidden trace; `hover`:
+    trace name -> a text per value; `reference`: a horizontal line (100% of baseline)."""
     data: list[dict[str, Any]] = [
         {
             "type": "scatter",
@@ -139,26 +157,103 @@ def trend_figure(
             "mode": "lines+markers",
             "name": name,
             "marker": {"size": 4},
+            **(
+                {"text": hover[name], "hovertemplate": "%{text}<extra>%{fullData.name}</extra>"}
+                if hover and name in hover
+                else {}
+            ),
         }
         for name, (xs, ys) in series.items()
     ]
     top = max((max(ys) for _, ys in series.values() if ys), default=1.0)
-    if changes:
-        data.append(
-            {
-                "type": "scatter",
-                "x": [t for t, _ in changes],
-                "y": [top * 1.08] * len(changes),
-                "mode": "markers",
-                "marker": {"symbol": "triangle-down", "size": 10, "color": "#444"},
-                "text": [what for _, what in changes],
-                "hovertemplate": "changed: %{text}<extra></extra>",
-                "name": "image or version changed",
-                "meta": "change",
-            }
-        )
+    for found, name, style, shown in (
+        (changes, "image or version changed", {"symbol": "triangle-down", "size": 10,
+                                                "color": "#444"}, True),
+        (quiet, f"image digest only ({len(quiet)})", {"symbol": "line-ns-open", "size": 8,
+                                                     "color": "#aaa"}, "legendonly"),
+    ):  # fmt: skip
+        if found:
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": [t for t, _ in found],
+                    "y": [top * 1.08] * len(found),
+                    "mode": "markers",
+                    "marker": style,
+                    "text": [what for _, what in found],
+                    "hovertemplate": "changed: %{text}<extra></extra>",
+                    "name": name,
+                    "meta": "change",
+                    "visible": shown,
+                }
+            )
     data += _marks(marks)
-    return {"data": data, "layout": _layout(title, "run", y_title, log=log)}
+    layout = _layout(title, "run", y_title, log=log)
+    if reference is not None:
+        layout["yaxis"] = {"title": {"text": y_title}}
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
+    if reference is not None:
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y",
+                       "y0": reference, "y1": reference,
+                       "line": {"color": "#999", "width": 1, "dash": "dot"}})  # fmt: skip
+    for i, f in enumerate(first_bad):
+        color = MARK_STYLE.get(f.verdict, MARK_STYLE["suspected"])["color"]
+        shapes.append({"type": "line", "xref": "x", "x0": f.t, "x1": f.t, "yref": "paper",
+                       "y0": 0, "y1": 1, "line": {"color": color, "width": 2, "dash": "dash"},
+                       "name": "first bad run"})  # fmt: skip
+        notes.append({"x": f.t, "xref": "x", "y": 1 - 0.09 * i, "yref": "paper",
+                      "text": f.label, "showarrow": False, "xanchor": "right", "align": "right",
+                      "yanchor": "top",
+                      "font": {"size": 10, "color": color}, "bgcolor": "rgba(255,255,255,0.8)",
+                      "name": "first bad run"})  # fmt: skip
+    if shapes:
+        layout["shapes"] = shapes
+    if notes:
+        layout["annotations"] = notes
+    return {"data": data, "layout": layout}
+
+
+# The heatmap's cells: not measured (no colour), ok, suspected, regression.
+HEAT = {"ok": 0, "suspected": 1, "regression": 2}
+_HEAT_SCALE = [[0.0, "#c7e9c0"], [0.5, "#fee391"], [1.0, "#ef6548"]]
+
+
+def heatmap_figure(
+    title: str,
+    runs: Sequence[str],
+    rows: Sequence[str],
+    z: Sequence[Sequence[int | None]],
+    text: Sequence[Sequence[str]],
+) -> Figure:
+    """A grid of runs (columns, oldest first) by rows (config and pair), each cell the
+    worst verdict of its points in that run (HEAT), the text in its hover."""
+    return {
+        "data": [
+            {
+                "type": "heatmap",
+                "x": list(runs),
+                "y": list(rows),
+                "z": [list(r) for r in z],
+                "text": [list(r) for r in text],
+                "hovertemplate": "%{y}<br>%{x}: %{text}<extra></extra>",
+                "zmin": 0,
+                "zmax": 2,
+                "colorscale": _HEAT_SCALE,
+                "showscale": False,
+                "xgap": 2,
+                "ygap": 2,
+                "name": "verdicts",
+            }
+        ],
+        "layout": {
+            "title": {"text": title, "font": {"size": 14}},
+            "xaxis": {"type": "category", "tickangle": -45},
+            "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
+            "margin": {"l": 60, "r": 20, "t": 40, "b": 130},
+            "height": 160 + 26 * len(rows),
+        },
+    }
 
 
 def accuracy_figure(

@@ -7,7 +7,7 @@ from typing import Any
 
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
-from generator.results.markdown import number, percent, table
+from generator.report.markdown import number, percent, table
 from generator.results.verdict import IMPROVED, OK, SEVERITY
 
 SHORT = {

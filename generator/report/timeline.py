@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -286,9 +286,10 @@ class ConfigRuns:
     """A config's runs in time order, with where its image or versions changed."""
 
     runs: list[dict[str, Any]]
-    changes: list[tuple[str, str]]
+    changes: list[tuple[str, str]]  # a version changed (with the image digest, or alone)
     # the last run before the most recent change (None: no change in the history)
     before_change: str | None
+    quiet: list[tuple[str, str]] = field(default_factory=list)  # the image digest alone
 
 
 def config_runs(store: Store, config: str) -> ConfigRuns:
@@ -297,12 +298,14 @@ def config_runs(store: Store, config: str) -> ConfigRuns:
         [config],
     )
     changes: list[tuple[str, str]] = []
+    quiet: list[tuple[str, str]] = []
     before: str | None = None
     for prev, now in itertools.pairwise(runs):
         if _key(prev) != _key(now):
-            changes.append((now["t"], _change_text(prev, now)))
+            versions = any(prev[v] != now[v] for v in VERSIONS)
+            (changes if versions else quiet).append((now["t"], _change_text(prev, now)))
             before = prev["run"]
-    return ConfigRuns(runs=runs, changes=changes, before_change=before)
+    return ConfigRuns(runs=runs, changes=changes, before_change=before, quiet=quiet)
 
 
 def run_views(

@@ -1,4 +1,4 @@
-"""What the dashboard reads of the runs' confirmation folders (generator/results/
+"""What the dashboard reads of the runs' confirmation folders (generator/report/
 confirmations.py): A/Bs judged again from their documents, issues from `issues.json`."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
-from generator.results import confirmations
+from generator.report import confirmations
 from tests import confirm_gen as cg
 from tests import results_gen as gen
 

@@ -1,7 +1,8 @@
 """`results summarize`: the run summary for whoever is on call.
 
-First the outcome (pass or fail, with the confirmed regressions, failed gates, missing jobs
-and failed points, each a line), then provenance (each image with its digest and
+First the headline, the run's outcome in its colour, and one line per event (oncall.py),
+then what else failed (failed gates, missing jobs and failed points, each a line), then
+provenance (each image with its digest and
 versions, the runners, a link to the run, expected / reported / missing counts), then the
 tables, folded in `<details>`: the verdicts that are not `ok`, every accuracy case, every
 config x point. The outcome comes from the verdicts of `results compare --json`
@@ -12,24 +13,31 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.launch.record import error_line
+from generator.report import compare_text, oncall
+from generator.report.markdown import number, percent, table
 from generator.results.expected import Expected, counts, missing_jobs, missing_points
 from generator.results.gates import gates
-from generator.results.markdown import number, percent, table
 from generator.results.provenance import provenance, short_digest, title, versions_text
-from generator.results.verdicts_json import MARKED, REGRESSION, read
+from generator.results.verdicts_json import read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
+    from generator.confirm.outcomes import Outcome
+    from generator.confirm.tracked import Tracked
     from generator.results.store import Store
 
 SCHEMA = "sglang-ci/summary/1"
+# What compare_text needs of a compare JSON to print it in full.
+_COMPARE_KEYS = {"policy", "counts", "events", "gates", "missing_cases", "curves", "points",
+                 "problems", "confirmed", "exit_code", "current", "history_runs"}  # fmt: skip
 # Outcome lines of one kind shown before "and N more" (the tables below hold them all).
 MAX_LINES = 15
 POINT_COLUMNS = (
@@ -81,12 +89,24 @@ SHORT = {
 }
 
 
+@dataclass(frozen=True, kw_only=True)
+class Around:
+    """What the headline and the event lines read beside the verdicts: the A/B outcomes,
+    the tracking issues, the dashboard's URL, whether an A/B job comes after this one."""
+
+    outcomes: Mapping[str, Outcome] = field(default_factory=dict)
+    issues: Sequence[Tracked] = ()
+    dashboard: str | None = None
+    awaiting_ab: bool = False
+
+
 def summarize(
     store: Store,
     *,
     expected: Expected | None = None,
     verdicts: Mapping[str, Any] | None = None,
     run: Mapping[str, Any] | None = None,
+    around: Around | None = None,
 ) -> dict[str, Any]:
     """The CURRENT records of `store` as one JSON document; `verdicts`: the run's
     `compare --json`; `run`: provenance.run_info."""
@@ -101,10 +121,38 @@ def summarize(
     runs = store.rows("SELECT run, run_time FROM runs WHERE role = 'current'")
     name = runs[0]["run"] if runs else None
     info = dict(run or {})
+    images = {
+        str(r["config"]): str(r["image"])
+        for r in store.rows(
+            "SELECT config, min(image_pinned) AS image FROM records WHERE role = 'current' "
+            "AND kind = 'point' AND image_pinned IS NOT NULL GROUP BY config"
+        )
+    }
+    around = around or Around()
+    headline: str | None = None
+    lines: list[str] = []
+    if verdicts is not None:
+        ctx = oncall.Context(
+            run=str(verdicts.get("current") or name or ""),
+            title=title(info, name),
+            dashboard=around.dashboard,
+            images=images,
+            awaiting_ab=around.awaiting_ab,
+        )
+        headline, lines = oncall.section(
+            verdicts,
+            ctx,
+            outcomes=around.outcomes,
+            issues=around.issues,
+            extra=_extra(verdicts, store, expected),
+        )
     return {
         "schema": SCHEMA,
         "run": name,
         "title": title(info, name),
+        "headline": headline,
+        "event_lines": lines,
+        "compare": dict(verdicts) if verdicts is not None else None,
         "run_info": info,
         "started_at": runs[0]["run_time"].isoformat() if runs else None,
         "judged": verdicts is not None,
@@ -139,6 +187,22 @@ def summarize(
         "point_rows": points,
         "case_rows": cases,
     }
+
+
+def _extra(verdicts: Mapping[str, Any], store: Store, expected: Expected | None) -> list[str]:
+    """The headline's other causes: failed gates, missing data."""
+    out = []
+    found = len(list(gates(store)))
+    if found:
+        out.append(f"{found} failed gate{'s' if found > 1 else ''}")
+    missing = verdicts.get("missing")
+    if verdicts.get("reason"):  # a run without any record says so, the count aside
+        out.append(str(verdicts["reason"]))
+    elif isinstance(missing, int) and missing:
+        out.append(f"{missing} expected point(s) or case(s) missing")
+    elif expected is not None and missing_points(store, expected):
+        out.append(f"{len(missing_points(store, expected))} expected point(s) missing")
+    return out
 
 
 def _verdicts(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -209,7 +273,7 @@ def _outcome(data: dict[str, Any]) -> list[str]:
         head = f"**{v['outcome']}**"
         if v["reason"]:
             parts.append(v["reason"])
-        if v["regressions"]:
+        if v["regressions"] and not data.get("headline"):
             parts.append(f"{v['regressions']} confirmed regression(s)")
     if data["gates"]:
         parts.append(f"{len(data['gates'])} failed gate(s)")
@@ -222,21 +286,12 @@ def _outcome(data: dict[str, Any]) -> list[str]:
     if failed:
         parts.append(f"{len(failed)} failed or invalid point(s)")
     lines = [head + (": " + "; ".join(parts) if parts else ""), ""]
-    lines += [f"- {cause}" for cause in (v["causes"] if v else [])]
-    marked = [p for p in (v["points"] if v else []) if p["verdict"] in MARKED]
-    marked.sort(key=lambda p: p["verdict"] != REGRESSION)
-    lines += _capped(
-        [
-            f"- {p['verdict']}: {code(p['config'])} {text(p['pair'])} c={p['concurrency']}: "
-            f"{_changes([m for m in p['metrics'] if m['verdict'] in MARKED])}"
-            for p in marked
-        ]
-        + [
-            f"- {c['verdict']}: {code(c['config'])} {text(c['pair'])} curve {percent(c['change'])}"
-            for c in (v["curves"] if v else [])
-            if c["verdict"] in MARKED
-        ]
-    )
+    # The event lines above say each regression; the other causes follow.
+    lines += [
+        f"- {text(cause)}"
+        for cause in (v["causes"] if v else [])
+        if not cause.startswith("confirmed regression of ")
+    ]
     if not (v and v["causes"]):  # the causes name the failed gates
         lines += [
             f"- failed gate: {g['gate']}: {g['kind']} {code(g['id'])}: {text(g['message'])}"
@@ -313,8 +368,15 @@ def _details(summary: str, body: list[str]) -> list[str]:
 def markdown(data: dict[str, Any]) -> list[str]:
     """The summary as Markdown lines: the outcome, provenance, then the tables folded (so
     a cut for size drops table rows, never the outcome)."""
-    verdict = data["verdicts"]["outcome"] if data["verdicts"] else "not judged"
-    lines = [f"## {text(data['title'])}: {verdict}", "", *_outcome(data), *_provenance(data)]
+    if data.get("headline"):
+        lines = [f"## {data['headline']} · {text(data['title'])}", ""]
+        lines += [*data["event_lines"], ""] if data["event_lines"] else []
+        causes = _outcome(data)
+        lines += causes if any(line.startswith("- ") for line in causes) else []
+    else:
+        verdict = data["verdicts"]["outcome"] if data["verdicts"] else "not judged"
+        lines = [f"## {text(data['title'])}: {verdict}", "", *_outcome(data)]
+    lines += _provenance(data)
     v = data["verdicts"]
     if v and (v["points"] or v["curves"]):
         rows = [
@@ -335,6 +397,9 @@ def markdown(data: dict[str, Any]) -> list[str]:
             f"Verdicts: {len(v['points'])} points and {len(v['curves'])} curves not ok",
             table(("verdict", "config", "ISLxOSL", "conc", "change", "note"), rows),
         )
+    if set(data.get("compare") or ()) >= _COMPARE_KEYS:
+        lines += _details("The verdicts in full (results compare)",
+                          compare_text.markdown(data["compare"]))  # fmt: skip
     if data["problems"]:
         lines += _details(
             f"Files that are not valid records ({len(data['problems'])})",

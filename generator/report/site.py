@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from generator.results.figures import Figure
-    from generator.results.timeline import RunView
+    from generator.report.figures import Figure
+    from generator.report.timeline import RunView
 
 PLOTLY_JS = "plotly.min.js"
 # A metric as the pages name it.
@@ -34,7 +34,7 @@ def pct(value: float | None) -> str:
 
 def env() -> Environment:
     return Environment(
-        loader=PackageLoader("generator.results", "templates"),
+        loader=PackageLoader("generator.report", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -45,8 +45,8 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
 
 
-def html(figures: list[Figure], prefix: str, height: int = 380) -> str:
-    """The figures as divs, two to a row; the page loads plotly.js once."""
+def html(figures: list[Figure], prefix: str, height: int = 380, columns: int = 2) -> str:
+    """The figures as divs, `columns` to a row; the page loads plotly.js once."""
     divs = [
         pio.to_html(
             figure,
@@ -59,7 +59,8 @@ def html(figures: list[Figure], prefix: str, height: int = 380) -> str:
         )
         for i, figure in enumerate(figures)
     ]
-    return '<div class="grid">' + "\n".join(divs) + "</div>"
+    grid = "grid" if columns == 2 else "wide"
+    return f'<div class="{grid}">' + "\n".join(divs) + "</div>"
 
 
 def page(out: Path, rel: str, title: str, body: str) -> None:

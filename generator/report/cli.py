@@ -1,4 +1,5 @@
-"""`sglang-ci results ...`: click options only; the modules of generator/results do the work.
+"""`sglang-ci results ...`: click options only; the modules of generator/results (the store),
+generator/verdicts, generator/confirm and generator/report do the work.
 
 Exit codes: 0 success; 1 a confirmed regression or a failed gate (compare, under a policy
 that fails); 2 bad input (no such directory, a broken policy or matrix file).
@@ -18,7 +19,7 @@ from generator.catalog.regression import policy_for
 from generator.context import run_at_root
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
-from generator.results.markdown import DEFAULT_MAX_BYTES, fit
+from generator.report.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_dir, check_file, replace_dir, write_file
 from generator.results.provenance import run_info, title
 from generator.results.record import Problem, ResultsError
@@ -27,8 +28,9 @@ from generator.results.runs import MANIFEST, name_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import datetime
 
-    from generator.results.compare import Comparison
+    from generator.verdicts.compare import Comparison
 
 _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
@@ -135,6 +137,27 @@ def results_group() -> None:
 @click.option(
     "--verdicts", type=_file, help="The run's verdicts (results compare --json --out FILE)."
 )
+@click.option(
+    "--outcomes",
+    "outcomes_path",
+    type=_file,
+    help="The A/B outcomes (sglang-ci confirm outcomes --json): each event's A/B result.",
+)
+@click.option(
+    "--issues",
+    "issues_path",
+    type=_file,
+    help="The tracking issues (sglang-ci confirm issues --out): each event's issue, and the "
+    "recoveries (issues this run closed).",
+)
+@click.option(
+    "--dashboard", help="The dashboard's URL: each event line links its event and its pair page."
+)
+@click.option(
+    "--awaiting-ab",
+    is_flag=True,
+    help="An A/B job confirms or clears this run's new suspicions after this summary.",
+)
 @json_option
 @out_option
 @max_option
@@ -145,6 +168,10 @@ def summarize_cmd(
     expected: tuple[Path, ...],
     jobs_path: Path | None,
     verdicts: Path | None,
+    outcomes_path: Path | None,
+    issues_path: Path | None,
+    dashboard: str | None,
+    awaiting_ab: bool,
     as_json: bool,
     out: Path | None,
     max_bytes: int,
@@ -152,14 +179,29 @@ def summarize_cmd(
     """The run summary of RUN_DIR... (one run, possibly several job directories): the
     outcome, provenance, then the tables. The run is named by the GITHUB_* variables of
     the job, by the manifest of an admitted run, else by its records."""
+    from generator.confirm import outcomes, tracked
+    from generator.launch import jsonread
+    from generator.report.summarize import Around, markdown, summarize
     from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store
-    from generator.results.summarize import markdown, summarize
     from generator.results.verdicts_json import load as load_verdicts
+
+    def issues_of(path: Path) -> list[Any]:
+        try:
+            return tracked.read(jsonread.load(path))
+        except (OSError, ValueError) as exc:
+            msg = f"{path}: cannot read the tracking issues: {exc}"
+            raise ResultsError(msg) from exc
 
     def work(_root: Path) -> int:
         _check_out(out, as_json, "results summarize")
+        around = Around(
+            outcomes=outcomes.load(outcomes_path) if outcomes_path else {},
+            issues=issues_of(issues_path) if issues_path else [],
+            dashboard=dashboard,
+            awaiting_ab=awaiting_ab,
+        )
         wanted = load_expected(expected, jobs_path) if expected else None
         judged = load_verdicts(verdicts) if verdicts is not None else None
         manifest = read_manifest(run_dirs[0] / MANIFEST) if len(run_dirs) == 1 else None
@@ -169,7 +211,7 @@ def summarize_cmd(
             run, judged = manifest["run"], judged or manifest.get("verdicts")
         else:
             run = run_info(store, os.environ)
-        data = summarize(store, expected=wanted, verdicts=judged, run=run)
+        data = summarize(store, expected=wanted, verdicts=judged, run=run, around=around)
         _emit(
             data,
             markdown(data),
@@ -203,6 +245,13 @@ def summarize_cmd(
     help="The night's A/B outcomes (sglang-ci confirm outcomes --confirmation FILE): a "
     "confirmed event is a regression now, a cleared one's points are ok.",
 )
+@click.option(
+    "--triage",
+    "triage_path",
+    type=_file,
+    help="The run's triage marks (sglang-ci confirm triage --out FILE); with the history's, "
+    "an event marked invalid never fails the run.",
+)
 @json_option
 @out_option
 @max_option
@@ -216,6 +265,7 @@ def compare_cmd(
     jobs_path: Path | None,
     policy_path: Path | None,
     confirmation: Path | None,
+    triage_path: Path | None,
     as_json: bool,
     out: Path | None,
     max_bytes: int,
@@ -223,17 +273,19 @@ def compare_cmd(
     """Verdicts of a run's points and curves against the history, and its events; exit 1
     on a regression this run confirms or a failed gate (unless the policy only warns), on
     missing data, and for a run without any record."""
-    from generator.results.compare import compare
-    from generator.results.compare_text import markdown
+    from generator.confirm import triaged
+    from generator.report.compare_text import markdown
     from generator.results.expected import load_expected
     from generator.results.load import open_store, with_history_fallback
     from generator.verdicts.ab import load_outcomes as load_confirmation
+    from generator.verdicts.compare import compare
 
     def work(root: Path) -> int:
         _check_out(out, as_json, "results compare")
         policy, source = policy_for(root, policy_path)
         wanted = load_expected(expected, jobs_path) if expected else None
         outcomes = load_confirmation(confirmation) if confirmation is not None else None
+        marks = triaged.load(triage_path) if triage_path is not None else []
         warn = _Warnings()
 
         def attempt(broken: Mapping[str, Problem]) -> Comparison:
@@ -252,6 +304,7 @@ def compare_cmd(
                 current=name_of(current, run_name),
                 expected=wanted,
                 outcomes=outcomes,
+                invalid=triaged.invalid([*triaged.in_runs(store.manifests), *marks]),
             )
 
         result = with_history_fallback(history, attempt)
@@ -278,7 +331,7 @@ def replay_cmd(ctx: click.Context, history: Path, policy_path: Path | None, as_j
     """Judge every admitted run of the history again from its data alone (the runs before
     it, its night's A/B outcome) and compare with the verdicts its night wrote; exit 1
     when one differs."""
-    from generator.results.replay import replay_history
+    from generator.verdicts.rejudge import replay_history
 
     def work(root: Path) -> int:
         policy, source = policy_for(root, policy_path)
@@ -325,12 +378,12 @@ def report_cmd(
     policy_path: Path | None,
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
+    from generator.report.report import REPORT, Latest, report
     from generator.results.admit import read_manifest
-    from generator.results.compare import compare
     from generator.results.expected import load_expected
     from generator.results.load import open_store, with_history_fallback
-    from generator.results.report import REPORT, Latest, report
     from generator.results.verdicts_json import load as load_verdicts
+    from generator.verdicts.compare import compare
 
     def work(root: Path) -> int:
         check_dir(site, REPORT)
@@ -362,6 +415,67 @@ def report_cmd(
     run_at_root(ctx, work)
 
 
+@results_group.command(name="events")
+@history_option
+@click.option(
+    "--since",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Only events whose first bad run started on or after this day (YYYY-MM-DD, UTC).",
+)
+@click.option("--config", "config", help="Only the events of this config (its prefix).")
+@json_option
+@click.pass_context
+def events_cmd(
+    ctx: click.Context,
+    history: Path,
+    since: datetime | None,
+    config: str | None,
+    as_json: bool,
+) -> None:
+    """What regressed, when, by how much, and what happened to it: every event the
+    history's admitted runs reported, newest first (docs/results.md)."""
+    from generator.report.eventlog import markdown, query
+    from generator.results.load import open_store, with_history_fallback
+
+    def work(_root: Path) -> int:
+        warn = _Warnings()
+
+        def attempt(broken: Mapping[str, Problem]) -> dict[str, Any]:
+            store = open_store(history=history, broken=broken)
+            warn(store.problems)
+            return query(store, since=since, config=config)
+
+        data = with_history_fallback(history, attempt)
+        _emit(data, markdown(data), as_json=as_json, out=None, max_bytes=DEFAULT_MAX_BYTES,
+              what="results events")  # fmt: skip
+        return 0
+
+    run_at_root(ctx, work)
+
+
+@results_group.command(name="diff")
+@click.argument("run_a")
+@click.argument("run_b")
+@history_option
+@json_option
+@click.pass_context
+def diff_cmd(ctx: click.Context, run_a: str, run_b: str, history: Path, as_json: bool) -> None:
+    """Two runs of the history side by side: per config what each ran (digest, versions,
+    commits, catalog commit, runner), per point each metric in both and the change from
+    RUN_A to RUN_B (docs/results.md)."""
+    from generator.report.rundiff import diff, markdown, two_runs
+
+    def work(_root: Path) -> int:
+        store = two_runs(history, run_a, run_b)
+        _warn_problems(store.problems)
+        data = diff(store, run_a, run_b)
+        _emit(data, markdown(data), as_json=as_json, out=None, max_bytes=DEFAULT_MAX_BYTES,
+              what="results diff")  # fmt: skip
+        return 0
+
+    run_at_root(ctx, work)
+
+
 @results_group.command(name="thresholds")
 @history_option
 @policy_option
@@ -371,8 +485,8 @@ def thresholds_cmd(
     ctx: click.Context, history: Path, policy_path: Path | None, as_json: bool
 ) -> None:
     """Proposed accuracy thresholds per case from the history (never applied)."""
+    from generator.report.thresholds import markdown, thresholds
     from generator.results.load import open_store, with_history_fallback
-    from generator.results.thresholds import markdown, thresholds
 
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)

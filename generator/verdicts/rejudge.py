@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.launch import jsonread
-from generator.results.compare import compare
 from generator.results.load import open_store
 from generator.results.runs import MANIFEST, history_dirs
 from generator.verdicts.ab import load_outcomes
+from generator.verdicts.compare import compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.launch.logtext import md_text as text
-from generator.results.markdown import number, table
+from generator.report.markdown import number, table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

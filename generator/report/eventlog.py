@@ -1,0 +1,206 @@
+"""`results events`: what regressed, when, by how much, and what happened to it, in one
+query over the history's admitted manifests (docs/results.md, "Events over the history").
+
+Each event once, as the newest run that reported it has it: its config, the metric that
+defines it with its change and interval, its points, its first bad and last good run (with
+their times), the run that confirmed it, and what happened to it since:
+
+- `marked invalid|fixed|acknowledged by WHO on DATE` (the standing triage mark);
+- `cleared by the A/B in RUN`;
+- `recovered in RUN`: a later run of its config no longer reported it (a confirmed event);
+- `not seen after RUN`: a suspicion that no later run reported;
+- `open`: the newest run of its config still reports it.
+
+Its tracking issue comes from the newest `issues.json` that names it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from generator.catalog.regression import weight
+from generator.errors import did_you_mean
+from generator.launch.logtext import md_code as code
+from generator.launch.logtext import md_text as text
+from generator.report import confirmations
+from generator.report.markdown import table
+from generator.report.timeline import manifests
+from generator.results.record import ResultsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from datetime import datetime
+
+    from generator.confirm.triage import Mark
+    from generator.results.store import Store
+    from generator.results.verdicts_json import Event, Move
+
+SCHEMA = "sglang-ci/events/1"
+_RUNS = """
+SELECT run, strftime(run_time, '%Y-%m-%dT%H:%M:%SZ') AS t FROM runs ORDER BY run_time, run
+"""
+_CONFIG_RUNS = "SELECT DISTINCT run, config FROM records WHERE kind = 'point'"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Story:
+    """One event over the history."""
+
+    event: Event
+    seen: tuple[str, ...]  # runs that reported it, oldest first
+    confirmed_in: str | None
+    happened: str
+    outcome: str  # open | recovered | cleared | gone | invalid | fixed | acknowledged
+    issue: dict[str, Any] | None
+    mark: dict[str, Any] | None
+
+    @property
+    def defining(self) -> Move | None:
+        return min(self.event.moves, key=lambda m: weight(m.metric, m.change), default=None)
+
+
+def _happened(e: Event, seen: list[str], later: list[str], mark: Mark | None) -> tuple[str, str]:
+    if mark is not None:
+        return mark.state, f"marked {mark.text}"
+    if e.state == "cleared":
+        return "cleared", f"cleared by the A/B in {seen[-1]}"
+    if later:
+        if e.state == "confirmed":
+            return "recovered", f"recovered in {later[0]}"
+        return "gone", f"not seen after {seen[-1]}"
+    return "open", "open" if e.state == "confirmed" else f"open ({e.state or 'suspected'})"
+
+
+def stories(
+    store: Store, *, since: datetime | None = None, config: str | None = None
+) -> list[Story]:
+    """Every event the history's manifests report, newest first bad run first."""
+    times = {str(r["run"]): str(r["t"]) for r in store.rows(_RUNS)}
+    order = {run: i for i, run in enumerate(times)}
+    by_config: dict[str, list[str]] = defaultdict(list)
+    for row in store.rows(_CONFIG_RUNS):
+        by_config[str(row["config"])].append(str(row["run"]))
+    if config is not None and config not in by_config:
+        msg = f"no config {config!r} in the history{did_you_mean(config, list(by_config))}"
+        raise ResultsError(msg)
+    found = manifests(store, store.manifests)
+    reports: dict[str, list[tuple[str, Event]]] = defaultdict(list)
+    for run in sorted(found.marks, key=lambda r: order.get(r, len(order))):
+        for e in found.marks[run].events:
+            reports[e.id].append((run, e))
+    kept = confirmations.read(
+        found.confirmed[r] for r in sorted(found.confirmed, key=lambda r: order.get(r, 0))
+    )
+    out = []
+    for event_id, told in reports.items():
+        seen = [run for run, _ in told]
+        newest = told[-1][1]
+        if config is not None and newest.config != config:
+            continue
+        first = newest.first_bad_run if newest.first_bad_run in times else seen[0]
+        if since is not None and times.get(first, "") < since.strftime("%Y-%m-%dT%H:%M:%SZ"):
+            continue
+        runs = sorted(by_config.get(newest.config, ()), key=lambda r: order.get(r, 0))
+        later = [r for r in runs if order.get(r, 0) > order.get(seen[-1], 0)]
+        mark = kept.marks.get(event_id)
+        outcome, happened = _happened(newest, seen, later, mark)
+        confirmed = next((run for run, e in told if e.state == "confirmed"), None)
+        issue = kept.issues.get(event_id)
+        out.append(
+            Story(
+                event=newest,
+                seen=tuple(seen),
+                confirmed_in=confirmed,
+                happened=happened,
+                outcome=outcome,
+                issue={"number": issue[1].number, "url": issue[1].url, "open": issue[1].open}
+                if issue
+                else None,
+                mark=mark.as_dict() if mark else None,
+            )
+        )
+    out.sort(key=lambda s: times.get(s.event.first_bad_run or s.seen[0], ""), reverse=True)
+    return out
+
+
+def query(
+    store: Store, *, since: datetime | None = None, config: str | None = None
+) -> dict[str, Any]:
+    """The events of `store`'s history as JSON (schema sglang-ci/events/1)."""
+    times = {str(r["run"]): str(r["t"]) for r in store.rows(_RUNS)}
+    return as_dict(stories(store, since=since, config=config), times)
+
+
+def as_dict(found: list[Story], times: Mapping[str, str]) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "events": [
+            {
+                "id": s.event.id,
+                "config": s.event.config,
+                "state": s.event.state,
+                "outcome": s.outcome,
+                "happened": s.happened,
+                "first_bad_run": s.event.first_bad_run,
+                "first_bad_at": times.get(s.event.first_bad_run or ""),
+                "last_good_run": s.event.last_good_run,
+                "confirmed_in": s.confirmed_in,
+                "confirmed_by": s.event.confirmed_by,
+                "runs": list(s.seen),
+                "points": list(s.event.points),
+                "changes": {
+                    m.metric: {"change": m.change, "low": m.low, "high": m.high}
+                    for m in sorted(s.event.moves, key=lambda m: weight(m.metric, m.change))
+                },
+                "differences": {w: [a, b] for w, a, b in s.event.differences},
+                "issue": s.issue,
+                "triage": s.mark,
+            }
+            for s in found
+        ],
+    }
+
+
+def markdown(data: Mapping[str, Any]) -> list[str]:
+    rows = []
+    for e in data["events"]:
+        first = next(iter(e["changes"].items()), None)
+        size = "-"
+        if first is not None:
+            metric, c = first
+            interval = (
+                f" [{c['low']:+.1%}, {c['high']:+.1%}]"
+                if c["low"] is not None and c["high"] is not None
+                else ""
+            )
+            size = f"{metric} {c['change']:+.1%}{interval}"
+        issue = e["issue"]
+        shown = "-"
+        if issue is not None and issue["number"] is not None:
+            shown = f"#{issue['number']}" + ("" if issue["open"] else " (closed)")
+        rows.append(
+            (
+                text(e["config"]),
+                text(size),
+                text(", ".join(e["points"])) or "-",
+                code(e["first_bad_run"] or "-") + f" ({(e['first_bad_at'] or '-')[:10]})",
+                code(e["last_good_run"] or "-"),
+                text(e["state"] or "-"),
+                text(e["happened"]),
+                shown,
+                code(e["id"]),
+            )
+        )
+    header = ("config", "change [95%]", "points", "since", "last good", "state",
+              "what happened", "issue", "event")  # fmt: skip
+    count = len(data["events"])
+    return (
+        [f"## Events over the history: {count}", "", *table(header, rows)]
+        if rows
+        else [
+            "## Events over the history: none",
+        ]
+    )
