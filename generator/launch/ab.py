@@ -68,7 +68,7 @@ class Noise:
             # far apart as two launches): offsets that no repeat averages out.
             return math.sqrt(2 * self.launch**2 + max(per_repeat, spread**2) / repeats)
         # Restarting, the blocks A | B B | A A | ... give consecutive repeats one launch
-        # in common: the K repeats hold 2K launches, the middle ones serving two repeats.
+        # in common: the K repeats hold K + 1 launches, the middle ones serving two repeats.
         launches = self.launch**2 * (2 * repeats - 1) / repeats
         return math.sqrt(max(launches + per_repeat, spread**2) / repeats)
 
