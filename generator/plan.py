@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog.cron import runs_per_week
-from generator.confirm.budget import run_budget, settings
+from generator.confirm.budget import (
+    AB_JOBS_PER_SERVER_RUN,
+    expected_gpu_hours,
+    run_budget,
+    settings,
+)
 from generator.expand.estimate import shown as minutes
 
 TYPE_CHECKING = False
@@ -43,7 +48,12 @@ def confirmation(catalog: Catalog, jobs: Iterable[Job]) -> dict[str, Any]:
     """The A/B confirmation budget of a run of these jobs (generator/confirm/budget.py)."""
     confirm = catalog.regression.confirm
     runners = {r.label: r for r in catalog.runners}
-    return {"settings": settings(confirm), **run_budget(jobs, runners, confirm)}
+    jobs = list(jobs)
+    return {
+        "settings": settings(confirm),
+        **run_budget(jobs, runners, confirm),
+        "expected_gpu_hours": round(expected_gpu_hours(jobs, runners, confirm), 1),
+    }
 
 
 def plan_query(q: Query, catalog: Catalog | None = None) -> dict[str, Any]:
@@ -78,7 +88,7 @@ def tidy(value: float) -> float | int:
 def plan_week(expanded: Expanded) -> dict[str, Any]:
     groups = []
     totals = dict.fromkeys(WEEK_TOTALS, 0.0)
-    ab = dict.fromkeys(("jobs", "launches", "gpu_hours"), 0.0)
+    ab = dict.fromkeys(("jobs", "launches", "gpu_hours", "expected_gpu_hours"), 0.0)
     for s in expanded.schedules:
         run = s.default_run
         runs = runs_per_week(str(s.cron))
@@ -113,6 +123,7 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
         "confirmation": {
             "settings": settings(expanded.catalog.regression.confirm),
             **{f"{key}_per_week": tidy(round(value, 1)) for key, value in ab.items()},
+            "ab_jobs_per_server_run": AB_JOBS_PER_SERVER_RUN,
         },
     }
 

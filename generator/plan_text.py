@@ -81,6 +81,7 @@ def _confirmation_run(c: dict[str, Any]) -> list[str]:
             "launchs", "launches"
         )
         + f", {c['gpu_hours']} GPU-h, longest job {c['longest_minutes']} min",
+        f"  expected where nothing changed: {c['expected_gpu_hours']} GPU-h",
     ]
 
 
@@ -88,18 +89,20 @@ def _week_confirmation(data: dict[str, Any], width: int) -> list[str]:
     c = data["confirmation"]
     if not any(g["confirmation"]["enabled"] for g in data["groups"]):
         return ["", f"A/B confirmation: {c['settings']}"]
-    widths = [width, 9, 5, 8, 7]
+    widths = [width, 9, 5, 8, 7, 8]
     lines = [
         "",
-        f"A/B confirmation at most: {c['settings']}",
+        (
+            f"A/B confirmation at most: {c['settings']}; expected: where nothing changed, "
+            f"{c['ab_jobs_per_server_run']} A/B jobs a server-run (make bench)"
+        ),
         "",
-        _row(["cron group", "runs/week", "jobs", "launches", "GPU-h"], widths),
+        _row(["cron group", "runs/week", "jobs", "launches", "GPU-h", "expected"], widths),
     ]
     for g in data["groups"]:
         b = g["confirmation"]
-        lines.append(
-            _row([g["name"], g["runs_per_week"], b["jobs"], b["launches"], b["gpu_hours"]], widths)
-        )
+        cells = [g["runs_per_week"], b["jobs"], b["launches"], b["gpu_hours"]]
+        lines.append(_row([g["name"], *cells, b["expected_gpu_hours"]], widths))
     lines.append(
         _row(
             [
@@ -108,9 +111,15 @@ def _week_confirmation(data: dict[str, Any], width: int) -> list[str]:
                 c["jobs_per_week"],
                 c["launches_per_week"],
                 c["gpu_hours_per_week"],
+                c["expected_gpu_hours_per_week"],
             ],
             widths,
         )
+    )
+    share = 100 * c["expected_gpu_hours_per_week"] / data["gpu_hours_per_week"]
+    lines.append(
+        f"expected A/B GPU-h a week: {c['expected_gpu_hours_per_week']}, "
+        f"{share:.1f}% of the benchmarks' {data['gpu_hours_per_week']}"
     )
     return lines
 

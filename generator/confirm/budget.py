@@ -6,6 +6,10 @@ with two launches when two servers of the layout fit on the runner at once, else
 a bisection adds up to `max_bisect_steps` such A/Bs. Like any job it holds its whole
 runner, so its GPU-hours are its length times the runner's GPUs. A run emits at most
 `max_jobs` of them: the bound is its `max_jobs` most expensive jobs in that form.
+
+What it is expected to cost where nothing changed: each server of the run gets an A/B as
+often as `make bench` measures a clean server-run getting one (AB_JOBS_PER_SERVER_RUN),
+one A/B step each (a bisection follows only a confirmation).
 """
 
 from __future__ import annotations
@@ -24,6 +28,12 @@ if TYPE_CHECKING:
     from generator.expand.model import Job
 
 
+# A/B jobs a clean server-run gets (a suspicion, at `significance.suspect`, and again each
+# night it stays suspected): `python bench/bench_verdicts.py --quick`, "A/B jobs per clean
+# server-run" on the second generator's held-out histories, seeds 1-2: 0.136.
+AB_JOBS_PER_SERVER_RUN = 0.136
+
+
 @dataclass(frozen=True, kw_only=True)
 class JobCost:
     id: str
@@ -33,18 +43,20 @@ class JobCost:
     gpu_hours: float
 
 
-def job_cost(job: Job, runner: Runner, confirm: Confirm) -> JobCost:
-    """The most one confirmation job of `job` can take (every A/B step of it)."""
+def job_cost(job: Job, runner: Runner, confirm: Confirm, *, bisect: bool = True) -> JobCost:
+    """The most one confirmation job of `job` can take (every A/B step of it; without
+    `bisect`, its first A/B alone)."""
     k = confirm.repeats
+    steps = confirm.steps if bisect else 1
     points = sorted((c.minutes for c in job.cells), reverse=True)[: confirm.max_points]
     how = ab.mode(job.config.parallel.gpus, runner.gpus)
     launches = ab.launches(how, k)
     startups = job.startup_minutes * (1 if how == ab.PARALLEL else launches)
-    minutes = confirm.steps * (startups + 2 * k * sum(points))
+    minutes = steps * (startups + 2 * k * sum(points))
     return JobCost(
         id=job.id,
         mode=how,
-        launches=confirm.steps * launches,
+        launches=steps * launches,
         minutes=minutes,
         gpu_hours=minutes * runner.gpus / 60,
     )
@@ -67,6 +79,17 @@ def run_budget(
         "gpu_hours": round(sum(c.gpu_hours for c in costs), 1),
         "longest_minutes": round(max((c.minutes for c in costs), default=0.0)),
     }
+
+
+def expected_gpu_hours(
+    jobs: Iterable[Job], runners: Mapping[str, Runner], confirm: Confirm
+) -> float:
+    """The A/B GPU-hours a run of these jobs is expected to cost where nothing changed."""
+    if not confirm.enabled or confirm.max_jobs == 0:
+        return 0.0
+    return AB_JOBS_PER_SERVER_RUN * sum(
+        job_cost(j, runners[j.server.runner], confirm, bisect=False).gpu_hours for j in jobs
+    )
 
 
 def settings(confirm: Confirm) -> str:
