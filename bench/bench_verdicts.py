@@ -22,7 +22,7 @@ confirmations per 1000 clean point-nights match the rule's own (history only) on
 histories, the most favourable threshold it could be given; E-Divisive runs at its
 permutation test's 5%, its false confirmations printed beside.
 
-    python bench/bench_verdicts.py [--quick] [--workers N]
+    python bench/bench_verdicts.py [--quick | --set tuning|unseen|generator2] [--workers N]
 
 Figures (CV 3%):
 - false alarms per 1000 clean point-nights: a confirmed event of a config with no change
@@ -496,9 +496,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two histories of generator 2")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--set", choices=("tuning", "unseen", "generator2"), help="one of the three sets only"
+    )
     args = parser.parse_args()
     policy = load(ROOT).regression
     sets = QUICK if args.quick else SETS
+    if args.set:
+        [name] = [n for n in SETS if n.replace(" ", "").startswith(args.set)]
+        sets = {name: SETS[name]}
     print("## Verdicts on synthetic histories (CV 3%)\n")
     for with_ab in (False, True):
         for name, (gen, seeds) in sets.items():

@@ -16,7 +16,6 @@ nothing of this (docs, say) runs nothing. The PR GPU workflow runs exactly this 
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 from generator.catalog.model import LEVELS, PR
 from generator.errors import SglangCIError
+from generator.git import output, show
 from generator.images.allowed import is_allowed
 from generator.render.matrices import MATRICES, level_entries, run_matrix
 
@@ -89,16 +89,6 @@ class Changes:
         }
 
 
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        msg = f"git {' '.join(args)}: {done.stderr.strip() or 'failed'}"
-        raise DiffError(msg)
-    return done.stdout
-
-
 def _job_key(entry: dict[str, Any]) -> str:
     """A job's id, with its server mode when the suite has several."""
     return f"{entry['id']} ({entry['server_mode']})"
@@ -113,7 +103,7 @@ def _add_cases(out: Entries, level: str, entries: list[dict[str, Any]]) -> None:
 
 def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
     """The cases and jobs of the matrices committed at `ref`; None when it has none."""
-    listed = _git(root, "ls-tree", "-r", "--name-only", ref, "--", MATRICES).split()
+    listed = output(root, "ls-tree", "-r", "--name-only", ref, "--", MATRICES).split()
     if not listed:
         return None
     cases: Entries = {}
@@ -122,7 +112,7 @@ def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
         if not rel.endswith(".json"):
             continue
         try:
-            entries = json.loads(_git(root, "show", f"{ref}:{rel}"))["include"]
+            entries = json.loads(show(root, ref, rel))["include"]
         except (ValueError, KeyError, TypeError) as exc:
             msg = f"{ref}:{rel}: not a matrix ({exc})"
             raise DiffError(msg) from exc
@@ -190,12 +180,12 @@ def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) 
     catalogs `head` holds; or, with `head_ref`, the commit whose catalogs `head` holds
     (`catalog.at_ref`: a pull request's GPU run reads them as data)."""
     if head_ref is None:
-        merge_base = _git(root, "merge-base", base, "HEAD").strip()
-        committed = _git(root, "diff", "--name-only", merge_base).split()
-        untracked = _git(root, "ls-files", "--others", "--exclude-standard").split()
+        merge_base = output(root, "merge-base", base, "HEAD").strip()
+        committed = output(root, "diff", "--name-only", merge_base).split()
+        untracked = output(root, "ls-files", "--others", "--exclude-standard").split()
     else:
-        merge_base = _git(root, "merge-base", base, head_ref).strip()
-        committed = _git(root, "diff", "--name-only", merge_base, head_ref).split()
+        merge_base = output(root, "merge-base", base, head_ref).strip()
+        committed = output(root, "diff", "--name-only", merge_base, head_ref).split()
         untracked = []
     files = tuple(sorted({*committed, *untracked}))
     new_cases, new_jobs = _head(head)
@@ -253,8 +243,7 @@ def executed_differences(
     differs between the default branch `default` and the commit `head` (both git refs of
     the checkout `root`): what the GPU job runs that is not the default branch's,
     whichever branch the head grew from."""
-    names = [
-        n for n in _git(root, "diff", "--no-renames", "--name-only", default, head).split("\n") if n
-    ]
+    changed = output(root, "diff", "--no-renames", "--name-only", default, head)
+    names = [n for n in changed.split("\n") if n]
     built = set(build_files(build, names))
     return tuple(sorted(n for n in names if n.startswith(EXECUTED_PATHS) or n in built))

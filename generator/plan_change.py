@@ -8,16 +8,16 @@ head is the working tree's catalogs. Both are planned as `plan --week` plans the
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from generator.catalog import ACCURACY, BENCHMARK, load
 from generator.catalog.cron import runs_per_week
-from generator.errors import CatalogError, Loc, SglangCIError
+from generator.errors import CatalogError, Loc
 from generator.expand import expand
 from generator.expand.cost import shape
+from generator.git import output, show
 from generator.plan import plan_week, tidy
 
 TYPE_CHECKING = False
@@ -25,27 +25,14 @@ if TYPE_CHECKING:
     from generator.expand.model import Expanded
 
 
-class BaseError(SglangCIError):
-    """The base cannot be read (exit 2)."""
-
-
-def _git(root: Path, *args: str) -> bytes:
-    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        msg = f"git {' '.join(args)}: {message[-1] if message else 'failed'}"
-        raise BaseError(msg)
-    return done.stdout
-
-
 def expanded_at_base(root: Path, ref: str) -> tuple[str, Expanded]:
     """(the merge base's commit, its catalogs expanded by this generator)."""
-    commit = _git(root, "merge-base", ref, "HEAD").decode().strip()
+    commit = output(root, "merge-base", ref, "HEAD").strip()
     with tempfile.TemporaryDirectory(prefix="sglang-ci-base-") as tmp:
         base = Path(tmp)
         (base / "catalogs").mkdir()
         for rel in (BENCHMARK, ACCURACY):
-            (base / rel).write_bytes(_git(root, "show", f"{commit}:{rel}"))
+            (base / rel).write_bytes(show(root, commit, rel))
         try:
             return commit, expand(load(base))
         except CatalogError as e:

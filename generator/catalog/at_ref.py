@@ -16,7 +16,6 @@ is built).
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -26,20 +25,11 @@ from generator.catalog.reader import Reader
 from generator.catalog.schema import validate
 from generator.catalog.yamlio import MAX_CATALOG_BYTES, load_mapping
 from generator.errors import Loc, SelectionError
+from generator.git import GitError, git, show
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.model import Catalog
-
-
-def git(root: Path, *args: str) -> bytes:
-    """The output of `git -C root ARGS`; SelectionError with git's own words on failure."""
-    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", errors="replace").strip() or "failed"
-        msg = f"git {' '.join(args)}: {said}"
-        raise SelectionError(msg)
-    return done.stdout
 
 
 def commit_of(root: Path, ref: str) -> str:
@@ -49,7 +39,7 @@ def commit_of(root: Path, ref: str) -> str:
         raise SelectionError(msg)
     try:
         return git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
-    except SelectionError:
+    except GitError:
         msg = f"'{ref}' names no commit of the checkout at {root} (fetched with its history?)"
         raise SelectionError(msg) from None
 
@@ -63,7 +53,7 @@ def _document(root: Path, sha: str, rel: str, scratch: Path) -> tuple[Any, str]:
         raise SelectionError(msg, Loc(shown, 1))
     path = scratch / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(git(root, "show", f"{sha}:{rel}"))
+    path.write_bytes(show(root, sha, rel))
     return load_mapping(path, shown), shown
 
 
