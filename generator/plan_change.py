@@ -58,6 +58,15 @@ def _per_config(expanded: Expanded) -> dict[str, tuple[float, float]]:
     return out
 
 
+def _groups_of(expanded: Expanded) -> dict[str, dict[str, float | int]]:
+    """The cron groups that run each config, with their runs a week."""
+    out: dict[str, dict[str, float | int]] = {}
+    for s in expanded.schedules:
+        for config in s.configs:
+            out.setdefault(config.prefix, {})[s.name] = tidy(runs_per_week(str(s.cron)))
+    return out
+
+
 def _delta(base: float, head: float) -> dict[str, float | int]:
     return {
         "base": tidy(round(base, 1)),
@@ -94,12 +103,18 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
             }
         )
     old, new = _per_config(base), _per_config(head)
+    runs_by = _groups_of(head)
     configs = []
     for prefix in dict.fromkeys([*old, *new]):
         (bl, bh), (hl, hh) = old.get(prefix, (0.0, 0.0)), new.get(prefix, (0.0, 0.0))
         if (round(bl, 1), round(bh, 1)) != (round(hl, 1), round(hh, 1)):
             configs.append(
-                {"prefix": prefix, "launches": _delta(bl, hl), "gpu_hours": _delta(bh, hh)}
+                {
+                    "prefix": prefix,
+                    "launches": _delta(bl, hl),
+                    "gpu_hours": _delta(bh, hh),
+                    "groups": runs_by.get(prefix, {}),
+                }
             )
     b, h = weeks["base"], weeks["head"]
     return {
@@ -139,9 +154,19 @@ def change_text(data: dict[str, Any]) -> str:
         width = max([len(c["prefix"]) for c in data["configs"]] + [10])
         lines += ["", _row(["config", "base", "head", "change", "base", "head", "change"], width)]
         lines += [_row([c["prefix"], *_cells(c)], width) for c in data["configs"]]
+        lines += ["", *(_who_runs(c) for c in data["configs"])]
     else:
         lines += ["", "no config's week changed"]
     return "\n".join(lines) + "\n"
+
+
+def _who_runs(config: dict[str, Any]) -> str:
+    """`prefix: run by G (N a week), ...`: the cron groups the head runs a config in."""
+    groups = config["groups"]
+    if not groups:
+        return f"{config['prefix']}: run by no cron group"
+    runs = ", ".join(f"{name} ({n} a week)" for name, n in groups.items())
+    return f"{config['prefix']}: run by {runs}"
 
 
 def _cells(row: dict[str, Any], launches: str = "launches", hours: str = "gpu_hours") -> list[str]:

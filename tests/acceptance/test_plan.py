@@ -255,6 +255,11 @@ def test_a_new_oob_config_adds_its_launches_and_gpu_hours_to_the_week(
     assert config["prefix"] == "deepseek-r1-fp8-tp8-copy"
     assert config["launches"] == {"base": 0, "head": 3, "change": 3}
     assert config["gpu_hours"]["change"] == pytest.approx(3 * twin["gpu_hours"], abs=0.1)
+    assert config["groups"] == {"oob-deepseek-non-mtp": 2, "oob-all": 1}
+    text = cli("plan", "--week", "--base", "main", root=repo).stdout.splitlines()
+    assert text[-1] == (
+        "deepseek-r1-fp8-tp8-copy: run by oob-deepseek-non-mtp (2 a week), oob-all (1 a week)"
+    )
     changed = {g["name"]: g["launches"]["change"] for g in data["groups"]}
     assert changed == {
         "oob-deepseek-non-mtp": 2,
