@@ -24,7 +24,7 @@ from typing import Any
 from generator.catalog.model import LEVELS, PR
 from generator.errors import SglangCIError
 from generator.git import output, show
-from generator.images.allowed import is_allowed
+from generator.imageref.allowed import is_allowed
 from generator.render.matrices import MATRICES, level_entries, run_matrix
 
 TYPE_CHECKING = False

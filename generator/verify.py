@@ -25,8 +25,8 @@ from generator.confirm.matrix import MAX_TIMEOUT_MINUTES
 from generator.errors import CheckFailed
 from generator.expand.entries import case_entry
 from generator.expand.rederive import NotDerived, job_for
-from generator.images.allowed import is_allowed, is_pinned
-from generator.images.reference import ImageError, parse_reference
+from generator.imageref.allowed import is_allowed, is_pinned
+from generator.imageref.reference import ImageError, parse_reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,6 +1,7 @@
 """Write the flag tables of the SGLang and lm-eval releases the runners' images carry.
 
     .venv/bin/python scripts/flag_tables.py [--cache DIR] [--out DIR] [--check] [--newest]
+    .venv/bin/python scripts/flag_tables.py --parser ARCHIVE   # scripts/sglang_parser.py's
 
 `make flag-tables` runs it with `--newest`. For every release the committed index lists
 (and, with `--newest`, every final or post release on the package index newer than its
@@ -823,7 +824,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="add the releases on the package index newer than the newest table",
     )
+    parser.add_argument(
+        "--parser",
+        type=Path,
+        metavar="ARCHIVE",
+        help="print the server parser SGLang's own code builds from ARCHIVE, an action a line",
+    )
     args = parser.parse_args(argv)
+    if args.parser is not None:
+        for action in server_actions(read_archive(args.parser, "sglang").files):
+            print(json.dumps(action))
+        return 0
     texts: dict[str, str] = {}
     index: dict[str, dict[str, Any]] = {}
     listed = listed_releases(args.out)

@@ -1,6 +1,6 @@
 """SGLang's server parser rebuilt by running its own source, with every other import stubbed.
 
-    .venv/bin/python scripts/sglang_parser.py ARCHIVE    # print one JSON action per line
+    .venv/bin/python scripts/flag_tables.py --parser ARCHIVE    # one JSON action a line
 
 scripts/flag_tables.py reads the parsers with `ast`; this runs them. From a downloaded wheel
 or sdist it imports, from the archive's own text, `sglang.srt.server_args` and the
@@ -19,10 +19,8 @@ import argparse
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import json
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
 TYPE_CHECKING = False
@@ -178,19 +176,3 @@ def server_actions(files: Mapping[str, str]) -> list[list[str]]:
             del sys.modules[name]
     out = [[_nargs(a), a.dest, *a.option_strings] for a in parser.recorded if a.option_strings]
     return sorted(out, key=lambda a: a[2])
-
-
-def main(argv: list[str] | None = None) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from flag_tables import read_archive  # noqa: PLC0415 (a script beside this one)
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("archive", type=Path)
-    args = parser.parse_args(argv)
-    for action in server_actions(read_archive(args.archive, "sglang").files):
-        print(json.dumps(action))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

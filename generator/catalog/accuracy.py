@@ -18,8 +18,8 @@ from generator.catalog.model import (
 from generator.catalog.sections import build_models, build_parallel
 from generator.catalog.upstream import model_arg_problem
 from generator.errors import did_you_mean
-from generator.images.allowed import check_allowed
-from generator.images.reference import ImageError
+from generator.imageref.allowed import check_allowed
+from generator.imageref.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS
 
 TYPE_CHECKING = False

@@ -50,8 +50,8 @@ from generator.catalog.upstream import (
     supported,
 )
 from generator.errors import CatalogError, did_you_mean
-from generator.images.allowed import check_allowed, names_registry, repository
-from generator.images.reference import ImageError, parse_reference
+from generator.imageref.allowed import check_allowed, names_registry, repository
+from generator.imageref.reference import ImageError, parse_reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import re
 
 from generator.catalog.model import ImageReleases
 from generator.catalog.upstream import SGLANG, index
-from generator.images.allowed import repository
+from generator.imageref.allowed import repository
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

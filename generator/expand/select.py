@@ -10,7 +10,7 @@ from generator.catalog.model import PER_CELL, PER_SERVER, Catalog, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
 from generator.expand.model import Cell, Expanded, Job, Run, Selection
-from generator.images.allowed import check_allowed
+from generator.imageref.allowed import check_allowed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

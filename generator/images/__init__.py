@@ -2,9 +2,9 @@
 (HTTP API v2): `resolve` pins one reference, `resolve_matrix` a run's matrix, and
 `summary_markdown` lists the result for the step summary. See docs/images.md."""
 
+from generator.imageref.pattern import Nightly, TagPattern
+from generator.imageref.reference import ImageError, Reference, parse_reference
 from generator.images.matrix import describe, resolve_matrix, summary_markdown
-from generator.images.pattern import Nightly, TagPattern
-from generator.images.reference import ImageError, Reference, parse_reference
 from generator.images.registry import Registry, RegistryClient, RegistryError
 from generator.images.resolve import (
     RESOLVE_ENV,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.images.reference import ImageError
+from generator.imageref.reference import ImageError
 from generator.images.resolve import RESOLVE_ENV, Resolution, resolve
 
 TYPE_CHECKING = False

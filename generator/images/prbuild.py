@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.errors import SelectionError
-from generator.images.allowed import is_pinned
-from generator.images.reference import DIGEST_RE, ImageError, parse_reference
+from generator.imageref.allowed import is_pinned
+from generator.imageref.reference import DIGEST_RE, ImageError, parse_reference
 from generator.images.registry import RegistryError
 from generator.launch.logtext import md_code, one_line
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 from urllib.error import HTTPError, URLError
 
-from generator.images.reference import DIGEST_RE, ImageError, Reference
+from generator.imageref.reference import DIGEST_RE, ImageError, Reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

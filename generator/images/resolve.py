@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
-from generator.images.reference import ImageError, Reference, parse_reference
+from generator.imageref.reference import ImageError, Reference, parse_reference
 from generator.images.registry import (
     Registry,
     RegistryClient,

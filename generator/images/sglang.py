@@ -20,7 +20,7 @@ from generator.catalog.upstream import (
     supported,
 )
 from generator.errors import SelectionError
-from generator.images.reference import parse_reference
+from generator.imageref.reference import parse_reference
 from generator.images.registry import LabelReader, RegistryError
 
 TYPE_CHECKING = False

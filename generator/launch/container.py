@@ -13,20 +13,19 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
+from typing import NoReturn
 
 from generator.launch import commands
 from generator.launch.console import say
 from generator.launch.contract import ServerEntry, check_case, check_job, load_object
-from generator.launch.errors import InputError, LaunchError, bug, error
+from generator.launch.errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
-PROGRAM = "run_in_container.py"
 # A render device as an allocation file names it.
 _DEVICE = re.compile(r"^/dev/dri/(renderD|card)[0-9]+$")
 # Environment the launcher in the container reads, passed by name (never by value).
@@ -98,9 +97,6 @@ def container_name(entry: ServerEntry, environ: Mapping[str, str]) -> str:
     return "sglang-ci-" + re.sub(r"[^A-Za-z0-9_.-]", "-", owner)
 
 
-USAGE = "usage: run_in_container.py benchmark|accuracy|confirm FILE [CHECKOUT]"
-
-
 def checkout_dir(given: str | None, environ: Mapping[str, str]) -> str:
     """The checkout the container mounts and runs the launcher of: CHECKOUT when given
     (the requested commit, beside the default branch's checkout this script runs from),
@@ -132,28 +128,8 @@ def same_commit(checkout: str, trusted: str) -> bool:
     return heads[0] is not None and heads[0] == heads[1]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Exit status: as the launcher's (launch/errors.py); on success it never returns (the
-    process becomes the container's `docker run`)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) not in (2, 3) or args[0] not in (*PROGRAMS, "confirm"):
-        print(USAGE, file=sys.stderr)
-        return InputError.return_code
-    try:
-        return _main(args[0], args[1], args[2] if len(args) == 3 else None)
-    except LaunchError as exc:
-        return error(PROGRAM, exc)
-    except Exception as exc:
-        return bug(PROGRAM, exc, None)
-
-
-# os.execvp at the end replaces this process: there is no return to write after it.
-def _main(kind: str, path: str, given: str | None) -> int:  # noqa: RET503 (see above)
-    if kind == "confirm":
-        # Imported here: launch.confirm imports this module's helpers at its top.
-        from generator.launch.confirm import main_confirm  # noqa: PLC0415 (import cycle)
-
-        return main_confirm(path, checkout=given)
+def start(kind: str, path: str, given: str | None) -> NoReturn:
+    """`benchmark|accuracy FILE [CHECKOUT]`: the job's container, replacing this process."""
     environ = os.environ
     data = load_object(Path(path))
     entry: ServerEntry = check_job(data, path) if kind == "benchmark" else check_case(data, path)

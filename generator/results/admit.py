@@ -37,8 +37,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from generator.images.allowed import is_allowed, is_pinned
-from generator.images.reference import ImageError
+from generator.imageref.allowed import is_allowed, is_pinned
+from generator.imageref.reference import ImageError
 from generator.jsonio import dumps
 from generator.launch import jsonread
 from generator.launch.logtext import one_line

@@ -10,7 +10,7 @@ from generator.images import Nightly, parse_reference, version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.images.pattern import TagPattern
+    from generator.imageref.pattern import TagPattern
 
 
 def pattern(tag: str) -> TagPattern:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from generator.errors import SglangCIError
-from generator.images.pattern import TagPattern, is_pattern, parse_pattern
+from generator.imageref.pattern import TagPattern, is_pattern, parse_pattern
 
 _ALNUM = "[a-z0-9]+"
 _SEPARATOR = "(?:[._]|__|-+)"

@@ -6,7 +6,7 @@ one repository, and `evil.example/rocm/atom-dev` another."""
 
 from __future__ import annotations
 
-from generator.images.reference import ImageError, parse_reference
+from generator.imageref.reference import ImageError, parse_reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
