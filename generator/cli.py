@@ -14,12 +14,13 @@ from typing import Any
 
 import click
 
-from generator import dispatch
 from generator.catalog.model import LEVELS
 from generator.confirm.cli import confirm_group
 from generator.context import Context, run
-from generator.diff import diff
-from generator.diff import text as diff_text
+from generator.dispatch import steps as dispatch
+from generator.dispatch.diff import diff
+from generator.dispatch.diff import text as diff_text
+from generator.dispatch.verify_cli import verify_group
 from generator.errors import CheckFailed, SelectionError, did_you_mean
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
@@ -31,21 +32,20 @@ from generator.launch import jsonread
 from generator.launch.logtext import one_line
 from generator.lint import errors as lint_errors
 from generator.lint import format_json, format_text, lint, newer_sglang, ordered
-from generator.plan import plan_query, plan_week
-from generator.plan_change import change_text, expanded_at_base, week_change
-from generator.plan_text import format_text as format_plan
+from generator.plan.change import change_text, expanded_at_base, week_change
+from generator.plan.coverage import markdown, summary
+from generator.plan.text import format_text as format_plan
+from generator.plan.week import plan_query, plan_week
 from generator.render import render
 from generator.render.drift import FIX, drift
 from generator.render.write import write_all
 from generator.report.cli import results_group
-from generator.summary import markdown, summary
-from generator.verify_cli import verify_group
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from generator.dispatch import Selected
+    from generator.dispatch.steps import Selected
 
 
 def emit(data: object) -> None:

@@ -13,7 +13,7 @@ from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode
 from generator.explain import case_text, job_text
 from generator.launch.knobs import KNOBS
-from generator.summary import markdown, summary
+from generator.plan.coverage import markdown, summary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

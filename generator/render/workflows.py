@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from generator.catalog.cron import describe
 from generator.catalog.model import LEVELS
+from generator.plan.coverage import preset_label
 from generator.render.matrices import level_entries
-from generator.summary import preset_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""`sglang-ci plan` shows what `regression.confirm` may cost at most (confirm/budget.py)."""
+"""`sglang-ci plan` shows what `regression.confirm` may cost at most (plan/budget.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import pytest
 
 from generator.catalog.confirm import Confirm
-from generator.confirm.budget import AB_JOBS_PER_SERVER_RUN, job_cost
-from generator.plan import confirmation
+from generator.plan.budget import AB_JOBS_PER_SERVER_RUN, job_cost
+from generator.plan.week import confirmation
 from tests.helpers import copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False

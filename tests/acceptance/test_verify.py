@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from generator import dispatch
 from generator.catalog import load
 from generator.catalog.at_ref import load_at
+from generator.dispatch import steps as dispatch
+from generator.dispatch.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
 from generator.errors import SelectionError
 from generator.expand import expand
 from generator.expand.entries import case_entry
 from generator.expand.select import find_preset
 from generator.images import prbuild
 from generator.render.matrices import run_matrix
-from generator.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
 from tests.helpers import copy_catalogs, edit, expanded_at, git
 
 TYPE_CHECKING = False

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from generator import dispatch
 from generator.catalog.yamlio import load_data
+from generator.dispatch import steps as dispatch
 from tests.helpers import ROOT
 from tests.pipeline.expressions import uses_status_function
 

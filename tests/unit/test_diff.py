@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from generator.diff import diff, text
+from generator.dispatch.diff import diff, text
 from tests.helpers import edit, expanded_at, git
 
 TYPE_CHECKING = False

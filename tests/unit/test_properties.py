@@ -173,9 +173,9 @@ from generator.catalog import load
 from generator.expand import expand
 from generator.expand.entries import cell_entry, job_entry
 from generator.jsonio import dumps
-from generator.plan import plan_week
+from generator.plan.week import plan_week
 from generator.render import render
-from generator.summary import summary
+from generator.plan.coverage import summary
 
 for root in sys.argv[1:]:
     expanded = expand(load(Path(root)))

@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog.cron import runs_per_week
-from generator.confirm.budget import (
+from generator.expand.estimate import shown as minutes
+from generator.plan.budget import (
     AB_JOBS_PER_SERVER_RUN,
     expected_gpu_hours,
     run_budget,
     settings,
 )
-from generator.expand.estimate import shown as minutes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def shape_json(shape: Shape) -> dict[str, Any]:
 
 
 def confirmation(catalog: Catalog, jobs: Iterable[Job]) -> dict[str, Any]:
-    """The A/B confirmation budget of a run of these jobs (generator/confirm/budget.py)."""
+    """The A/B confirmation budget of a run of these jobs (generator/plan/budget.py)."""
     confirm = catalog.regression.confirm
     runners = {r.label: r for r in catalog.runners}
     jobs = list(jobs)

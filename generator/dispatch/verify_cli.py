@@ -1,4 +1,4 @@
-"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (generator/verify.py).
+"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (verify.py).
 
 Exit codes: 0 verified; 1 refused (a caller or an entry the default branch's code does
 not allow); 2 bad input (an entry file that is no entry, a commit that is not there).
@@ -12,9 +12,10 @@ from typing import Any
 
 import click
 
-from generator import settings, verify
+from generator import settings
 from generator.catalog.at_ref import load_at
 from generator.context import run
+from generator.dispatch import verify
 from generator.errors import SglangCIError
 from generator.expand import expand
 from generator.launch.contract import check_case, check_job, load_object

@@ -7,7 +7,7 @@ from typing import Any
 from generator.catalog.cron import describe
 from generator.catalog.model import LEVELS
 from generator.expand.select import query
-from generator.plan import hours_text, plan_week, plural
+from generator.plan.week import hours_text, plan_week, plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.plan import plural
+from generator.plan.week import plural
 
 
 def _row(cells: list[object], widths: list[int]) -> str:

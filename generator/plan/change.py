@@ -18,7 +18,7 @@ from generator.errors import CatalogError, Loc
 from generator.expand import expand
 from generator.expand.cost import shape
 from generator.git import output, show
-from generator.plan import plan_week, tidy
+from generator.plan.week import plan_week, tidy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import Any
 
 from generator.catalog.at_ref import commit_of, load_at
 from generator.catalog.model import LEVELS, PER_SERVER, PR
-from generator.diff import build_entries, diff, executed_differences
+from generator.dispatch.diff import build_entries, diff, executed_differences
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from datetime import date, datetime
     from pathlib import Path
 
-    from generator.diff import Changes
+    from generator.dispatch.diff import Changes
     from generator.expand.model import Expanded
     from generator.images.registry import Registry
 
