@@ -133,6 +133,10 @@ def _describe(error: ValidationError) -> str:
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         bound = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
         return f"{_show(value)} must be {bound[str(kind)]} {error.validator_value}"
+    if kind in ("maxItems", "maxProperties", "maxLength") and isinstance(value, (str, list, dict)):
+        # The value itself may be megabytes: its size and the bound, never the value.
+        unit = "characters" if kind == "maxLength" else "entries"
+        return f"{len(value):,} {unit}; at most {error.validator_value:,}"
     if kind in ("anyOf", "oneOf") and isinstance(value, str):
         return f"{_show(value)} is not valid here"
     return str(error.message)

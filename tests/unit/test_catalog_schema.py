@@ -80,3 +80,12 @@ def test_a_key_written_one_level_too_high_is_hinted_where_it_belongs(
     text = (FIXTURE / SHOWN).read_text(encoding="utf-8")
     line = text[: text.index(old)].count("\n") + 1 + new.count("\n") - 1
     assert refusal(benchmark(old, new)) == f"{SHOWN}:{line}: {expected}"
+
+
+def test_a_section_too_large_says_its_size_and_the_bound_never_its_contents() -> None:
+    text = (FIXTURE / SHOWN).read_text(encoding="utf-8")
+    line = text[: text.index("\nconfigs:")].count("\n") + 2
+    doc = benchmark()
+    configs = doc["configs"]
+    doc["configs"] = [configs[i % len(configs)] for i in range(20001)]
+    assert refusal(doc) == f"{SHOWN}:{line}: configs: 20,001 entries; at most 20,000"
