@@ -307,6 +307,10 @@ def _bare(use: str) -> bool:
     return use.startswith("--") and all(c.isalnum() or c == "-" for c in use[2:])
 
 
+# The two questions every server's every flag asks, once for each release: their answers
+# depend on the (cached) index alone, and a catalog of thousands of configs asks the same
+# few hundred of them over a million times.
+@functools.cache
 def spelling(parser: str, name: str, release: int) -> str | None:
     """The option string `release` reads the catalog's `name` as: `name` itself where the
     release has it, else the flag SGLang names as its old or new name (the replacement a
@@ -324,6 +328,7 @@ def spelling(parser: str, name: str, release: int) -> str | None:
     return None
 
 
+@functools.cache
 def release_problem(parser: str, name: str, count: int, release: int) -> str | None:
     """Why SGLang release `release` refuses `name` with `count` values (None: it starts
     with it, under the name `spelling` gives): it has no such flag, the flag takes another

@@ -104,7 +104,7 @@ class _Use:
 
     name: str
     at: _Written
-    servers: list[_Passing]
+    servers: dict[_Passing, None]  # in the order first seen, each once
     owners: set[int] = field(default_factory=set)
 
     @property
@@ -129,7 +129,7 @@ def _uses(catalog: Catalog, servers: Iterable[Resolved]) -> list[_Use]:
             if at is None:
                 continue
             key = (None, 0, name) if canonical(name) in WRITTEN else (at.loc, id(at.owner), name)
-            use = uses.setdefault(key, _Use(name=name, at=at, servers=[]))
+            use = uses.setdefault(key, _Use(name=name, at=at, servers={}))
             use.owners.add(id(server.owner))
             passing = _Passing(
                 where=f"{server.name} ({server.server.mode})",
@@ -137,8 +137,7 @@ def _uses(catalog: Catalog, servers: Iterable[Resolved]) -> list[_Use]:
                 carry=carry,
                 count=count,
             )
-            if passing not in use.servers:
-                use.servers.append(passing)
+            use.servers.setdefault(passing)
     return list(uses.values())
 
 
@@ -149,14 +148,19 @@ def _hits(use: _Use) -> Iterator[Hit]:
     name, which the launcher gives it there (generator/launch/commands.py). L803
     flag-deprecated (warning): such a release retired it and says what to use."""
     names = index(SGLANG).releases
-    carry = [v for v in names if any(v in p.carry for p in use.servers)]
+    carried = {v for p in use.servers for v in p.carry}
+    carry = [v for v in names if v in carried]
     at = use.at
-    failing = [
-        (p, v, problem)
-        for p in use.servers
-        for v in p.carry
-        if (problem := release_problem(SERVER, use.name, p.count, names.index(v))) is not None
-    ]
+    # What a release says of the flag depends on the release and the number of values
+    # alone: asked once each, however many servers pass it.
+    problems: dict[tuple[int, str], str | None] = {}
+    failing = []
+    for p in use.servers:
+        for v in p.carry:
+            if (p.count, v) not in problems:
+                problems[p.count, v] = release_problem(SERVER, use.name, p.count, names.index(v))
+            if (problem := problems[p.count, v]) is not None:
+                failing.append((p, v, problem))
     if failing:
         server, _, problem = failing[0]
         refusing = [v for v in names if any(f[1] == v for f in failing)]
