@@ -61,8 +61,8 @@ DRIFT = {
         "requirements.lock: tomli==2.0.1 of requirements.txt is not locked",
     ),
     "a-dependency-left-unpinned": (
-        "requirements.txt", "PyYAML==6.0.4\n", "",
-        "requirements.lock: pyyaml==6.0.4 is locked but requirements.txt does not pin it",
+        "requirements.txt", "narwhals==2.29.0\n", "",
+        "requirements.lock: narwhals==2.29.0 is locked but requirements.txt does not pin it",
     ),
     "a-build-backend-bumped": (
         "requirements-build.txt", "setuptools==70.3.0\n", "setuptools==71.0.0\n",
