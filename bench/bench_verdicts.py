@@ -58,6 +58,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from generator.catalog.confirm import Confirm
     from generator.catalog.regression import Policy
     from generator.verdicts.model import Event
 
@@ -72,7 +73,6 @@ from verdict_ceiling import AB, ceiling  # noqa: E402
 from verdict_history import ConfigRun, ConfigSpec, History, Injection, generate  # noqa: E402
 
 from generator.catalog import load  # noqa: E402
-from generator.catalog.confirm import Confirm  # noqa: E402
 from generator.expand import expand  # noqa: E402
 from generator.launch import ab  # noqa: E402
 from generator.results.history import PointKey, RunInfo, Sample, ServerKey, ServerSeries  # noqa: E402
@@ -82,11 +82,6 @@ THROUGHPUT = "output_throughput_per_gpu"
 DAYS = 364
 CV = 0.03
 AB_NOISE = bench_confirm.NOISE[1]  # (cv, launch, GPUs): 2%, 1%, 1%
-# The oracle's A/B (verdict_ceiling.py): the standard deviation of the A/B's estimate of a
-# config-wide change (restart, K = 3, four points: sqrt((launch^2 + point^2 / 4) / 3)) and
-# the policy's one-sided z.
-AB_SD = ab.DEFAULT_NOISE.se(ab.RESTART, 4, Confirm().repeats)
-AB_Z = ab.z_of(Confirm().level)
 LAST = 4  # Otava, E-Divisive: a change point in the last LAST runs
 OTAVA = ROOT / ".venv-otava" / "bin" / "python"
 OTAVA_PVALUE = 0.05  # Otava's own threshold; stricter ones keep the nights below them
@@ -243,7 +238,7 @@ def judge_history(
                 night: dict[str, str] = {}
                 for e in j.events:
                     if e.state == "suspected" and len(night) < policy.confirm.max_jobs:
-                        night[e.id] = _ab(rng, cr, injections, e.points)
+                        night[e.id] = _ab(rng, policy.confirm, cr, injections, e.points)
                         t.ab_jobs += not active
                 if night:
                     outcomes[run.name] = {**outcomes.get(run.name, {}), **night}
@@ -349,13 +344,17 @@ def _attributed(e: Event, injections: Sequence[Injection], now: int) -> Injectio
 
 
 def _ab(
-    rng: random.Random, cr: ConfigRun, injections: Sequence[Injection], points: Sequence[PointKey]
+    rng: random.Random,
+    conf: Confirm,
+    cr: ConfigRun,
+    injections: Sequence[Injection],
+    points: Sequence[PointKey],
 ) -> str:
     """The A/B of an event's points (at most `confirm.max_points`) against the image before
     the event: B's true change at each point (throughput), measured as bench_confirm.py
     measures a job (restart mode, K repeats, its middle noise row), judged by the real
-    verdict (generator/launch/ab.py) at the policy's level with the default noise model."""
-    conf = Confirm()
+    verdict (generator/launch/ab.py) with the shipped catalog's `regression.confirm` (its
+    repeats, points and level) and the default noise model."""
     changes = {}
     for p in list(points)[: conf.max_points]:
         raw = (p.isl, p.osl, p.concurrency)
@@ -442,7 +441,13 @@ def oracle_rows(t: Tally, policy: Policy, *, with_ab: bool) -> list[tuple[str, s
     """The oracle (verdict_ceiling.py) at the rule's measured false rate, the rule's
     figures as a share of its."""
     rate = t.false_reports / max(t.clean_server_runs, 1)
-    model = AB(suspect=policy.significance.suspect, sd=AB_SD, z=AB_Z) if with_ab else None
+    # The oracle's A/B (verdict_ceiling.py): the standard deviation of the A/B's estimate
+    # of a config-wide change (restart, the policy's K and points) and its one-sided z.
+    conf = policy.confirm
+    sd = ab.DEFAULT_NOISE.se(ab.RESTART, conf.max_points, conf.repeats)
+    model = (
+        AB(suspect=policy.significance.suspect, sd=sd, z=ab.z_of(conf.level)) if with_ab else None
+    )
     level_sd, point_sd = float(np.mean(t.level_sd)), float(np.mean(t.point_sd))
     c = ceiling(max(rate, 1e-5), level_sd, point_sd, model)
     inj = t.injections
