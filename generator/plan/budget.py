@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 # A/B jobs a clean server-run gets (a suspicion, at `significance.suspect`, and again each
 # night it stays suspected): "A/B jobs per clean server-run" of `python
-# bench/bench_verdicts.py --set generator2`, the held-out generator's seeds 1-12: 0.127.
-AB_JOBS_PER_SERVER_RUN = 0.127
+# bench/bench_verdicts.py --set generator2`, the held-out generator's seeds 1-12: 0.125.
+AB_JOBS_PER_SERVER_RUN = 0.125
 
 
 @dataclass(frozen=True, kw_only=True)
