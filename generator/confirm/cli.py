@@ -25,15 +25,17 @@ from generator.confirm import events, issues, matrix, noise, outcomes, tracked, 
 from generator.context import run_at_root
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
-from generator.launch import jsonread
 from generator.launch.abjob import check_confirmation
 from generator.launch.errors import InputError
+from generator.results.expected import matrix_entries
 from generator.results.output import JSON, check_file, write_file
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+    from generator.catalog.model import Catalog
 
 _file = click.Path(dir_okay=False, path_type=Path)
 _dir = click.Path(file_okay=False, path_type=Path)
@@ -46,18 +48,17 @@ policy_option = click.option(
 
 
 def _entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for path in paths:
-        try:
-            data = jsonread.load(path)
-        except (OSError, ValueError) as exc:
-            msg = f"{path}: cannot read the matrix: {exc}"
-            raise ResultsError(msg) from exc
-        if not isinstance(data, dict) or not isinstance(data.get("include"), list):
-            msg = f"{path}: not a matrix (an object with an 'include' list)"
-            raise ResultsError(msg)
-        out += [e for e in data["include"] if isinstance(e, dict) and "points" in e]
-    return out
+    """The job entries (those with points) of the matrix files."""
+    return [e for path in paths for e in matrix_entries(path) if "points" in e]
+
+
+def _deriver(catalog: Catalog) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """The caller check's derivation of a job entry from this checkout's catalogs."""
+
+    def derive(entry: Mapping[str, Any]) -> dict[str, Any]:
+        return job_for(catalog, entry, "this checkout", named=False)
+
+    return derive
 
 
 def _append(path: Path | None, lines: list[str]) -> None:
@@ -92,11 +93,7 @@ def matrix_cmd(
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
         found = events.load(verdicts)
-        catalog = load_catalog(root)
-
-        def derive(entry: Mapping[str, Any]) -> dict[str, Any]:
-            return job_for(catalog, entry, "this checkout", named=False)
-
+        derive = _deriver(load_catalog(root))
         entries, skipped = matrix.build(found, _entries(matrices), history, policy, derive)
         _append(markdown, matrix.markdown(entries, skipped))
         sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
@@ -116,12 +113,7 @@ def aa_cmd(ctx: click.Context, matrices: tuple[Path, ...], policy_path: Path | N
 
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
-        catalog = load_catalog(root)
-
-        def derive(entry: Mapping[str, Any]) -> dict[str, Any]:
-            return job_for(catalog, entry, "this checkout", named=False)
-
-        entries = matrix.aa_entries(_entries(matrices), policy, derive)
+        entries = matrix.aa_entries(_entries(matrices), policy, _deriver(load_catalog(root)))
         sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
         return 0
 

@@ -41,7 +41,8 @@ class Expected:
         return f"not reported: {reason}" if reason else "not reported"
 
 
-def _entries(path: Path) -> list[Any]:
+def matrix_entries(path: Path) -> list[Any]:
+    """The entries of a matrix file (`{"include": [...]}` or a list); one line on bad input."""
     try:
         data = jsonread.load(path)
     except (OSError, ValueError) as e:
@@ -59,7 +60,7 @@ def load_expected(paths: Sequence[Path], jobs: Path | None = None) -> Expected:
     points: list[tuple[tuple[str, str], dict[str, Any]]] = []
     cases: list[tuple[str, str]] = []
     for path in paths:
-        for i, entry in enumerate(_entries(path)):
+        for i, entry in enumerate(matrix_entries(path)):
             try:
                 if "points" in entry:
                     for p in entry["points"]:
