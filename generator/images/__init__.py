@@ -5,7 +5,7 @@
 from generator.imageref.pattern import Nightly, TagPattern
 from generator.imageref.reference import ImageError, Reference, parse_reference
 from generator.images.matrix import describe, resolve_matrix, summary_markdown
-from generator.images.registry import Registry, RegistryClient, RegistryError
+from generator.images.registry import Registry, RegistryClient
 from generator.images.resolve import (
     RESOLVE_ENV,
     Resolution,
@@ -13,6 +13,7 @@ from generator.images.resolve import (
     registry_from_env,
     resolve,
 )
+from generator.images.transport import RegistryError
 from generator.launch.versions import version_key
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import Any
 from generator.errors import SelectionError
 from generator.imageref.allowed import is_pinned
 from generator.imageref.reference import DIGEST_RE, ImageError, parse_reference
-from generator.images.registry import RegistryError
+from generator.images.transport import RegistryError
 from generator.launch.logtext import md_code, one_line
 
 TYPE_CHECKING = False

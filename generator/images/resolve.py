@@ -8,12 +8,8 @@ from datetime import date, timedelta
 from typing import Literal
 
 from generator.imageref.reference import ImageError, Reference, parse_reference
-from generator.images.registry import (
-    Registry,
-    RegistryClient,
-    RegistryError,
-    RegistryUnreachable,
-)
+from generator.images.registry import Registry, RegistryClient
+from generator.images.transport import RegistryError, RegistryUnreachable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from generator.catalog.upstream import (
 )
 from generator.errors import SelectionError
 from generator.imageref.reference import parse_reference
-from generator.images.registry import LabelReader, RegistryError
+from generator.images.registry import LabelReader
+from generator.images.transport import RegistryError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
