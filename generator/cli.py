@@ -30,8 +30,9 @@ from generator.images import prbuild, registry_from_env
 from generator.jsonio import dumps
 from generator.launch import jsonread
 from generator.launch.logtext import one_line
-from generator.lint import errors as lint_errors
-from generator.lint import format_json, format_text, lint, newer_sglang, ordered
+from generator.lint.checks import lint, newer_sglang
+from generator.lint.findings import errors as lint_errors
+from generator.lint.findings import format_json, format_text, ordered
 from generator.plan.change import change_text, expanded_at_base, week_change
 from generator.plan.coverage import markdown, summary
 from generator.plan.text import format_text as format_plan

@@ -13,7 +13,7 @@ from generator.catalog.releases import carried
 from generator.catalog.upstream import SERVER, SGLANG, argv_flags, index, release, takes
 from generator.expand.entries import spellings
 from generator.launch import commands
-from generator.lint import lint
+from generator.lint.checks import lint
 from generator.lint.rules.base import context
 from generator.lint.rules.releases import images_of
 from tests.helpers import ROOT, copy_catalogs, edit, expanded_at

@@ -1,9 +1,8 @@
-"""`generator.lint`: each rule fails on a small edit of the fixture catalogs and passes on them."""
+"""`generator.lint.checks`: each rule fails on an edit of the fixture catalogs, passes on them."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,8 @@ import pytest
 from generator.catalog.model import Catalog, EnvVar
 from generator.errors import Loc
 from generator.expand import expand
-from generator.lint import Finding, errors, format_json, format_text, lint
+from generator.lint.checks import lint
+from generator.lint.findings import Finding, errors, format_text
 from generator.lint.rules import RETIRED, RULES
 from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
 
@@ -647,52 +647,3 @@ def test_a_waived_error_does_not_count(tmp_path: Path) -> None:
         "kept on purpose too",
     }
     assert format_text(found).splitlines()[-1] == "lint passed: 0 errors, 12 warnings, 5 waived"
-
-
-def test_text_output_has_one_line_per_finding_and_a_summary(fixture: Expanded) -> None:
-    finding = Finding(
-        rule="L101",
-        name="dp-attention-divisible",
-        severity="error",
-        loc=Loc(BENCH, 42),
-        message="use TP8 DP8",
-    )
-    catalog = fixture.catalog
-    lines = format_text([finding], catalog).splitlines()
-    assert lines == [
-        "catalogs/benchmark.yaml:42: error L101 dp-attention-divisible: use TP8 DP8",
-        (
-            "cron '0 14 * * 1,3' (oob-deepseek-non-mtp): At 02:00 PM, only on Monday and Wednesday "
-            "(UTC)"
-        ),
-        (
-            "cron '0 14 * * 2,4' (oob-deepseek-mtp-qwen): At 02:00 PM, only on Tuesday and "
-            "Thursday (UTC)"
-        ),
-        "cron '0 14 * * 5' (mesh-all): At 02:00 PM, only on Friday (UTC)",
-        "cron '0 14 * * 6' (oob-all): At 02:00 PM, only on Saturday (UTC)",
-        "cron '0 18 * * *' (accuracy, nightly): At 06:00 PM (UTC)",
-        "lint failed: 1 error, 0 warnings, 0 waived",
-    ]
-
-
-def test_json_output_lists_every_field() -> None:
-    finding = Finding(
-        rule="L503",
-        name="env-retired",
-        severity="warning",
-        loc=Loc(ACC, 7),
-        message="m",
-        waived="because",
-    )
-    assert json.loads(format_json([finding])) == [
-        {
-            "rule": "L503",
-            "name": "env-retired",
-            "severity": "warning",
-            "loc": {"file": ACC, "line": 7},
-            "message": "m",
-            "waived": "because",
-        }
-    ]
-    assert format_json([]) == "[]\n"

@@ -10,9 +10,13 @@ import pytest
 from generator.catalog.model import EnvVar, Flag
 from generator.errors import Loc
 from generator.expand import expand
-from generator.lint import Finding, lint
+from generator.lint.checks import lint
 from tests.tooling.atom_import import import_reference
 from tests.tooling.atom_reference import parse_args, parse_env, runner_gpus
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.lint.findings import Finding
 
 REFERENCE = (Path(__file__).parents[2] / "../shared/reference/atom-sglang").resolve()
 needs_reference = pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""Lint rules, one module per concern; `generator.lint` runs them and applies waivers."""
+"""Lint rules, one module per concern; `generator.lint.checks` runs them and applies waivers."""
 
 from __future__ import annotations
 
