@@ -33,7 +33,8 @@ from generator.launch.logtext import one_line
 from generator.lint.checks import lint, newer_sglang
 from generator.lint.findings import errors as lint_errors
 from generator.lint.findings import format_json, format_text, ordered
-from generator.plan.change import change_text, expanded_at_base, week_change
+from generator.plan.change import expanded_at_base, week_change
+from generator.plan.change_text import change_text
 from generator.plan.coverage import markdown, summary
 from generator.plan.text import format_text as format_plan
 from generator.plan.week import plan_query, plan_week

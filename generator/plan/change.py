@@ -75,6 +75,11 @@ def _delta(base: float, head: float) -> dict[str, float | int]:
     }
 
 
+def _weekly(group: dict[str, Any] | None, key: str) -> float:
+    """A cron group's packed launches or GPU-hours a week (0 on the side without it)."""
+    return group["runs_per_week"] * group["packed"][key] if group else 0
+
+
 def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
     """Launches and GPU-hours per week, per cron group and per config, base and head."""
     weeks = {"base": plan_week(base), "head": plan_week(head)}
@@ -88,18 +93,9 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
         group_rows.append(
             {
                 "name": name,
-                "runs_per_week": {
-                    "base": b["runs_per_week"] if b else 0,
-                    "head": h["runs_per_week"] if h else 0,
-                },
-                "launches": _delta(
-                    b["runs_per_week"] * b["packed"]["launches"] if b else 0,
-                    h["runs_per_week"] * h["packed"]["launches"] if h else 0,
-                ),
-                "gpu_hours": _delta(
-                    b["runs_per_week"] * b["packed"]["gpu_hours"] if b else 0,
-                    h["runs_per_week"] * h["packed"]["gpu_hours"] if h else 0,
-                ),
+                "runs_per_week": {s: sides[s]["runs_per_week"] if s in sides else 0 for s in weeks},
+                "launches": _delta(_weekly(b, "launches"), _weekly(h, "launches")),
+                "gpu_hours": _delta(_weekly(b, "gpu_hours"), _weekly(h, "gpu_hours")),
             }
         )
     old, new = _per_config(base), _per_config(head)
@@ -125,64 +121,3 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
         "gpu_hours_per_week": _delta(b["gpu_hours_per_week"], h["gpu_hours_per_week"]),
         "cells_per_week": _delta(b["cells_per_week"], h["cells_per_week"]),
     }
-
-
-def _signed(value: float) -> str:
-    return f"+{value}" if value > 0 else str(value)
-
-
-def change_text(data: dict[str, Any]) -> str:
-    """The change as a plain-text table: a line of totals, the cron groups, the configs."""
-    launches, hours = data["launches_per_week"], data["gpu_hours_per_week"]
-    lines = [
-        (
-            f"week against {data['base']} (merge base {data['merge_base'][:12]}): "
-            f"{launches['base']} -> {launches['head']} launches ({_signed(launches['change'])}), "
-            f"{hours['base']} -> {hours['head']} GPU-h ({_signed(hours['change'])})"
-        ),
-        "",
-    ]
-    width = max([len(g["name"]) for g in data["groups"]] + [10])
-    head = ["", "launches", "", "", "GPU-h", "", ""]
-    lines.append(_row(head, width))
-    lines.append(_row(["cron group", "base", "head", "change", "base", "head", "change"], width))
-    lines += [_row([g["name"], *_cells(g)], width) for g in data["groups"]]
-    lines.append(
-        _row(["per week", *_cells(data, "launches_per_week", "gpu_hours_per_week")], width)
-    )
-    if data["configs"]:
-        width = max([len(c["prefix"]) for c in data["configs"]] + [10])
-        lines += ["", _row(["config", "base", "head", "change", "base", "head", "change"], width)]
-        lines += [_row([c["prefix"], *_cells(c)], width) for c in data["configs"]]
-        lines += ["", *(_who_runs(c) for c in data["configs"])]
-    else:
-        lines += ["", "no config's week changed"]
-    return "\n".join(lines) + "\n"
-
-
-def _who_runs(config: dict[str, Any]) -> str:
-    """`prefix: run by G (N a week), ...`: the cron groups the head runs a config in."""
-    groups = config["groups"]
-    if not groups:
-        return f"{config['prefix']}: run by no cron group"
-    runs = ", ".join(f"{name} ({n} a week)" for name, n in groups.items())
-    return f"{config['prefix']}: run by {runs}"
-
-
-def _cells(row: dict[str, Any], launches: str = "launches", hours: str = "gpu_hours") -> list[str]:
-    a, b = row[launches], row[hours]
-    return [
-        str(a["base"]),
-        str(a["head"]),
-        _signed(a["change"]),
-        str(b["base"]),
-        str(b["head"]),
-        _signed(b["change"]),
-    ]
-
-
-def _row(cells: list[str], width: int) -> str:
-    widths = [width, 8, 8, 8, 9, 9, 8]
-    out = [cells[0].ljust(widths[0])]
-    out += [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
-    return "  ".join(out).rstrip()

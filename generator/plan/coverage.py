@@ -7,7 +7,8 @@ from typing import Any
 from generator.catalog.cron import describe
 from generator.catalog.model import LEVELS
 from generator.expand.select import query
-from generator.plan.week import hours_text, plan_week, plural
+from generator.plan.columns import hours_text, plural
+from generator.plan.week import plan_week
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -126,12 +126,3 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
             "ab_jobs_per_server_run": AB_JOBS_PER_SERVER_RUN,
         },
     }
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def hours_text(value: float) -> str:
-    """GPU-hours as a label shows them: whole hours from 10 up, else one decimal."""
-    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
