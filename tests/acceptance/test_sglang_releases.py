@@ -15,7 +15,7 @@ from generator.expand.entries import spellings
 from generator.launch import commands
 from generator.lint.checks import lint
 from generator.lint.rules.base import context
-from generator.lint.rules.releases import images_of
+from generator.lint.rules.flag_uses import images_of
 from tests.helpers import ROOT, copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False
