@@ -14,10 +14,10 @@ from generator.errors import Loc
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits
 from generator.render.docs import coverage, launcher_knobs, lint_releases, recipes, runners
+from generator.render.manifest import with_manifest
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
 from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
-from generator.render.write import with_manifest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

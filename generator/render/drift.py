@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from generator.render.write import owned_files
+from generator.render.manifest import owned_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

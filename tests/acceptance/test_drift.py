@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.render.write import MANIFEST
+from generator.render.manifest import MANIFEST
 from tests.helpers import ROOT, copy_catalogs, edit, snapshot
 
 TYPE_CHECKING = False

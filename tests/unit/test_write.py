@@ -14,7 +14,8 @@ from generator.catalog import load
 from generator.expand import expand
 from generator.render import render as render_all
 from generator.render.drift import drift
-from generator.render.write import MANIFEST, NotOurs, write_all
+from generator.render.manifest import MANIFEST
+from generator.render.write import NotOurs, write_all
 from tests.catalog_gen import CatalogSpec, small_spec
 from tests.helpers import snapshot
 
