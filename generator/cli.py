@@ -26,7 +26,7 @@ from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.model import KINDS, Expanded
 from generator.expand.select import image_for, query
 from generator.explain import explain
-from generator.images import prbuild, registry_from_env
+from generator.images import prbuild, pushed_image, registry_from_env
 from generator.jsonio import dumps
 from generator.launch import jsonread
 from generator.launch.logtext import one_line
@@ -506,7 +506,7 @@ def dispatch_built(
         text = build_file.read_text(encoding="utf-8").strip()
         if text:
             plan = prbuild.read_plan(text)
-            matrices = prbuild.apply(plan, digest, matrices, registry_from_env(os.environ))
+            matrices = pushed_image.apply(plan, digest, matrices, registry_from_env(os.environ))
             _append("GITHUB_STEP_SUMMARY", prbuild.summary_markdown(plan, digest=digest))
         accuracy, jobs = (dispatch.Selected(what="", matrix=m, summary="") for m in matrices)
         _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))

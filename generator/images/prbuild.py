@@ -1,13 +1,10 @@
 """A pull request's own image (docs/images.md, "Pull request images"): the select step
 plans it, the builder builds and pushes it, and the pin job puts its digest in the
-entries that run on it.
+entries that run on it (pushed_image.py).
 
-- `plan`: what the builder builds (the PR head's Dockerfile on the base, pinned, with the
-  catalog's build arguments), where it pushes it (`<repository>:pr-<N>-<head>`), and the
-  ids of the cases and jobs that run on it: the select job's `build` output.
-- `apply`: the matrices with those entries on the pushed digest, the tag checked against
-  the registry, and `image_build` (the PR, its head commit, the base's pinned reference)
-  in each: what the launcher writes into its records' provenance.
+`plan` says what the builder builds (the PR head's Dockerfile on the base, pinned, with the
+catalog's build arguments), where it pushes it (`<repository>:pr-<N>-<head>`), and the ids
+of the cases and jobs that run on it: the select job's `build` output.
 """
 
 from __future__ import annotations
@@ -18,18 +15,14 @@ from typing import Any
 
 from generator.errors import SelectionError
 from generator.imageref.allowed import is_pinned
-from generator.imageref.reference import DIGEST_RE, ImageError, parse_reference
-from generator.images.transport import RegistryError
 from generator.launch.logtext import md_code, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
 
     from generator.catalog.model import ImageBuild
-    from generator.images.registry import Registry
 
-BUILT = "built"  # the entries' image_resolution: the image this run built
 MAX_PR = 10**9
 
 
@@ -118,52 +111,6 @@ def read_plan(text: str) -> Plan:
         msg = f"the build plan's tag {one_line(str(raw.get('tag')))!r} is not {found.tag!r}"
         raise SelectionError(msg)
     return found
-
-
-def provenance(p: Plan) -> dict[str, Any]:
-    """What an entry (and so each record) says of the image it runs: built for PR `pr`
-    from its head commit on the base image, pinned."""
-    return {"pr": p.pr, "head": p.head, "base": p.base, "dockerfile": p.dockerfile}
-
-
-def apply(
-    p: Plan,
-    digest: str,
-    matrices: Iterable[Mapping[str, Any]],
-    client: Registry | None,
-) -> list[dict[str, Any]]:
-    """Each matrix with the plan's entries on `repository@digest`, once the registry
-    shows the plan's tag at that digest (skipped when resolution is off: `client` None)."""
-    if not DIGEST_RE.fullmatch(digest):
-        msg = f"the builder reported {one_line(digest)!r}, not a sha256 digest"
-        raise SelectionError(msg)
-    pushed = f"{p.repository}:{p.tag}"
-    if client is not None:
-        try:
-            found = client.digest(parse_reference(pushed), p.tag)
-        except (RegistryError, ImageError) as exc:
-            msg = f"{pushed}: {exc.message}"
-            raise SelectionError(msg) from None
-        if found != digest:
-            msg = f"{pushed} is {found} in the registry, not the {digest} the builder pushed"
-            raise SelectionError(msg)
-    ids = {*p.cases, *p.jobs}
-    fields = {
-        "image": f"{p.repository}@{digest}",
-        "image_requested": pushed,
-        "image_tag": p.tag,
-        "image_digest": digest,
-        "image_resolution": BUILT,
-        "image_build": provenance(p),
-    }
-    out = []
-    for matrix in matrices:
-        entries = [
-            {**e, **fields} if e.get("id") in ids and e.get("server_mode") == p.server_mode else e
-            for e in matrix.get("include", [])
-        ]
-        out.append({**matrix, "include": entries})
-    return out
 
 
 def summary_markdown(p: Plan, *, runner: str | None = None, digest: str | None = None) -> str:

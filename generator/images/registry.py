@@ -21,6 +21,7 @@ MANIFEST_TYPES = (
     "application/vnd.docker.distribution.manifest.list.v2+json",
     "application/vnd.docker.distribution.manifest.v2+json",
 )
+_ACCEPT = ", ".join(MANIFEST_TYPES)
 _NEXT_LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
 _MAX_PAGES = 10_000
 
@@ -91,15 +92,14 @@ class RegistryClient(Transport):
     def digest(self, ref: Reference, tag: str) -> str:
         where = f"{ref.registry}/{ref.repository}"
         url = f"{base_url(ref.registry)}/v2/{ref.repository}/manifests/{tag}"
-        accept = ", ".join(MANIFEST_TYPES)
-        response = self._request(ref, "HEAD", url, accept)
+        response = self._request(ref, "HEAD", url, _ACCEPT)
         if response.status == 404:
             msg = f"tag '{tag}' not found in {where}"
             raise RegistryError(msg)
         self._expect_ok(response, f"manifest of {where}:{tag}")
         digest = response.headers.get("Docker-Content-Digest")
         if digest is None:  # the header is a SHOULD of the API: hash the manifest itself
-            response = self._request(ref, "GET", url, accept)
+            response = self._request(ref, "GET", url, _ACCEPT)
             self._expect_ok(response, f"manifest of {where}:{tag}")
             digest = "sha256:" + hashlib.sha256(response.body).hexdigest()
         if not DIGEST_RE.fullmatch(digest):
@@ -111,7 +111,7 @@ class RegistryClient(Transport):
         """The labels of the image `digest` names (its config's `config.Labels`); of an
         index, those of its linux/amd64 image (the runners' platform)."""
         where = f"{ref.registry}/{ref.repository}@{digest}"
-        manifest = self._json(ref, f"manifests/{digest}", ", ".join(MANIFEST_TYPES), where)
+        manifest = self._json(ref, f"manifests/{digest}", _ACCEPT, where)
         if isinstance(manifest.get("manifests"), list):
             chosen = next(
                 (
@@ -127,9 +127,7 @@ class RegistryClient(Transport):
             if chosen is None or not DIGEST_RE.fullmatch(str(chosen.get("digest"))):
                 msg = f"{where}: the index has no linux/amd64 image"
                 raise RegistryError(msg)
-            manifest = self._json(
-                ref, f"manifests/{chosen['digest']}", ", ".join(MANIFEST_TYPES), where
-            )
+            manifest = self._json(ref, f"manifests/{chosen['digest']}", _ACCEPT, where)
         config = manifest.get("config")
         blob = config.get("digest") if isinstance(config, dict) else None
         if not isinstance(blob, str) or not DIGEST_RE.fullmatch(blob):

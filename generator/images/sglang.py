@@ -91,11 +91,7 @@ def check_matrix(
     line) at the first entry whose server a release of its image refuses."""
     seen: dict[str, Carried] = {}
     for entry in matrix["include"]:
-        key = (
-            str(entry.get("image_requested") or entry["image"])
-            + "@"
-            + str(entry.get("image_digest", ""))
-        )
+        key = f"{entry.get('image_requested') or entry['image']}@{entry.get('image_digest', '')}"
         if key not in seen:
             seen[key] = carried_by(catalog, entry, client)
         known = seen[key]

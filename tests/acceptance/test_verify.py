@@ -19,7 +19,7 @@ from generator.errors import SelectionError
 from generator.expand import expand
 from generator.expand.entries import case_entry
 from generator.expand.select import find_preset
-from generator.images import prbuild
+from generator.images import pushed_image
 from generator.render.matrices import run_matrix
 from tests.helpers import copy_catalogs, edit, expanded_at, git
 
@@ -636,7 +636,7 @@ def test_a_pr_image_is_built_from_the_head_where_the_default_branch_says_and_ver
     assert plan.cases == ("deepseek-r1-fp4-tp4", "deepseek-r1-fp8-tp4", "qwen3-5-35b-a3b-fp8-tp2")
     assert "on the builder `image-builder`" in selected.accuracy.summary
     assert "- `docker/atom-sglang.Dockerfile`" in selected.accuracy.summary
-    [matrix] = prbuild.apply(plan, BUILT, [selected.accuracy.matrix], Pushed())
+    [matrix] = pushed_image.apply(plan, BUILT, [selected.accuracy.matrix], Pushed())
     for entry in matrix["include"]:
         assert entry["image"] == f"ghcr.io/example/atom-sglang-pr@{BUILT}"
         assert entry["image_build"] == {
@@ -669,7 +669,7 @@ def test_a_pr_image_is_built_from_the_head_where_the_default_branch_says_and_ver
         assert (result.exit_code, result.stderr) == (1, what + said + "\n"), tampered
     # The pin job refuses a digest the registry does not show under the plan's tag.
     with pytest.raises(SelectionError) as refused:
-        prbuild.apply(plan, DIGEST, [selected.accuracy.matrix], Pushed())
+        pushed_image.apply(plan, DIGEST, [selected.accuracy.matrix], Pushed())
     assert str(refused.value) == (
         f"ghcr.io/example/atom-sglang-pr:pr-7-{sha[:12]} is {BUILT} in the registry, not the "
         f"{DIGEST} the builder pushed"
