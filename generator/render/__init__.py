@@ -13,9 +13,10 @@ from generator.catalog.model import LEVELS
 from generator.errors import Loc
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits
-from generator.render.docs import coverage, launcher_knobs, lint_releases, recipes, runners
+from generator.render.docs import coverage, recipes, runners
 from generator.render.manifest import with_manifest
 from generator.render.matrices import accuracy_path, benchmark_path, level_matrix, run_matrix
+from generator.render.page_blocks import launcher_knobs, lint_releases
 from generator.render.templates import Templates, templates_dir
 from generator.render.workflows import WORKFLOWS, workflows
 

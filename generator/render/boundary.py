@@ -93,16 +93,12 @@ def upstream(jobs: Mapping[str, Any], name: str) -> set[str]:
     return found
 
 
-def _workflow(text: str) -> dict[Any, Any]:
-    return _document(load_data(text))
-
-
 def violations(workflows: Mapping[str, str], parsed: Mapping[str, Any] | None = None) -> list[str]:
     """What breaks the boundary in `workflows` ({path: text}), one line each; `parsed`
     holds the documents render already parsed back (integrity.read_back), else each text
     is parsed here."""
     docs = {
-        path: _workflow(text) if parsed is None else _document(parsed.get(path))
+        path: _document(load_data(text) if parsed is None else parsed.get(path))
         for path, text in workflows.items()
     }
     return [*_each(docs, workflows)]

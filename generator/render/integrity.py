@@ -22,13 +22,18 @@ SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]
 BENCHMARK_JOBS = ["select", "run", "summary", "confirm", "events", "history", "pages"]
 
 
+def _declares(on: str, jobs: list[str], inputs: list[str] | None = None) -> dict[str, Any]:
+    return {"on": [on], "crons": [], "jobs": jobs, "inputs": inputs or []}
+
+
 def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
     """What each workflow declares: triggers, crons, jobs, dispatch inputs."""
     suites = [s.key for s in catalog.suites]
     built = catalog.image_build is not None  # pr-gpu.yml builds the PR's image
+    scheduled = ["schedule", "workflow_dispatch"]
     return {
         ".github/workflows/benchmark.yml": {
-            "on": ["schedule", "workflow_dispatch"],
+            "on": scheduled,
             "crons": [s.cron for s in catalog.schedules],
             "jobs": BENCHMARK_JOBS,
             "inputs": [
@@ -42,53 +47,23 @@ def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
             ],
         },
         ".github/workflows/accuracy-nightly.yml": {
-            "on": ["schedule", "workflow_dispatch"],
+            "on": scheduled,
             "crons": [catalog.accuracy_schedule[0]],
             "jobs": SELECT_RUN_RESULTS,
             "inputs": ["level", "cases"],
         },
-        ".github/workflows/benchmark-job.yml": {
-            "on": ["workflow_call"],
-            "crons": [],
-            "jobs": ["check", "benchmark"],
-            "inputs": [],
-        },
-        ".github/workflows/confirm-job.yml": {
-            "on": ["workflow_call"],
-            "crons": [],
-            "jobs": ["check", "confirm"],
-            "inputs": [],
-        },
-        ".github/workflows/ab-noise.yml": {
-            "on": ["workflow_dispatch"],
-            "crons": [],
-            "jobs": ["select", "confirm", "record"],
-            "inputs": ["suite", "configs"],
-        },
-        ".github/workflows/accuracy-case.yml": {
-            "on": ["workflow_call"],
-            "crons": [],
-            "jobs": ["check", "accuracy"],
-            "inputs": [],
-        },
-        ".github/workflows/pr.yml": {
-            "on": ["pull_request"],
-            "crons": [],
-            "jobs": ["tests", "plan"],
-            "inputs": [],
-        },
-        ".github/workflows/pr-gpu.yml": {
-            "on": ["workflow_dispatch"],
-            "crons": [],
-            "jobs": [
-                "select",
-                "approve",
-                *(["build", "pin"] if built else []),
-                "accuracy",
-                "benchmark",
-            ],
-            "inputs": ["pr", "benchmark", *(["build"] if built else [])],
-        },
+        ".github/workflows/benchmark-job.yml": _declares("workflow_call", ["check", "benchmark"]),
+        ".github/workflows/confirm-job.yml": _declares("workflow_call", ["check", "confirm"]),
+        ".github/workflows/ab-noise.yml": _declares(
+            "workflow_dispatch", ["select", "confirm", "record"], ["suite", "configs"]
+        ),
+        ".github/workflows/accuracy-case.yml": _declares("workflow_call", ["check", "accuracy"]),
+        ".github/workflows/pr.yml": _declares("pull_request", ["tests", "plan"]),
+        ".github/workflows/pr-gpu.yml": _declares(
+            "workflow_dispatch",
+            ["select", "approve", *(["build", "pin"] if built else []), "accuracy", "benchmark"],
+            ["pr", "benchmark", *(["build"] if built else [])],
+        ),
     }
 
 

@@ -1,4 +1,4 @@
-"""generator.render.docs.launcher_knobs: the knob table of the hand-written
+"""generator.render.page_blocks.launcher_knobs: the knob table of the hand-written
 docs/launchers.md, rendered from the launcher's table between two marker lines."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from generator.errors import SglangCIError
 from generator.explain import PREAMBLE, READY_POLL, READY_WAIT
 from generator.launch.knobs import KNOBS
-from generator.render.docs import KNOBS_BEGIN, KNOBS_END, LAUNCHERS, launcher_knobs
+from generator.render.page_blocks import KNOBS_BEGIN, KNOBS_END, LAUNCHERS, launcher_knobs
 from generator.render.templates import Templates
 from tests.helpers import TEMPLATES
 
