@@ -35,7 +35,8 @@ from generator.lint.findings import errors as lint_errors
 from generator.lint.findings import format_json, format_text, ordered
 from generator.plan.change import expanded_at_base, week_change
 from generator.plan.change_text import change_text
-from generator.plan.coverage import markdown, summary
+from generator.plan.coverage import summary
+from generator.plan.coverage_markdown import markdown
 from generator.plan.text import format_text as format_plan
 from generator.plan.week import plan_query, plan_week
 from generator.render import render

@@ -14,6 +14,7 @@ from generator.plan.budget import (
     run_budget,
     settings,
 )
+from generator.plan.columns import SHAPE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,12 +110,9 @@ def plan_week(expanded: Expanded) -> dict[str, Any]:
             }
         )
         totals["cells_per_week"] += runs * len(run.cells)
-        totals["launches_per_week"] += runs * run.packed.jobs
-        totals["per_cell_launches_per_week"] += runs * run.per_cell.jobs
-        totals["gpu_hours_per_week"] += runs * run.packed.gpu_hours
-        totals["per_cell_gpu_hours_per_week"] += runs * run.per_cell.gpu_hours
-        totals["wall_hours_per_week"] += runs * run.packed.wall_hours
-        totals["per_cell_wall_hours_per_week"] += runs * run.per_cell.wall_hours
+        for side, shape in (("", run.packed), ("per_cell_", run.per_cell)):
+            for k, v in zip(SHAPE, (shape.jobs, shape.gpu_hours, shape.wall_hours), strict=True):
+                totals[f"{side}{k}_per_week"] += runs * v
     return {
         "kind": "week",
         "runners": {r.label: {"gpus": r.gpus, "count": r.count} for r in expanded.catalog.runners},
