@@ -8,8 +8,9 @@ from generator.catalog.pypi import index_url, newer
 from generator.catalog.upstream import SGLANG, index
 from generator.errors import Loc, did_you_mean
 from generator.lint.findings import Finding, finding, ordered
-from generator.lint.rules import CHECKS, RETIRED, RULES, Hit
-from generator.lint.rules.base import Owner, context
+from generator.lint.rules import CHECKS
+from generator.lint.rules.base import Hit, Owner, context
+from generator.lint.rules.rule_table import RETIRED, RULES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

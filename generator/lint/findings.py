@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 from generator.catalog.cron import describe
 from generator.jsonio import dumps
-from generator.lint.rules.base import ERROR, RULES, WARNING
+from generator.lint.rules.rule_table import ERROR, RULES, WARNING
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

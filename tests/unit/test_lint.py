@@ -13,7 +13,6 @@ from generator.errors import Loc
 from generator.expand import expand
 from generator.lint.checks import lint
 from generator.lint.findings import Finding, errors, format_text
-from generator.lint.rules import RETIRED, RULES
 from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
 
 TYPE_CHECKING = False
@@ -570,24 +569,6 @@ def test_a_waiver_for_a_retired_rule_says_where_its_check_lives(tmp_path: Path) 
             ),
         )
     ]
-
-
-def test_the_retired_rules_are_out_of_the_rule_table() -> None:
-    assert sorted(RETIRED) == [
-        "L100",
-        "L103",
-        "L504",
-        "L505",
-        "L601",
-        "L602",
-        "L701",
-        "L702",
-        "L703",
-        "L704",
-        "L705",
-        "L706",
-    ]
-    assert not set(RETIRED) & set(RULES)
 
 
 def test_a_repeated_case_id_is_refused_when_the_catalog_is_loaded(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from generator.lint.rules import (
     align,
     contextlen,
+    cudagraph,
     env,
     identity,
     layout,
@@ -13,16 +14,18 @@ from generator.lint.rules import (
     spec,
     timing,
 )
-from generator.lint.rules.base import RETIRED, RULES, Context, Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from generator.lint.rules.base import Context, Hit
+
 CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
     layout.check,
     modes.check,
     spec.check,
+    cudagraph.check,
     align.check,
     env.check,
     identity.check,
@@ -30,5 +33,3 @@ CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
     releases.check,
     contextlen.check,
 )
-
-__all__ = ["CHECKS", "RETIRED", "RULES", "Hit"]
