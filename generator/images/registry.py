@@ -42,21 +42,7 @@ class LabelReader(Protocol):
 
 
 class RegistryClient(Transport):
-    """Anonymous reads from registries (Transport says how they are sent).
-
-    `page_size` asks for tag lists in pages of that many (`?n=`); None leaves it to the
-    registry."""
-
-    def __init__(
-        self,
-        *,
-        timeout: float = 20.0,
-        attempts: int = 3,
-        backoff: float = 1.0,
-        page_size: int | None = None,
-    ) -> None:
-        super().__init__(timeout=timeout, attempts=attempts, backoff=backoff)
-        self.page_size = page_size
+    """Anonymous reads from registries (Transport says how they are sent)."""
 
     def tags(self, ref: Reference) -> list[str]:
         where = f"{ref.registry}/{ref.repository}"

@@ -56,12 +56,22 @@ class Transport:
     """Anonymous requests to registries; keeps the bearer token of each repository it read.
 
     `timeout` bounds every request (seconds); a request that fails to connect, or gets 429
-    or a 5xx, is tried `attempts` times in all, `backoff` seconds apart (doubling)."""
+    or a 5xx, is tried `attempts` times in all, `backoff` seconds apart (doubling).
+    `page_size` asks for tag lists in pages of that many (`?n=`); None leaves it to the
+    registry."""
 
-    def __init__(self, *, timeout: float = 20.0, attempts: int = 3, backoff: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        timeout: float = 20.0,
+        attempts: int = 3,
+        backoff: float = 1.0,
+        page_size: int | None = None,
+    ) -> None:
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.backoff = backoff
+        self.page_size = page_size
         self._tokens: dict[tuple[str, str], str] = {}
 
     @staticmethod

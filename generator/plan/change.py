@@ -44,10 +44,14 @@ def expanded_at_base(root: Path, ref: str) -> tuple[str, Expanded]:
             raise CatalogError(msg, loc) from e
 
 
-def _per_config(expanded: Expanded) -> dict[str, tuple[float, float]]:
-    """Each config's launches and GPU-hours in a week of the cron groups."""
+def _per_config(
+    expanded: Expanded,
+) -> tuple[dict[str, tuple[float, float]], dict[str, dict[str, float | int]]]:
+    """Each config's launches and GPU-hours in a week of the cron groups, and the cron
+    groups that run it, with their runs a week."""
     runners = {r.label: r for r in expanded.catalog.runners}
     out: dict[str, tuple[float, float]] = {}
+    groups: dict[str, dict[str, float | int]] = {}
     for s in expanded.schedules:
         runs = runs_per_week(str(s.cron))
         for config in s.configs:
@@ -55,16 +59,8 @@ def _per_config(expanded: Expanded) -> dict[str, tuple[float, float]]:
             cost = shape(runners, jobs)
             launches, hours = out.get(config.prefix, (0.0, 0.0))
             out[config.prefix] = (launches + runs * cost.jobs, hours + runs * cost.gpu_hours)
-    return out
-
-
-def _groups_of(expanded: Expanded) -> dict[str, dict[str, float | int]]:
-    """The cron groups that run each config, with their runs a week."""
-    out: dict[str, dict[str, float | int]] = {}
-    for s in expanded.schedules:
-        for config in s.configs:
-            out.setdefault(config.prefix, {})[s.name] = tidy(runs_per_week(str(s.cron)))
-    return out
+            groups.setdefault(config.prefix, {})[s.name] = tidy(runs)
+    return out, groups
 
 
 def _delta(base: float, head: float) -> dict[str, float | int]:
@@ -98,8 +94,7 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
                 "gpu_hours": _delta(_weekly(b, "gpu_hours"), _weekly(h, "gpu_hours")),
             }
         )
-    old, new = _per_config(base), _per_config(head)
-    runs_by = _groups_of(head)
+    (old, _), (new, runs_by) = _per_config(base), _per_config(head)
     configs = []
     for prefix in dict.fromkeys([*old, *new]):
         (bl, bh), (hl, hh) = old.get(prefix, (0.0, 0.0)), new.get(prefix, (0.0, 0.0))
