@@ -378,7 +378,7 @@ def report_cmd(
     policy_path: Path | None,
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
-    from generator.report.report import REPORT, Latest, report
+    from generator.report.dashboard import REPORT, Latest, report
     from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store, with_history_fallback

@@ -7,15 +7,8 @@ from typing import Any
 
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
-from generator.report.markdown import number, percent, table
+from generator.report.markdown import SHORT, number, percent, table
 from generator.results.verdict import IMPROVED, OK, SEVERITY
-
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
 
 
 def _outcome(data: dict[str, Any]) -> str:

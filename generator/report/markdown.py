@@ -9,6 +9,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+# A metric as the summaries and the pages name it.
+SHORT = {
+    "output_throughput_per_gpu": "tok/s/GPU",
+    "median_ttft_ms": "TTFT",
+    "median_tpot_ms": "TPOT",
+    "acceptance_rate": "acceptance",
+}
 # GitHub refuses a step summary over 1 MiB; the workflow's own lines need some room.
 DEFAULT_MAX_BYTES = 1_000_000
 

@@ -33,8 +33,9 @@ from generator.catalog.regression import weight
 from generator.confirm.outcomes import MISSING, Outcome, judgement_text
 from generator.report import rundiff
 from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
+from generator.report.markdown import SHORT
 from generator.report.oncall import differs_pairs
-from generator.report.site import SHORT, env, html, link, slug
+from generator.report.site import env, html, link, slug
 from generator.report.site import page as write_page
 from generator.results.provenance import short_digest
 

@@ -20,7 +20,7 @@ from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.launch.record import error_line
 from generator.report import compare_text, oncall
-from generator.report.markdown import number, percent, table
+from generator.report.markdown import SHORT, number, percent, table
 from generator.results.expected import Expected, counts, missing_jobs, missing_points
 from generator.results.gates import gates
 from generator.results.provenance import provenance, short_digest, title, versions_text
@@ -81,12 +81,6 @@ CASE_COLUMNS = (
     "image",
     "file",
 )
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
 
 
 @dataclass(frozen=True, kw_only=True)
