@@ -1,6 +1,5 @@
-"""`results compare` as Markdown (templates/verdicts.md.j2): the outcome, the events, the
-counts, the gates, then every curve and point that is not plainly `ok` (most severe
-first)."""
+"""`results compare` as Markdown (templates/verdicts.md.j2): the outcome, the events and
+their counts, the gates, then every curve and point not plainly `ok` (most severe first)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The config page's curve of a pair: the latest run's throughput per GPU against
-interactivity beside an earlier run's, its points marked with their verdicts."""
+"""The config page's curve of a pair: the latest run beside an earlier one, marked."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The config page's trends: throughput, TTFT and TPOT per point over runs (acceptance for
-MTP), each point as % of its baseline, marked only on the metric that moved."""
+"""The config page's trends: each metric per point over runs, as % of its baseline."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""What the dashboard's index shows besides the latest run's headline: the heatmap of
-configs and ISL/OSL pairs by the last HEATMAP_RUNS runs, the latest verdicts that are not
-`ok` and the issues the latest run closed."""
+"""The dashboard index's heatmap, its table of verdicts not `ok` and the issues closed."""
 
 from __future__ import annotations
 

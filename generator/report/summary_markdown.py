@@ -1,6 +1,5 @@
-"""`results summarize` as Markdown (templates/summary.md.j2): the headline and event lines
-or the outcome, what else failed, provenance, then the tables folded in `<details>` (so a
-cut for size drops table rows, never the outcome)."""
+"""`results summarize` as Markdown (templates/summary.md.j2), its tables folded in
+`<details>` (so a cut for size drops table rows, never the outcome)."""
 
 from __future__ import annotations
 
