@@ -7,8 +7,7 @@ from markupsafe import Markup
 from generator.report import rundiff
 from generator.report.event_section import CHART_HEIGHT
 from generator.report.figures import BAD, EARLIER, CurveRun, curves_figure
-from generator.report.site import env, html, link
-from generator.report.site import page as write_page
+from generator.report.site import env, html, link, page
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,4 +61,4 @@ def compare_page(store: Store, out: Path, ctx: Context, a: str, b: str) -> None:
         )
     )
     title = f"{ctx.titles.get(a, a)} against {ctx.titles.get(b, b)}"
-    write_page(out, rundiff.page_name(a, b), title, body)
+    page(out, rundiff.page_name(a, b), title, body)
