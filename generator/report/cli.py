@@ -181,7 +181,8 @@ def summarize_cmd(
     the job, by the manifest of an admitted run, else by its records."""
     from generator.confirm import outcomes, tracked
     from generator.launch import jsonread
-    from generator.report.summarize import Around, markdown, summarize
+    from generator.report.summarize import Around, summarize
+    from generator.report.summary_markdown import markdown
     from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store
@@ -378,7 +379,7 @@ def report_cmd(
     policy_path: Path | None,
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
-    from generator.report.report import REPORT, Latest, report
+    from generator.report.dashboard import REPORT, Latest, report
     from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store, with_history_fallback

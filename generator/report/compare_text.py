@@ -1,21 +1,13 @@
-"""`results compare` as Markdown: the outcome, the events, the gates, then every point and
-curve that is not plainly `ok` (most severe first), then the counts."""
+"""`results compare` as Markdown (templates/verdicts.md.j2): the outcome, the events and
+their counts, the gates, then every curve and point not plainly `ok` (most severe first)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
-from generator.report.markdown import number, percent, table
+from generator.report.markdown import SHORT, from_template, percent
 from generator.results.verdict import IMPROVED, OK, SEVERITY
-
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
 
 
 def _outcome(data: dict[str, Any]) -> str:
@@ -50,35 +42,24 @@ def _size(changes: dict[str, Any]) -> str:
     )
 
 
-def _events(data: dict[str, Any]) -> list[str]:
-    found = data["events"]
-    if not found:
-        return []
-    rows = []
-    for e in sorted(found, key=lambda e: (e["state"] != "confirmed", e["config"])):
-        state = e["state"] + (" (new)" if e["new_confirmation"] else "")
-        what = ", ".join(
-            [f"{p['isl']}x{p['osl']} c={p['concurrency']}" for p in e["points"]]
-            + [f"{c['isl']}x{c['osl']} curve" for c in e["curves"]]
-        )
-        differs = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in e["differences"].items())
-        rows.append(
-            (
-                state,
-                text(e["config"]),
-                text(e["first_bad_run"]),
-                text(e["last_good_run"]) if e["last_good_run"] else "",
-                e["runs"],
-                _size(e["changes"]),
-                what,
-                (e["cause"] + " change; " if e["cause"] else "")
-                + (text(differs) if differs else ""),
-                text(e["id"]),
-            )
-        )
-    header = ("state", "config", "first bad run", "last good run", "runs", "change [95%]",
-              "points and curves", "what differs", "event")  # fmt: skip
-    return ["### Events", "", *table(header, rows), ""]
+def _event(e: dict[str, Any]) -> tuple[object, ...]:
+    """An event's row of the events' table."""
+    what = ", ".join(
+        [f"{p['isl']}x{p['osl']} c={p['concurrency']}" for p in e["points"]]
+        + [f"{c['isl']}x{c['osl']} curve" for c in e["curves"]]
+    )
+    differs = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in e["differences"].items())
+    return (
+        e["state"] + (" (new)" if e["new_confirmation"] else ""),
+        text(e["config"]),
+        text(e["first_bad_run"]),
+        text(e["last_good_run"]) if e["last_good_run"] else "",
+        e["runs"],
+        _size(e["changes"]),
+        what,
+        (e["cause"] + " change; " if e["cause"] else "") + (text(differs) if differs else ""),
+        text(e["id"]),
+    )
 
 
 def _rank(item: tuple[str, int]) -> int:
@@ -87,100 +68,33 @@ def _rank(item: tuple[str, int]) -> int:
 
 def markdown(data: dict[str, Any]) -> list[str]:
     policy = data["policy"]
-    changes = ", ".join(f"{SHORT[m]} {v:.0%}" for m, v in policy["min_change"].items())
-    z = policy["significance"]
-    lines = [
-        f"## Verdicts: {data['current']} against {data['history_runs']} history run(s)",
-        "",
-        _outcome(data),
-        "",
-        (
-            f"Each server's level and each point beyond it against the runs before (at most "
-            f"{policy['window']}, at least {policy['min_runs']}), in standard errors of the "
-            f"history's noise: one run {z['suspect']:g} worse is suspected, a stretch of runs "
-            f"{z['confirm']:g} worse (or the A/B) confirms, a point {z['point']:g}; a confirmed "
-            f"change of {changes} fails the run. Policy from {policy['source']}."
-        ),
-        "",
-        *_events(data),
-    ]
-    counts = data["counts"]
-    for what in ("events", "points", "curves"):
-        found = counts.get(what, {})
-        shown = ", ".join(f"{v} {n}" for v, n in sorted(found.items(), key=_rank)) or "none"
-        lines.append(f"- {what}: {shown}")
-    lines.append("")
-    if data["gates"]:
-        lines += ["### Failed gates", ""]
-        lines += [
-            f"- {g['gate']}: {g['kind']} {code(g['id'])}: {text(g['message'])}"
-            for g in data["gates"]
-        ]
-        lines.append("")
-    if data["missing_cases"]:
-        lines += ["### Missing accuracy cases", ""]
-        lines += [f"- {code(c['id'])} ({text(c['case'])})" for c in data["missing_cases"]]
-        lines.append("")
-    curves = [c for c in data["curves"] if c["verdict"] != OK]
-    if curves:
-        lines += ["### Curves (throughput per GPU at fixed interactivity)", ""]
-        lines += table(
-            ("verdict", "config", "ISLxOSL", "at tok/s/user", "change", "note"),
-            (
-                (
-                    c["verdict"],
-                    text(c["config"]),
-                    text(c["pair"]),
-                    number(c["interactivity"]),
-                    percent(c["change"]),
-                    text(c["note"]) if c["note"] else "",
-                )
-                for c in sorted(curves, key=lambda c: SEVERITY.index(c["verdict"]))
-            ),
-        )
-        lines.append("")
-    rows = []
+    points: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
     for p in sorted(data["points"], key=lambda p: SEVERITY.index(p["verdict"])):
         if p["verdict"] in (OK, IMPROVED) and not p["reason"]:
             continue
-        if not p["metrics"]:
-            rows.append(
-                (
-                    p["verdict"],
-                    text(p["config"]),
-                    text(p["pair"]),
-                    p["concurrency"],
-                    "",
-                    "",
-                    "",
-                    "",
-                    text(p["reason"]),
-                )
-            )
-        for m in p["metrics"].values():
-            if m["verdict"] == OK:
-                continue
-            rows.append(
-                (
-                    m["verdict"],
-                    text(p["config"]),
-                    text(p["pair"]),
-                    p["concurrency"],
-                    SHORT[m["metric"]],
-                    number(m["current"], 2),
-                    number(m["baseline"], 2),
-                    percent(m["change"]),
-                    _note(m),
-                )
-            )
-    if rows:
-        lines += ["### Points", ""]
-        lines += table(
-            ("verdict", "config", "ISLxOSL", "conc", "metric", "now", "baseline", "change", "note"),
-            rows,
-        )
-        lines.append("")
-    if data["problems"]:
-        lines += ["### Files that are not valid records", ""]
-        lines += [f"- {code(p)}" for p in data["problems"]]
-    return lines
+        points += [] if p["metrics"] else [(p, None)]
+        points += [(p, m) for m in p["metrics"].values() if m["verdict"] != OK]
+    counts = data["counts"]
+    return from_template(
+        "verdicts.md.j2",
+        data=data,
+        policy=policy,
+        z=policy["significance"],
+        outcome=_outcome(data),
+        changes=", ".join(f"{SHORT[m]} {v:.0%}" for m, v in policy["min_change"].items()),
+        events=[
+            _event(e)
+            for e in sorted(data["events"], key=lambda e: (e["state"] != "confirmed", e["config"]))
+        ],
+        counts=[
+            (what, ", ".join(f"{v} {n}" for v, n in sorted(found.items(), key=_rank)) or "none")
+            for what in ("events", "points", "curves")
+            for found in [counts.get(what, {})]
+        ],
+        curves=sorted(
+            (c for c in data["curves"] if c["verdict"] != OK),
+            key=lambda c: SEVERITY.index(c["verdict"]),
+        ),
+        points=points,
+        note=_note,
+    )

@@ -22,10 +22,8 @@ from typing import Any
 
 from generator.catalog.regression import weight
 from generator.errors import did_you_mean
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
 from generator.report import confirmations
-from generator.report.markdown import table
+from generator.report.markdown import from_template
 from generator.report.timeline import manifests
 from generator.results.record import ResultsError
 
@@ -36,7 +34,7 @@ if TYPE_CHECKING:
 
     from generator.confirm.triage import Mark
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event, Move
+    from generator.results.verdicts_json import Event
 
 SCHEMA = "sglang-ci/events/1"
 _RUNS = """
@@ -56,10 +54,6 @@ class Story:
     outcome: str  # open | recovered | cleared | gone | invalid | fixed | acknowledged
     issue: dict[str, Any] | None
     mark: dict[str, Any] | None
-
-    @property
-    def defining(self) -> Move | None:
-        return min(self.event.moves, key=lambda m: weight(m.metric, m.change), default=None)
 
 
 def _happened(e: Event, seen: list[str], later: list[str], mark: Mark | None) -> tuple[str, str]:
@@ -164,43 +158,25 @@ def as_dict(found: list[Story], times: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def markdown(data: Mapping[str, Any]) -> list[str]:
-    rows = []
-    for e in data["events"]:
-        first = next(iter(e["changes"].items()), None)
-        size = "-"
-        if first is not None:
-            metric, c = first
-            interval = (
-                f" [{c['low']:+.1%}, {c['high']:+.1%}]"
-                if c["low"] is not None and c["high"] is not None
-                else ""
-            )
-            size = f"{metric} {c['change']:+.1%}{interval}"
-        issue = e["issue"]
-        shown = "-"
-        if issue is not None and issue["number"] is not None:
-            shown = f"#{issue['number']}" + ("" if issue["open"] else " (closed)")
-        rows.append(
-            (
-                text(e["config"]),
-                text(size),
-                text(", ".join(e["points"])) or "-",
-                code(e["first_bad_run"] or "-") + f" ({(e['first_bad_at'] or '-')[:10]})",
-                code(e["last_good_run"] or "-"),
-                text(e["state"] or "-"),
-                text(e["happened"]),
-                shown,
-                code(e["id"]),
-            )
-        )
-    header = ("config", "change [95%]", "points", "since", "last good", "state",
-              "what happened", "issue", "event")  # fmt: skip
-    count = len(data["events"])
-    return (
-        [f"## Events over the history: {count}", "", *table(header, rows)]
-        if rows
-        else [
-            "## Events over the history: none",
-        ]
+def _size(changes: Mapping[str, Any]) -> str:
+    """The first change (the defining one) with its interval."""
+    first = next(iter(changes.items()), None)
+    if first is None:
+        return "-"
+    metric, c = first
+    interval = (
+        f" [{c['low']:+.1%}, {c['high']:+.1%}]"
+        if c["low"] is not None and c["high"] is not None
+        else ""
     )
+    return f"{metric} {c['change']:+.1%}{interval}"
+
+
+def _issue(issue: Mapping[str, Any] | None) -> str:
+    if issue is None or issue["number"] is None:
+        return "-"
+    return f"#{issue['number']}" + ("" if issue["open"] else " (closed)")
+
+
+def markdown(data: Mapping[str, Any]) -> list[str]:
+    return from_template("events.md.j2", data=data, size=_size, issue=_issue)

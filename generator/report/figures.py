@@ -1,4 +1,4 @@
-"""The dashboard's charts as plotly figure dicts (plain data; report.py renders them).
+"""The dashboard's charts as plotly figure dicts (plain data; site.py renders them).
 
 - curve: output throughput per GPU against interactivity of the latest run beside the
   last run before the most recent image change, each point labelled with its concurrency,
@@ -46,11 +46,11 @@ class CurveRun:
     points: Sequence[tuple[float, float, int]]
 
 
-def _layout(title: str, x: str, y: str, log: bool = False) -> dict[str, Any]:
+def _layout(title: str, x: str, y: str) -> dict[str, Any]:
     return {
         "title": {"text": title, "font": {"size": 14}},
         "xaxis": {"title": {"text": x}},
-        "yaxis": {"title": {"text": y}, **({"type": "log"} if log else {"rangemode": "tozero"})},
+        "yaxis": {"title": {"text": y}, "rangemode": "tozero"},
         "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
         "legend": {"orientation": "h", "y": -0.25},
         "height": 380,
@@ -140,7 +140,6 @@ def trend_figure(
     changes: Sequence[tuple[str, str]],
     marks: Sequence[Mark],
     *,
-    log: bool = False,
     quiet: Sequence[tuple[str, str]] = (),
     first_bad: Sequence[FirstBad] = (),
     hover: dict[str, list[str]] | None = None,
@@ -188,7 +187,7 @@ def trend_figure(
                 }
             )
     data += _marks(marks)
-    layout = _layout(title, "run", y_title, log=log)
+    layout = _layout(title, "run", y_title)
     if reference is not None:
         layout["yaxis"] = {"title": {"text": y_title}}
     shapes: list[dict[str, Any]] = []

@@ -1,14 +1,25 @@
-"""Markdown for the step summary: tables, numbers, and the cut under GitHub's 1 MiB
-step-summary limit (a cut names the file with the full text)."""
+"""Markdown for the step summary: templates (templates/*.md.j2), tables, numbers, and the
+cut under GitHub's 1 MiB step-summary limit (a cut names the file with the full text)."""
 
 from __future__ import annotations
 
-from generator.launch.logtext import md_cell
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from generator.launch.logtext import md_cell, md_code, md_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+# A metric as the summaries and the pages name it.
+SHORT = {
+    "output_throughput_per_gpu": "tok/s/GPU",
+    "median_ttft_ms": "TTFT",
+    "median_tpot_ms": "TPOT",
+    "acceptance_rate": "acceptance",
+}
 # GitHub refuses a step summary over 1 MiB; the workflow's own lines need some room.
 DEFAULT_MAX_BYTES = 1_000_000
 
@@ -27,17 +38,31 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:+.1f}%"
 
 
-def escape(text: object) -> str:
-    """A cell the caller formatted (its code spans kept): one line, no workflow command,
-    `|` escaped; text from a record goes in as `md_code(text)`."""
-    return md_cell(text)
+def row(*cells: object) -> str:
+    """A Markdown table's row of cells the caller formatted (its code spans kept): each
+    one line, no workflow command, `|` escaped; text from a record goes in as md_code."""
+    return "| " + " | ".join(md_cell(c) for c in cells) + " |"
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    """A Markdown table of cells the caller formatted (each escaped here)."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
-    return lines
+    return ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)] + [
+        row(*cells) for cells in rows
+    ]
+
+
+def from_template(template: str, **context: Any) -> list[str]:
+    """The Markdown template `templates/<template>` rendered as lines: no HTML escaping, a
+    line that holds only a block tag left out, each line it writes ending in a newline."""
+    md = Environment(
+        loader=PackageLoader("generator.report", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    md.filters.update(text=md_text, code=md_code, number=number, percent=percent)
+    md.globals.update(row=row, SHORT=SHORT)
+    return md.get_template(template).render(**context).split("\n")[:-1]
 
 
 def fit(lines: Sequence[str], max_bytes: int, full: str | None) -> str:

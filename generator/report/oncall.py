@@ -30,6 +30,7 @@ from typing import Any
 from generator.catalog.regression import weight
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
+from generator.report.markdown import SHORT
 from generator.report.rundiff import page_name
 from generator.report.site import slug
 
@@ -40,12 +41,6 @@ if TYPE_CHECKING:
     from generator.confirm.outcomes import Outcome
     from generator.confirm.tracked import Tracked
 
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
 # What differs between the last good and the first bad run, as a line names it.
 DIFFERS = {
     "image_digest": "digest",

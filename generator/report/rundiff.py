@@ -2,7 +2,7 @@
 "Two runs side by side"): per config, what each ran (image digest, SGLang / ATOM / AITER /
 ROCm versions and commits, catalog commit, runner), the rows that differ marked; per point,
 each metric in both runs and the change from A to B. The dashboard's pair page
-(report.py) shows the same with the curves overlaid.
+(compare_page.py) shows the same with the curves overlaid.
 
 A run is named as the history names it (its directory); a name the history does not hold
 is one line, exit 2, with the closest names.
@@ -160,13 +160,10 @@ def diff(store: Store, a: str, b: str, *, dashboard: bool = False) -> dict[str, 
                 "osl": osl,
                 "concurrency": c,
                 "metrics": {
-                    m: {
-                        "a": (runs.get(a) or {}).get(m),
-                        "b": (runs.get(b) or {}).get(m),
-                        "change": _change((runs.get(a) or {}).get(m), (runs.get(b) or {}).get(m)),
-                    }
+                    m: {"a": va, "b": vb, "change": _change(va, vb)}
                     for m, _ in METRICS
-                    if any((runs.get(r) or {}).get(m) is not None for r in (a, b))
+                    for va, vb in [((runs.get(a) or {}).get(m), (runs.get(b) or {}).get(m))]
+                    if va is not None or vb is not None
                 },
             }
             for (config, isl, osl, c), runs in sorted(points.items())

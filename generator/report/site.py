@@ -18,13 +18,6 @@ if TYPE_CHECKING:
     from generator.report.timeline import RunView
 
 PLOTLY_JS = "plotly.min.js"
-# A metric as the pages name it.
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
 
 
 def pct(value: float | None) -> str:

@@ -11,19 +11,15 @@ config x point. The outcome comes from the verdicts of `results compare --json`
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
 from generator.launch.record import error_line
-from generator.report import compare_text, oncall
-from generator.report.markdown import number, percent, table
+from generator.report import oncall
 from generator.results.expected import Expected, counts, missing_jobs, missing_points
 from generator.results.gates import gates
-from generator.results.provenance import provenance, short_digest, title, versions_text
+from generator.results.provenance import provenance, title
 from generator.results.verdicts_json import read
 
 TYPE_CHECKING = False
@@ -35,58 +31,14 @@ if TYPE_CHECKING:
     from generator.results.store import Store
 
 SCHEMA = "sglang-ci/summary/1"
-# What compare_text needs of a compare JSON to print it in full.
-_COMPARE_KEYS = {"policy", "counts", "events", "gates", "missing_cases", "curves", "points",
-                 "problems", "confirmed", "exit_code", "current", "history_runs"}  # fmt: skip
-# Outcome lines of one kind shown before "and N more" (the tables below hold them all).
-MAX_LINES = 15
-POINT_COLUMNS = (
-    "config",
-    "display",
-    "pair",
-    "concurrency",
-    "status",
-    "valid",
-    "reason",
-    "error",
-    "output_throughput_per_gpu",
-    "total_token_throughput_per_gpu",
-    "median_ttft_ms",
-    "p99_ttft_ms",
-    "median_tpot_ms",
-    "p99_tpot_ms",
-    "median_itl_ms",
-    "p99_itl_ms",
-    "interactivity",
-    "spec",
-    "accept_length",
-    "acceptance_rate",
-    "image",
-    "file",
-)
-CASE_COLUMNS = (
-    "case_id",
-    "case_name",
-    "id",
-    "status",
-    "metric",
-    "score",
-    "threshold",
-    "passed",
-    "spec",
-    "accept_length",
-    "acceptance_rate",
-    "min_acceptance_rate",
-    "error",
-    "image",
-    "file",
-)
-SHORT = {
-    "output_throughput_per_gpu": "tok/s/GPU",
-    "median_ttft_ms": "TTFT",
-    "median_tpot_ms": "TPOT",
-    "acceptance_rate": "acceptance",
-}
+POINT_COLUMNS = ("config", "display", "pair", "concurrency", "status", "valid", "reason",
+                 "error", "output_throughput_per_gpu", "total_token_throughput_per_gpu",
+                 "median_ttft_ms", "p99_ttft_ms", "median_tpot_ms", "p99_tpot_ms",
+                 "median_itl_ms", "p99_itl_ms", "interactivity", "spec", "accept_length",
+                 "acceptance_rate", "image", "file")  # fmt: skip
+CASE_COLUMNS = ("case_id", "case_name", "id", "status", "metric", "score", "threshold", "passed",
+                "spec", "accept_length", "acceptance_rate", "min_acceptance_rate", "error",
+                "image", "file")  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -247,230 +199,3 @@ def _why(row: dict[str, Any]) -> str:
     if line and line != parts[0]:
         parts.append(line)
     return ": ".join(parts)
-
-
-def _capped(lines: list[str]) -> list[str]:
-    if len(lines) <= MAX_LINES:
-        return lines
-    return [*lines[:MAX_LINES], f"- ... and {len(lines) - MAX_LINES} more (in the tables below)"]
-
-
-def _changes(metrics: list[dict[str, Any]]) -> str:
-    return ", ".join(
-        f"{SHORT.get(m['metric'], m['metric'])} {percent(m['change'])} ({m['verdict']})"
-        for m in metrics
-    )
-
-
-def _outcome(data: dict[str, Any]) -> list[str]:
-    v = data["verdicts"]
-    missing = data["missing_jobs"]
-    lost_points = sum(j["points"] for j in missing)
-    parts = []
-    if v is None:
-        head = "**not judged** (no verdicts)"
-    else:
-        head = f"**{v['outcome']}**"
-        if v["reason"]:
-            parts.append(v["reason"])
-        if v["regressions"] and not data.get("headline"):
-            parts.append(f"{v['regressions']} confirmed regression(s)")
-    if data["gates"]:
-        parts.append(f"{len(data['gates'])} failed gate(s)")
-    if missing:
-        parts.append(f"{len(missing)} missing job(s) ({lost_points} points)")
-    others = len(data["missing_points"]) - lost_points
-    if others > 0:
-        parts.append(f"{others} other missing point(s)")
-    failed = [f for f in data["failures"] if f["kind"] == "point"]
-    if failed:
-        parts.append(f"{len(failed)} failed or invalid point(s)")
-    lines = [head + (": " + "; ".join(parts) if parts else ""), ""]
-    # The event lines above say each regression; the other causes follow.
-    lines += [
-        f"- {text(cause)}"
-        for cause in (v["causes"] if v else [])
-        if not cause.startswith("confirmed regression of ")
-    ]
-    if not (v and v["causes"]):  # the causes name the failed gates
-        lines += [
-            f"- failed gate: {g['gate']}: {g['kind']} {code(g['id'])}: {text(g['message'])}"
-            for g in data["gates"]
-        ]
-    lines += _capped(
-        [
-            f"- missing job {code(j['job'])} ({j['points']} points): {text(j['reason'])}"
-            for j in missing
-        ]
-    )
-    lines += _capped(
-        [f"- failed: {f['kind']} {code(f['subject'])}: {text(f['reason'])}" for f in failed]
-    )
-    return [*lines, ""]
-
-
-def _provenance(data: dict[str, Any]) -> list[str]:
-    info, prov = data["run_info"], data["provenance"]
-    lines = ["### Provenance", ""]
-    run = text(data["title"])
-    if info.get("url"):
-        run = f"[{run}]({_url(info['url'])})"
-    facts = [run]
-    facts += [text(info[k]) for k in ("event", "ref") if info.get(k)]
-    commits = prov["catalog_commits"]
-    if commits:
-        facts.append("catalog " + ", ".join(code(c[:12]) for c in commits))
-    lines.append("- Run: " + " · ".join(facts))
-    for image in prov["images"]:
-        digest = short_digest(image["digest"])
-        lines.append(
-            f"- Image {code(image['requested'] or '-')}"
-            + (f" {code(digest)}" if digest else " (no digest)")
-            + f": {versions_text(image, text)}"
-            + (f" (SGLang commit {code(image['sglang_commit'])})" if image["sglang_commit"] else "")
-            + f"; {image['jobs']} job(s)"
-        )
-    runners = [_runner(r) for r in prov["runners"]]
-    if runners:
-        lines.append("- Runners: " + ", ".join(runners))
-    c = data["counts"]
-    shown = [
-        f"{what} {c[what]['expected']} / {c[what]['reported']} / {c[what]['missing']}"
-        for what in ("jobs", "points", "cases")
-        if what in c
-    ]
-    lines.append("- Expected / reported / missing: " + " · ".join(shown))
-    lines.append(f"- Files that are not valid records: {len(data['problems'])}")
-    return [*lines, ""]
-
-
-def _runner(r: Mapping[str, Any]) -> str:
-    """A runner of the run: its name and label, or its label when the job reported no
-    name (RUNNER_NAME unset), its GPU, and how many records it made."""
-    gpu = text(r["gpu"] or "GPU unknown")
-    if r["name"]:
-        return f"{code(r['name'])} ({text(r['label'] or 'no label')}, {gpu}) x{r['records']}"
-    label = code(r["label"] or "-")
-    return f"label {label} (runner name not reported, {gpu}) x{r['records']}"
-
-
-def _url(url: object) -> str:
-    """A link target from the run's own facts: only an https URL, without the characters
-    that would end the link's destination."""
-    text = str(url)
-    return text if re.fullmatch(r"https://[^\s()<>`\\]+", text) else "#"
-
-
-def _details(summary: str, body: list[str]) -> list[str]:
-    return ["<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>", ""]
-
-
-def markdown(data: dict[str, Any]) -> list[str]:
-    """The summary as Markdown lines: the outcome, provenance, then the tables folded (so
-    a cut for size drops table rows, never the outcome)."""
-    if data.get("headline"):
-        lines = [f"## {data['headline']} · {text(data['title'])}", ""]
-        lines += [*data["event_lines"], ""] if data["event_lines"] else []
-        causes = _outcome(data)
-        lines += causes if any(line.startswith("- ") for line in causes) else []
-    else:
-        verdict = data["verdicts"]["outcome"] if data["verdicts"] else "not judged"
-        lines = [f"## {text(data['title'])}: {verdict}", "", *_outcome(data)]
-    lines += _provenance(data)
-    v = data["verdicts"]
-    if v and (v["points"] or v["curves"]):
-        rows = [
-            (
-                p["verdict"],
-                text(p["config"]),
-                text(p["pair"]),
-                p["concurrency"],
-                _changes(p["metrics"]),
-                text(p["reason"]) if p["reason"] else "",
-            )
-            for p in v["points"]
-        ] + [
-            (c["verdict"], text(c["config"]), text(c["pair"]), "curve", percent(c["change"]), "")
-            for c in v["curves"]
-        ]
-        lines += _details(
-            f"Verdicts: {len(v['points'])} points and {len(v['curves'])} curves not ok",
-            table(("verdict", "config", "ISLxOSL", "conc", "change", "note"), rows),
-        )
-    if set(data.get("compare") or ()) >= _COMPARE_KEYS:
-        lines += _details("The verdicts in full (results compare)",
-                          compare_text.markdown(data["compare"]))  # fmt: skip
-    if data["problems"]:
-        lines += _details(
-            f"Files that are not valid records ({len(data['problems'])})",
-            [f"- {code(problem)}" for problem in data["problems"]],
-        )
-    if data["case_rows"]:
-        lines += _details(
-            f"Accuracy cases ({len(data['case_rows'])})",
-            table(
-                (
-                    "case",
-                    "image",
-                    "metric",
-                    "score",
-                    "threshold",
-                    "verdict",
-                    "accept length",
-                    "acceptance",
-                    "min",
-                ),
-                (
-                    (
-                        # A case on two images is two runs of it: the run's id and its image
-                        # tell them apart.
-                        text(r["id"]),
-                        code(r["image"] or "-"),
-                        text(r["metric"]),
-                        number(r["score"], 4),
-                        number(r["threshold"], 4),
-                        text(r["status"]),
-                        number(r["accept_length"], 2),
-                        number(r["acceptance_rate"], 3),
-                        number(r["min_acceptance_rate"], 3),
-                    )
-                    for r in data["case_rows"]
-                ),
-            ),
-        )
-    if data["point_rows"]:
-        p = data["points"]
-        status = ", ".join(f"{k} {n}" for k, n in sorted(p["status"].items()))
-        lines += _details(
-            f"Benchmark points ({p['total']}: {status}; valid {p['valid']})",
-            table(
-                (
-                    "config",
-                    "ISLxOSL",
-                    "conc",
-                    "status",
-                    "out tok/s/GPU",
-                    "total tok/s/GPU",
-                    "TTFT med / p99 ms",
-                    "TPOT med / p99 ms",
-                    "ITL med / p99 ms",
-                    "accept len",
-                ),
-                (
-                    (
-                        text(r["config"]),
-                        text(r["pair"]),
-                        r["concurrency"],
-                        text(r["status"]) + ("" if r["valid"] else " (invalid)"),
-                        number(r["output_throughput_per_gpu"]),
-                        number(r["total_token_throughput_per_gpu"]),
-                        f"{number(r['median_ttft_ms'])} / {number(r['p99_ttft_ms'])}",
-                        f"{number(r['median_tpot_ms'], 2)} / {number(r['p99_tpot_ms'], 2)}",
-                        f"{number(r['median_itl_ms'], 2)} / {number(r['p99_itl_ms'], 2)}",
-                        number(r["accept_length"], 2),
-                    )
-                    for r in data["point_rows"]
-                ),
-            ),
-        )
-    return lines

@@ -151,22 +151,11 @@ def manifests(store: Store, paths: Mapping[str, str]) -> Manifests:
         for batch in _batches(list(runs), MANIFEST_BATCH_BYTES)
         for row in store.con.execute(_MANIFESTS, [batch]).fetchall()
     ]
-    for (
-        filename,
-        run_block,
-        outcome,
-        exit_code,
-        has_events,
-        events,
-        current,
-        conf,
-        pts,
-        crv,
-    ) in rows:
+    for filename, block, outcome, exit_code, has_events, events, current, conf, pts, crv in rows:
         run = runs.get(str(Path(filename)))
         if run is None:
             continue
-        info[run] = json.loads(run_block) if run_block else {}
+        info[run] = json.loads(block) if block else {}
         if conf:
             found.confirmed[run] = Path(filename).parent
         if outcome is None and exit_code is None:

@@ -1,4 +1,4 @@
-"""The regressions page's A/B section (generator/report/regressions.py) of a bisection:
+"""The regressions page's A/B section (generator/report/ab_section.py) of a bisection:
 each step, and the first bad image named or bounded."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 from generator.confirm.outcomes import Outcome, Step
 from generator.launch import ab
 from generator.launch.abjob import SideImage
-from generator.report.regressions import ab_result
+from generator.report.ab_section import ab_result
 from tests import confirm_gen as cg
 
 
