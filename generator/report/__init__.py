@@ -3,6 +3,6 @@ verdicts (generator/verdicts) and the A/B (generator/confirm), none of which imp
 
 summarize (the run summary) | compare_text (the verdicts as Markdown) | eventlog
 (`results events`) | rundiff (`results diff`) | thresholds | report (the static plotly
-site: timeline, figures, site, regressions, templates/), and cli.py, the click commands of
-`sglang-ci results`. docs/results.md describes each.
+site: timeline, figures, site, regressions, templates/), the `results` commands' work
+(night_run, history_queries, dashboard_build, printout). docs/results.md describes each.
 """

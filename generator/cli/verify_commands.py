@@ -1,4 +1,4 @@
-"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (verify.py).
+"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (dispatch/verify.py).
 
 Exit codes: 0 verified; 1 refused (a caller or an entry the default branch's code does
 not allow); 2 bad input (an entry file that is no entry, a commit that is not there).
@@ -6,16 +6,16 @@ not allow); 2 bad input (an entry file that is no entry, a commit that is not th
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import click
 
 from generator import settings
 from generator.catalog.at_ref import load_at
+from generator.cli.options import file
 from generator.context import run
 from generator.dispatch import verify
+from generator.dispatch.step_outputs import append
 from generator.errors import SglangCIError
 from generator.expand import expand
 from generator.launch.contract import check_case, check_job, load_object
@@ -25,10 +25,9 @@ from generator.launch.logtext import one_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from generator.context import Context
-
-_file = click.Path(dir_okay=False, path_type=Path)
 
 
 class EntryError(SglangCIError):
@@ -83,7 +82,7 @@ def _entry(path: Path) -> dict[str, Any]:
 
 
 def _entry_command(kind: str) -> Callable[..., None]:
-    @click.argument("entry_file", type=_file)
+    @click.argument("entry_file", type=file)
     @click.option("--at", "ref", required=True, help="The requested commit (its catalogs).")
     @click.option(
         "--allow-unpinned",
@@ -109,20 +108,12 @@ def _entry_command(kind: str) -> Callable[..., None]:
                 said = verify.verify_case(expanded, data, sha, unpinned_ok=allow_unpinned)
             else:
                 said = verify.verify_confirm(expanded, data, sha)
-            _output(f"commit={sha}\n")
+            append("GITHUB_OUTPUT", f"commit={sha}\n")
             return said
 
         _run(ctx, work)
 
     return command
-
-
-def _output(text: str) -> None:
-    """Append to $GITHUB_OUTPUT, when it is set."""
-    target = os.environ.get("GITHUB_OUTPUT")
-    if target:
-        with Path(target).open("a", encoding="utf-8") as out:
-            out.write(text)
 
 
 verify_group.command(

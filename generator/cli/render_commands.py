@@ -1,0 +1,90 @@
+"""`sglang-ci render|check|lint`: the generated files written or checked, and the
+catalogs' lint."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from generator.context import Context, run
+from generator.errors import CheckFailed
+from generator.lint import errors as lint_errors
+from generator.lint import format_json, format_text, lint, newer_sglang, ordered
+from generator.render import render
+from generator.render.drift import FIX, drift
+from generator.render.write import write_all
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.expand.model import Expanded
+
+
+def _checked(expanded: Expanded) -> Expanded:
+    """Render and check refuse catalogs with lint errors, before writing anything."""
+    bad = lint_errors(lint(expanded))
+    if bad:
+        first = bad[0]
+        msg = (
+            f"{first.loc}: {first.rule} {first.name}: {first.message} "
+            f"({len(bad)} lint error(s); run `sglang-ci lint`)"
+        )
+        raise CheckFailed(msg)
+    return expanded
+
+
+@click.command(name="render")
+@click.pass_context
+def render_cmd(ctx: click.Context) -> None:
+    """Write every generated file (workflows, matrices, docs) from the catalogs."""
+
+    def work(c: Context) -> None:
+        outputs = render(_checked(c.expanded()), c.root)
+        changed = write_all(c.root, outputs)
+        click.echo(f"rendered {len(outputs)} files; {len(changed)} changed")
+        for rel in changed:
+            click.echo(f"  {rel}")
+
+    run(ctx, work)
+
+
+@click.command(name="check")
+@click.pass_context
+def check_cmd(ctx: click.Context) -> None:
+    """Fail (exit 1) when committed generated files differ from the catalogs."""
+
+    def work(c: Context) -> None:
+        outputs = render(_checked(c.expanded()), c.root)
+        diffs = drift(c.root, outputs)
+        if diffs:
+            sys.stdout.write("".join(diffs))
+            msg = (
+                f"{len(diffs)} generated file(s) differ from the catalogs; "
+                f"run `{FIX}` and commit the result"
+            )
+            raise CheckFailed(msg)
+        click.echo(f"check: {len(outputs)} generated files match the catalogs")
+
+    run(ctx, work)
+
+
+@click.command(name="lint")
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
+@click.pass_context
+def lint_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Named rules over both catalogs; exit 1 on any error that is not waived."""
+
+    def work(c: Context) -> int:
+        expanded = c.expanded()
+        findings = ordered([*lint(expanded), *newer_sglang(os.environ)])
+        if as_json:
+            sys.stdout.write(format_json(findings))
+        else:
+            click.echo(format_text(findings, expanded.catalog), nl=False)
+        return 1 if lint_errors(findings) else 0
+
+    run(ctx, work)
+
+
+COMMANDS = (render_cmd, check_cmd, lint_cmd)
