@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 # Catalog values never hold NUL (the loader refuses it), so these marks stand for the
 # variables and nothing else.
-VARIABLES = ("PYTHON", "SGLANG_PORT", "LOG_DIR", "MODEL_CACHE", "SGLANG_CI_ROOT")
 WHERE = commands.Where(
     python="\0PYTHON\0",
     port="\0SGLANG_PORT\0",
@@ -136,13 +135,8 @@ def job_text(job: JobEntry, title: str, release: str | None = None) -> str:
         lines.append(
             f"# point {n} of {total}: {point['id']} (estimated {point['estimate_minutes']} min)"
         )
-        lines.append(
-            client_env
-            + line(commands.bench_argv(job, point, WHERE))
-            + " > "
-            + quote(commands.bench_log(point, WHERE))
-            + " 2>&1"
-        )
+        argv, log = commands.bench_argv(job, point, WHERE), commands.bench_log(point, WHERE)
+        lines.append(f"{client_env}{line(argv)} > {quote(log)} 2>&1")
         if job["spec"] != "none":
             lines.append(
                 f"{info}  # internal_states[0].avg_spec_accept_length, before the next flush"
@@ -168,10 +162,7 @@ def case_text(case: CaseEntry, level: str = "", release: str | None = None) -> s
         *_server(case, release),
         f"# the evaluator ({ev['kind']}), in a directory of its own",
         f"rm -rf {work} && mkdir -p {work} && cd {work}",
-        line(commands.eval_argv(case, WHERE))
-        + " > "
-        + quote(commands.eval_log(case, WHERE))
-        + " 2>&1",
+        f"{line(commands.eval_argv(case, WHERE))} > {quote(commands.eval_log(case, WHERE))} 2>&1",
         "cd - > /dev/null",
         f"# gate: {gate} >= {case['threshold']}",
     ]
@@ -275,9 +266,8 @@ def explain(
             for job, via in _job_units(expanded, t, mode):
                 check_mode(catalog, [job.config.suite], job.server.mode, image)
                 entry = job_entry(catalog, job, image_for(catalog, job.server.mode, image))
-                title = f"benchmark job {job.id}: {job.config.display}"
-                if via != "job":
-                    title += f" (of {via})"
+                of = f" (of {via})" if via != "job" else ""
+                title = f"benchmark job {job.id}: {job.config.display}{of}"
                 parts.setdefault(("job", job.id, job.server.mode), job_text(entry, title, release))
     text = "\n".join(parts.values())
     if len(set(kinds)) > 1:

@@ -113,10 +113,7 @@ def environment(api: Api, repo: str, default_branch: str) -> list[Check]:
             ),
         ),
         Check(ok=in_env, text=f"{SECRET} is a secret of the {ENVIRONMENT} environment"),
-        Check(
-            ok=not shadowed,
-            text=f"no repository or organisation secret is named {SECRET}",
-        ),
+        Check(ok=not shadowed, text=f"no repository or organisation secret is named {SECRET}"),
     ]
 
 

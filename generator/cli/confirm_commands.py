@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from generator.cli.options import directory, file, policy_option
+from generator.cli.options import DIR, FILE, policy_option
 from generator.confirm import issues
 from generator.confirm.ab_jobs import pool_noise, print_aa, print_matrix, print_outcomes
 from generator.confirm.issue_sync import read_triage, sync_issues
@@ -31,11 +31,11 @@ def confirm_group() -> None:
 
 
 @confirm_group.command(name="matrix")
-@click.option("--verdicts", type=file, required=True, help="`results compare --json` output.")
-@click.option("--matrix", "matrices", type=file, multiple=True, required=True,
+@click.option("--verdicts", type=FILE, required=True, help="`results compare --json` output.")
+@click.option("--matrix", "matrices", type=FILE, multiple=True, required=True,
               help="The run's job matrix (JSON), as the select step wrote it.")  # fmt: skip
-@click.option("--history", type=directory, required=True, help="History directory.")
-@click.option("--markdown", type=file, help="Append the summary section to FILE.")
+@click.option("--history", type=DIR, required=True, help="History directory.")
+@click.option("--markdown", type=FILE, help="Append the summary section to FILE.")
 @confirm_policy_option
 @click.pass_context
 def matrix_cmd(ctx: click.Context, /, **opts: Any) -> None:
@@ -44,7 +44,7 @@ def matrix_cmd(ctx: click.Context, /, **opts: Any) -> None:
 
 
 @confirm_group.command(name="aa")
-@click.option("--matrix", "matrices", type=file, multiple=True, required=True,
+@click.option("--matrix", "matrices", type=FILE, multiple=True, required=True,
               help="The selected jobs (sglang-ci dispatch benchmark's matrix).")  # fmt: skip
 @confirm_policy_option
 @click.pass_context
@@ -55,10 +55,10 @@ def aa_cmd(ctx: click.Context, /, **opts: Any) -> None:
 
 
 @confirm_group.command(name="noise")
-@click.option("--matrix", "matrices", type=file, multiple=True, required=True,
+@click.option("--matrix", "matrices", type=FILE, multiple=True, required=True,
               help="The A/A matrix (sglang-ci confirm aa).")  # fmt: skip
-@click.option("--results", type=directory, required=True, help="Where the A/A jobs' results are.")
-@click.option("--history", type=directory, required=True, help="History directory (its runs).")
+@click.option("--results", type=DIR, required=True, help="Where the A/A jobs' results are.")
+@click.option("--history", type=DIR, required=True, help="History directory (its runs).")
 @click.option("--run", "run_name", required=True, help="The A/A run's name (its GitHub run).")
 @click.pass_context
 def noise_cmd(ctx: click.Context, /, **opts: Any) -> None:
@@ -69,10 +69,10 @@ def noise_cmd(ctx: click.Context, /, **opts: Any) -> None:
 
 
 @confirm_group.command(name="outcomes")
-@click.option("--matrix", "matrices", type=file, multiple=True, required=True,
+@click.option("--matrix", "matrices", type=FILE, multiple=True, required=True,
               help="The confirmation matrix the run emitted.")  # fmt: skip
-@click.option("--results", type=directory, help="Where the A/B jobs' results were downloaded.")
-@click.option("--confirmation", type=file, help="Write compare's --confirmation file (.json).")
+@click.option("--results", type=DIR, help="Where the A/B jobs' results were downloaded.")
+@click.option("--confirmation", type=FILE, help="Write compare's --confirmation file (.json).")
 @click.option("--json", "as_json", is_flag=True, help="The outcomes as JSON on stdout.")
 @click.pass_context
 def outcomes_cmd(ctx: click.Context, /, **opts: Any) -> None:
@@ -90,9 +90,9 @@ bot_option = click.option(
 
 
 @confirm_group.command(name="triage")
-@click.option("--verdicts", type=file, required=True, help="The run's compare JSON.")
+@click.option("--verdicts", type=FILE, required=True, help="The run's compare JSON.")
 @click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
-@click.option("--out", type=file, required=True, help="Write the marks to a .json file.")
+@click.option("--out", type=FILE, required=True, help="Write the marks to a .json file.")
 @bot_option
 @confirm_policy_option
 @click.pass_context
@@ -103,15 +103,15 @@ def triage_cmd(ctx: click.Context, /, **opts: Any) -> None:
 
 
 @confirm_group.command(name="issues")
-@click.option("--verdicts", type=file, required=True, help="The run's final compare JSON.")
-@click.option("--outcomes", "outcomes_path", type=file, help="`confirm outcomes --json` output.")
+@click.option("--verdicts", type=FILE, required=True, help="The run's final compare JSON.")
+@click.option("--outcomes", "outcomes_path", type=FILE, help="`confirm outcomes --json` output.")
 @click.option("--repo", required=True, help="OWNER/REPO of the tracking issues.")
 @click.option("--run-url", default=None, help="The workflow run's URL, linked from the issues.")
-@click.option("--out", type=file, help="Write what was done (event -> issue, action) to a .json.")
+@click.option("--out", type=FILE, help="Write what was done (event -> issue, action) to a .json.")
 @click.option(
     "--triage",
     "triage_path",
-    type=file,
+    type=FILE,
     help="The run's triage marks (confirm triage --out): an event marked invalid or fixed "
     "leaves its issue as the person left it.",
 )

@@ -9,8 +9,7 @@ from typing import Any
 import click
 
 from generator.cli.options import single
-from generator.context import Context, run
-from generator.dispatch import steps as dispatch
+from generator.context import run
 from generator.dispatch.step_outputs import write_built, write_pr, write_selected
 
 
@@ -34,19 +33,9 @@ def dispatch_group() -> None:
 @click.pass_context
 def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
     """The benchmark workflow's matrix for this event."""
-
-    def work(c: Context) -> None:
-        values = {k: (v or None) for k, v in opts.items()}
-        event = str(values.pop("event"))
-        write_selected(
-            c,
-            lambda e, today, client: dispatch.benchmark(
-                e, c.root, event=event, today=today, client=client, **values
-            ),
-            "benchmark",
-        )
-
-    run(ctx, work)
+    values = {k: (v or None) for k, v in opts.items()}
+    event = str(values.pop("event"))
+    run(ctx, lambda c: write_selected(c, "benchmark", event=event, **values))
 
 
 @dispatch_group.command(name="accuracy")
@@ -55,16 +44,7 @@ def dispatch_benchmark(ctx: click.Context, /, **opts: str | None) -> None:
 @click.pass_context
 def dispatch_accuracy(ctx: click.Context, /, level: str, cases: str | None) -> None:
     """The accuracy workflow's matrix: a level, or some of its cases."""
-    run(
-        ctx,
-        lambda c: write_selected(
-            c,
-            lambda e, today, client: dispatch.accuracy(
-                e, c.root, level=level, cases=cases or None, today=today, client=client
-            ),
-            "accuracy",
-        ),
-    )
+    run(ctx, lambda c: write_selected(c, "accuracy", level=level, cases=cases or None))
 
 
 @dispatch_group.command(name="pr")
@@ -102,23 +82,13 @@ _json_file = click.Path(dir_okay=False, exists=True, path_type=Path)
 
 
 @dispatch_group.command(name="built")
-@click.option(
-    "--matrix",
-    "matrix_file",
-    type=_json_file,
-    required=True,
-    help="The selected cases (JSON file).",
-)
+@click.option("--matrix", "matrix_file", type=_json_file, required=True,
+              help="The selected cases (JSON file).")  # fmt: skip
 @click.option(
     "--jobs", "jobs_file", type=_json_file, required=True, help="The selected jobs (JSON file)."
 )
-@click.option(
-    "--build",
-    "build_file",
-    type=_json_file,
-    required=True,
-    help="The select job's build plan (JSON file; empty: none).",
-)
+@click.option("--build", "build_file", type=_json_file, required=True,
+              help="The select job's build plan (JSON file; empty: none).")  # fmt: skip
 @click.option("--digest", default="", help="The digest the builder pushed (with a plan).")
 @click.pass_context
 def dispatch_built(ctx: click.Context, /, **opts: Any) -> None:

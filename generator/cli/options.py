@@ -14,15 +14,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-file = click.Path(dir_okay=False, path_type=Path)
-directory = click.Path(file_okay=False, path_type=Path)
+FILE = click.Path(dir_okay=False, path_type=Path)
+DIR = click.Path(file_okay=False, path_type=Path)
 
 
 def policy_option(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return click.option(
         "--policy",
         "policy_path",
-        type=file,
+        type=FILE,
         help=f"A YAML/JSON file with the regression section (default: {default}).",
     )
 

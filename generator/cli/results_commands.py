@@ -11,14 +11,14 @@ from typing import Any
 
 import click
 
-from generator.cli.options import directory, file, policy_option
+from generator.cli.options import DIR, FILE, policy_option
 from generator.context import run_at_root
 from generator.report.markdown import DEFAULT_MAX_BYTES
 
 json_option = click.option("--json", "as_json", is_flag=True, help="JSON instead of Markdown.")
 out_option = click.option(
     "--out",
-    type=file,
+    type=FILE,
     help="Also write the full output to FILE: JSON (a .json file) with --json, else Markdown "
     "(a .md file). An existing FILE is replaced only when sglang-ci wrote it.",
 )
@@ -32,7 +32,7 @@ max_option = click.option(
 results_policy_option = policy_option("catalogs/benchmark.yaml under --root, else the defaults")
 expected_option = click.option(
     "--expected",
-    type=file,
+    type=FILE,
     multiple=True,
     help="The run's job and case matrices (JSON, as the select job made them): what it was "
     "expected to report.",
@@ -40,11 +40,11 @@ expected_option = click.option(
 jobs_option = click.option(
     "--jobs",
     "jobs_path",
-    type=file,
+    type=FILE,
     help="GitHub's jobs of the run (gh api .../jobs --jq '.jobs[]'): why a job left no record.",
 )
 history_option = click.option(
-    "--history", type=directory, required=True, help="History directory: one run directory per run."
+    "--history", type=DIR, required=True, help="History directory: one run directory per run."
 )
 
 
@@ -54,22 +54,22 @@ def results_group() -> None:
 
 
 @results_group.command(name="summarize")
-@click.argument("run_dirs", nargs=-1, required=True, type=directory)
+@click.argument("run_dirs", nargs=-1, required=True, type=DIR)
 @expected_option
 @jobs_option
 @click.option(
-    "--verdicts", type=file, help="The run's verdicts (results compare --json --out FILE)."
+    "--verdicts", type=FILE, help="The run's verdicts (results compare --json --out FILE)."
 )
 @click.option(
     "--outcomes",
     "outcomes_path",
-    type=file,
+    type=FILE,
     help="The A/B outcomes (sglang-ci confirm outcomes --json): each event's A/B result.",
 )
 @click.option(
     "--issues",
     "issues_path",
-    type=file,
+    type=FILE,
     help="The tracking issues (sglang-ci confirm issues --out): each event's issue, and the "
     "recoveries (issues this run closed).",
 )
@@ -97,7 +97,7 @@ def summarize_cmd(ctx: click.Context, /, **opts: Any) -> None:
 @results_group.command(name="compare")
 @history_option
 @click.option(
-    "--current", type=directory, multiple=True, required=True, help="The run directory to judge."
+    "--current", type=DIR, multiple=True, required=True, help="The run directory to judge."
 )
 @click.option(
     "--name",
@@ -108,16 +108,13 @@ def summarize_cmd(ctx: click.Context, /, **opts: Any) -> None:
 @expected_option
 @jobs_option
 @results_policy_option
-@click.option(
-    "--confirmation",
-    type=file,
-    help="The night's A/B outcomes (sglang-ci confirm outcomes --confirmation FILE): a "
-    "confirmed event is a regression now, a cleared one's points are ok.",
-)
+@click.option("--confirmation", type=FILE,
+              help="The night's A/B outcomes (sglang-ci confirm outcomes --confirmation FILE): a "
+              "confirmed event is a regression now, a cleared one's points are ok.")  # fmt: skip
 @click.option(
     "--triage",
     "triage_path",
-    type=file,
+    type=FILE,
     help="The run's triage marks (sglang-ci confirm triage --out FILE); with the history's, "
     "an event marked invalid never fails the run.",
 )
@@ -135,20 +132,16 @@ def compare_cmd(ctx: click.Context, /, **opts: Any) -> None:
 
 
 @results_group.command(name="admit")
-@click.argument("run_dirs", nargs=-1, required=True, type=directory)
-@click.option(
-    "--history",
-    type=directory,
-    required=True,
-    help="History directory the run goes into (created when absent).",
-)
+@click.argument("run_dirs", nargs=-1, required=True, type=DIR)
+@click.option("--history", type=DIR, required=True,
+              help="History directory the run goes into (created when absent).")  # fmt: skip
 @click.option("--name", required=True, help="The run directory's name in the history.")
 @expected_option
-@click.option("--verdicts", type=file, help="The run's verdicts (results compare --json --out).")
+@click.option("--verdicts", type=FILE, help="The run's verdicts (results compare --json --out).")
 @jobs_option
 @click.option(
     "--confirmation",
-    type=directory,
+    type=DIR,
     help="The run's A/B confirmation documents (kept as confirmation/, JSON only).",
 )
 @click.pass_context
@@ -166,21 +159,18 @@ def admit_cmd(ctx: click.Context, /, **opts: Any) -> None:
 @results_group.command(name="report")
 @history_option
 @click.option(
-    "--current",
-    type=directory,
-    multiple=True,
-    help="The latest run (default: the newest history run).",
+    "--current", type=DIR, multiple=True, help="The latest run (default: the newest history run)."
 )
 @click.option(
     "--out",
     "site",
-    type=directory,
+    type=DIR,
     required=True,
     help="Site directory: new, empty, or a site this command built (replaced whole).",
 )
 @click.option(
     "--verdicts",
-    type=file,
+    type=FILE,
     help="The latest run's verdicts (default: its manifest's, else compare runs here).",
 )
 @expected_option
@@ -188,7 +178,7 @@ def admit_cmd(ctx: click.Context, /, **opts: Any) -> None:
 @click.pass_context
 def report_cmd(ctx: click.Context, /, **opts: Any) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
-    from generator.report.dashboard_build import build_dashboard
+    from generator.report.night_run import build_dashboard
 
     run_at_root(ctx, lambda root: build_dashboard(root, **opts))
 

@@ -6,13 +6,11 @@ not allow); 2 bad input (an entry file that is no entry, a commit that is not th
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from generator import settings
 from generator.catalog.at_ref import load_at
-from generator.cli.options import file
+from generator.cli.options import FILE
 from generator.context import run
 from generator.dispatch import verify
 from generator.dispatch.step_outputs import append
@@ -35,7 +33,6 @@ class EntryError(SglangCIError):
 
 
 def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
-
     def done(c: Context) -> None:
         click.echo(f"verified: {one_line(work(c.root))}")
 
@@ -74,15 +71,11 @@ def caller_cmd(
     )
 
 
-def _entry(path: Path) -> dict[str, Any]:
-    try:
-        return load_object(path)
-    except InputError as e:
-        raise EntryError(str(e)) from None
+def _entry_command(kind: str, what: str) -> None:
+    """`verify job|case|confirm`: `what` (an entry file) against the catalogs at --at."""
 
-
-def _entry_command(kind: str) -> Callable[..., None]:
-    @click.argument("entry_file", type=file)
+    @verify_group.command(name=kind, help=f"{what} (JSON file) against the catalogs at --at.")
+    @click.argument("entry_file", type=FILE)
     @click.option("--at", "ref", required=True, help="The requested commit (its catalogs).")
     @click.option(
         "--allow-unpinned",
@@ -92,12 +85,9 @@ def _entry_command(kind: str) -> Callable[..., None]:
     @click.pass_context
     def command(ctx: click.Context, entry_file: Path, ref: str, allow_unpinned: bool) -> None:
         def work(root: Path) -> str:
-            data = _entry(entry_file)
             try:
-                if kind == "case":
-                    check_case(data, str(entry_file))
-                else:
-                    check_job(data, str(entry_file))
+                data = load_object(entry_file)
+                (check_case if kind == "case" else check_job)(data, str(entry_file))
             except InputError as e:
                 raise EntryError(str(e)) from None
             sha, catalog = load_at(root, ref)
@@ -113,18 +103,10 @@ def _entry_command(kind: str) -> Callable[..., None]:
 
         _run(ctx, work)
 
-    return command
 
-
-verify_group.command(
-    name="job", help="A benchmark job entry (JSON file) against the catalogs at --at."
-)(_entry_command("job"))
-verify_group.command(
-    name="case", help="An accuracy case entry (JSON file) against the catalogs at --at."
-)(_entry_command("case"))
-verify_group.command(
-    name="confirm", help="An A/B confirmation entry (JSON file) against the catalogs at --at."
-)(_entry_command("confirm"))
+_entry_command("job", "A benchmark job entry")
+_entry_command("case", "An accuracy case entry")
+_entry_command("confirm", "An A/B confirmation entry")
 
 
 @verify_group.command(name="settings")

@@ -110,11 +110,7 @@ def pool_noise(*, matrices: tuple[Path, ...], results: Path, history: Path, run_
 
 
 def print_outcomes(
-    *,
-    matrices: tuple[Path, ...],
-    results: Path | None,
-    confirmation: Path | None,
-    as_json: bool,
+    *, matrices: tuple[Path, ...], results: Path | None, confirmation: Path | None, as_json: bool
 ) -> int:
     """With `confirmation`, compare's --confirmation file written too."""
     if confirmation is not None:

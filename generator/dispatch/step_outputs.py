@@ -18,12 +18,7 @@ from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from datetime import date
-
     from generator.context import Context
-    from generator.dispatch.steps import Selected
-    from generator.expand.model import Expanded
 
 
 def append(variable: str, text: str) -> None:
@@ -33,10 +28,13 @@ def append(variable: str, text: str) -> None:
             out.write(text)
 
 
-def write_selected(c: Context, make: Callable[[Expanded, date, Any], Selected], kind: str) -> None:
-    """`make`'s selection, today's, its images pinned: `dispatch benchmark|accuracy`."""
+def write_selected(c: Context, kind: str, **options: Any) -> None:
+    """`dispatch benchmark|accuracy`: dispatch.benchmark's or dispatch.accuracy's selection,
+    today's, its images pinned."""
     now = datetime.now(UTC)
-    selected = make(c.expanded(), now.date(), registry_from_env(os.environ))
+    make = dispatch.benchmark if kind == "benchmark" else dispatch.accuracy
+    client = registry_from_env(os.environ)
+    selected = make(c.expanded(), c.root, today=now.date(), client=client, **options)
     append("GITHUB_OUTPUT", dispatch.outputs(selected))
     if os.environ.get("GITHUB_RUN_ID"):
         run_id, attempt = os.environ["GITHUB_RUN_ID"], os.environ.get("GITHUB_RUN_ATTEMPT", "1")

@@ -4,5 +4,5 @@ verdicts (generator/verdicts) and the A/B (generator/confirm), none of which imp
 summarize (the run summary) | compare_text (the verdicts as Markdown) | eventlog
 (`results events`) | rundiff (`results diff`) | thresholds | report (the static plotly
 site: timeline, figures, site, regressions, templates/), the `results` commands' work
-(night_run, history_queries, dashboard_build, printout). docs/results.md describes each.
+(night_run, history_queries, printout). docs/results.md describes each.
 """

@@ -1,9 +1,10 @@
-"""`results summarize`, `compare` and `admit`: a night's run summed up, judged against the
-history, and written into it."""
+"""`results summarize`, `compare`, `admit` and `report`: a night's run summed up, judged
+against the history, written into it, and the dashboard built again."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import click
@@ -14,24 +15,22 @@ from generator.confirm import outcomes, tracked, triaged
 from generator.launch import jsonread
 from generator.report.compare_text import markdown as compare_markdown
 from generator.report.printout import Output, Warnings, warn_problems
+from generator.report.report import REPORT, Latest, report
 from generator.report.summarize import Around, markdown, summarize
 from generator.results.admit import Images, admit, read_manifest
 from generator.results.expected import load_expected
 from generator.results.load import open_store, with_history_fallback
-from generator.results.provenance import run_info
-from generator.results.record import ResultsError
+from generator.results.output import check_dir, replace_dir
+from generator.results.provenance import run_info, title
+from generator.results.record import Problem, ResultsError
 from generator.results.runs import MANIFEST, name_of
 from generator.results.verdicts_json import load as load_verdicts
 from generator.verdicts.ab import load_outcomes as load_confirmation
-from generator.verdicts.compare import compare
+from generator.verdicts.compare import Comparison, compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
-
-    from generator.results.record import Problem
-    from generator.verdicts.compare import Comparison
 
 
 def _issues_of(path: Path) -> list[Any]:
@@ -162,3 +161,42 @@ def admit_run(
         return 0
     click.echo(f"admitted {done.records} records as {done.path}{left}")
     return 0
+
+
+def build_dashboard(
+    root: Path,
+    *,
+    history: Path,
+    current: tuple[Path, ...],
+    site: Path,
+    verdicts: Path | None,
+    expected: tuple[Path, ...],
+    policy_path: Path | None,
+) -> int:
+    """The latest run's verdicts: --verdicts, else its manifest's, else compared here."""
+    check_dir(site, REPORT)
+    warn = Warnings()
+
+    def build(broken: Mapping[str, Problem]) -> int:
+        judged = load_verdicts(verdicts) if verdicts is not None else None
+        store = open_store(current=current, history=history, broken=broken)
+        warn(store.problems)
+        name = current[0].resolve().name if current else store.promote_latest()
+        if name is None:
+            msg = f"{history}: no run with a record, nothing to report"
+            raise ResultsError(msg)
+        manifest = read_manifest(Path(store.manifests[name])) if name in store.manifests else None
+        if judged is None and manifest is not None:
+            judged = manifest.get("verdicts")
+        if judged is None:
+            policy, source = policy_for(root, policy_path)
+            wanted = load_expected(expected) if expected else None
+            judged = compare(store, policy, source=source, current=name, expected=wanted).as_dict()
+        run = manifest["run"] if manifest else run_info(store, {})
+        latest = Latest(name=name, title=title(run, name), url=run.get("url"), verdicts=judged)
+        pages: list[int] = []
+        replace_dir(site, REPORT, lambda new: pages.append(report(store, latest, new, warn.one)))
+        click.echo(f"report: {pages[0]} pages in {site}")
+        return 0
+
+    return with_history_fallback(history, build)
