@@ -3,6 +3,7 @@ run's job entries by this checkout's catalogs, and what they measured."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any
@@ -33,12 +34,7 @@ def _job_entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
 
 def _deriver(root: Path) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """The caller check's derivation of a job entry from the catalogs under `root`."""
-    catalog = load_catalog(root)
-
-    def derive(entry: Mapping[str, Any]) -> dict[str, Any]:
-        return job_for(catalog, entry, "this checkout", named=False)
-
-    return derive
+    return functools.partial(job_for, load_catalog(root), sha="this checkout", named=False)
 
 
 def _print(entries: list[dict[str, Any]]) -> None:

@@ -11,7 +11,7 @@ from generator.catalog.upstream import LM_EVAL, SGLANG, index, supported
 from generator.errors import Loc, SglangCIError
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode
-from generator.explain import case_text, job_text
+from generator.explain_text import case_text, job_text
 from generator.launch.knobs import KNOBS
 from generator.plan.coverage import markdown, summary
 

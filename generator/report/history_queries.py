@@ -63,7 +63,6 @@ def print_thresholds(root: Path, *, history: Path, policy_path: Path | None, as_
 
 
 def print_replay(root: Path, *, history: Path, policy_path: Path | None, as_json: bool) -> int:
-    """Exit 1 when a run's verdicts, judged again, differ from those its night wrote."""
     policy, source = policy_for(root, policy_path)
     found = replay_history(history, policy, source)
     if as_json:
