@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 
 main()

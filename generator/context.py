@@ -1,6 +1,6 @@
 """What every `sglang-ci` command shares: the checkout it reads (`--root`), `--debug`, and
-the one handler that turns errors into exit codes. The three click modules (cli.py,
-report/cli.py, confirm/cli.py) import this one; none imports another's.
+the one handler that turns errors into exit codes. Every module of generator/cli/ that
+holds commands imports this one; none imports the root command, cli/sglang_ci.py.
 
 Exit codes: 0 success, 1 a failed check (drift, lint, regression), 2 bad input, 3 a bug
 (one line; `--debug` shows the traceback).

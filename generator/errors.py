@@ -38,19 +38,13 @@ class SglangCIError(Exception):
 class CatalogError(SglangCIError):
     """The catalog is not valid input (exit 2)."""
 
-    return_code = 2
-
 
 class SelectionError(SglangCIError):
     """A selector, preset, group or id names nothing (exit 2)."""
 
-    return_code = 2
-
 
 class LimitError(SglangCIError):
     """A generated file would exceed a GitHub limit (exit 2)."""
-
-    return_code = 2
 
 
 class CheckFailed(SglangCIError):

@@ -38,8 +38,6 @@ ENVIRONMENT = "gpu"
 class ApiError(SglangCIError):
     """`gh api` failed: the settings could not be read (exit 2)."""
 
-    return_code = 2
-
 
 @dataclass(frozen=True, kw_only=True)
 class Check:
@@ -74,6 +72,11 @@ class Api:
             raise ApiError(msg) from exc
 
 
+def _field(answer: object, key: str) -> Any:  # noqa: ANN401 (a JSON value, checked by the caller)
+    """`answer[key]` of a JSON object, else None."""
+    return answer.get(key) if isinstance(answer, dict) else None
+
+
 def _names(items: object, key: str = "name") -> list[str]:
     if not isinstance(items, list):
         return []
@@ -84,28 +87,22 @@ def environment(api: Api, repo: str, default_branch: str) -> list[Check]:
     """Boundary 1: the `gpu` environment admits the default branch only and holds
     HF_TOKEN, which no repository or organisation secret shadows."""
     base = f"repos/{repo}/environments/{ENVIRONMENT}"
-    env = api(base)
-    policy = env.get("deployment_branch_policy") if isinstance(env, dict) else None
+    policy = _field(api(base), "deployment_branch_policy")
     custom = isinstance(policy, dict) and policy.get("custom_branch_policies") is True
     branches: list[tuple[str, str]] = []
     if custom:
-        found = api(f"{base}/deployment-branch-policies")
-        listed = found.get("branch_policies") if isinstance(found, dict) else None
+        listed = _field(api(f"{base}/deployment-branch-policies"), "branch_policies")
         branches = [
             (str(b.get("name")), str(b.get("type", "branch")))
-            for b in (listed or [])
+            for b in listed or []
             if isinstance(b, dict)
         ]
-    secrets = api(f"{base}/secrets")
-    in_env = SECRET in _names(secrets.get("secrets") if isinstance(secrets, dict) else None)
-    repo_secrets = api(f"repos/{repo}/actions/secrets")
-    shadowed = SECRET in _names(
-        repo_secrets.get("secrets") if isinstance(repo_secrets, dict) else None
-    )
-    org_secrets = api(f"repos/{repo}/actions/organization-secrets")
-    shadowed |= SECRET in _names(
-        org_secrets.get("secrets") if isinstance(org_secrets, dict) else None
-    )
+    in_env = SECRET in _names(_field(api(f"{base}/secrets"), "secrets"))
+    shadowed = SECRET in {
+        name
+        for kind in ("secrets", "organization-secrets")
+        for name in _names(_field(api(f"repos/{repo}/actions/{kind}"), "secrets"))
+    }
     return [
         Check(
             ok=custom and branches == [(default_branch, "branch")],
@@ -116,10 +113,7 @@ def environment(api: Api, repo: str, default_branch: str) -> list[Check]:
             ),
         ),
         Check(ok=in_env, text=f"{SECRET} is a secret of the {ENVIRONMENT} environment"),
-        Check(
-            ok=not shadowed,
-            text=f"no repository or organisation secret is named {SECRET}",
-        ),
+        Check(ok=not shadowed, text=f"no repository or organisation secret is named {SECRET}"),
     ]
 
 
@@ -132,8 +126,7 @@ def runner_group(
 ) -> list[Check]:
     """Boundary 2: every runner with a GPU label is in a group restricted to exactly the
     default branch's reusable GPU workflows."""
-    found = api(f"orgs/{org}/actions/runner-groups?per_page={PAGE}")
-    groups = found.get("runner_groups") if isinstance(found, dict) else None
+    groups = _field(api(f"orgs/{org}/actions/runner-groups?per_page={PAGE}"), "runner_groups")
     wanted = _workflow_refs(repo, default_branch)
     gpu_runners = 0
     checks: list[Check] = []
@@ -141,7 +134,7 @@ def runner_group(
         if not isinstance(group, dict):
             continue
         listed = api(f"orgs/{org}/actions/runner-groups/{group.get('id')}/runners?per_page={PAGE}")
-        runners = listed.get("runners") if isinstance(listed, dict) else None
+        runners = _field(listed, "runners")
         carrying = [
             str(r.get("name"))
             for r in runners or []

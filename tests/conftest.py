@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from generator import catalog
 from generator.catalog import ACCURACY, BENCHMARK, at_ref, schema, yamlio
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.context import Context
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 

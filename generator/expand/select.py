@@ -6,15 +6,18 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from generator.catalog.model import PER_CELL, PER_SERVER, Catalog, Config
+from generator.catalog.model import LEVELS, PER_CELL, PER_SERVER, Catalog, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
+from generator.expand.entries import case_entry
 from generator.expand.model import Cell, Expanded, Job, Run, Selection
 from generator.imageref.allowed import check_allowed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+    from generator.launch.contract import CaseEntry
 
 
 def default_mode(catalog: Catalog, config: Config) -> str:
@@ -194,3 +197,18 @@ def query(
     else:
         run = assemble(catalog, expanded.cells, expanded.jobs, configs, chosen, packing)
     return Query(kind=kind, name=name, configs=configs, run=run)
+
+
+def cases(expanded: Expanded, level: str | None, suite: str | None) -> list[CaseEntry]:
+    """Accuracy cases: one entry per image a case runs on, at each of its levels (or at
+    `level`), of one accuracy suite or all."""
+    known = [s.name for s in expanded.catalog.accuracy_suites]
+    if suite is not None and suite not in known:
+        msg = f"unknown accuracy suite '{suite}'{did_you_mean(suite, known)}"
+        raise SelectionError(msg)
+    return [
+        case_entry(expanded.catalog, r, lv)
+        for lv in ((level,) if level else LEVELS)
+        for r in expanded.case_runs
+        if lv in r.case.levels and (suite is None or r.case.suite == suite)
+    ]

@@ -8,7 +8,7 @@ from typing import Any
 from generator.catalog.model import PER_SERVER, matches
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode
-from generator.explain import case_text, job_text
+from generator.explain_text import case_text, job_text
 from generator.plan.coverage import summary
 from generator.plan.coverage_markdown import markdown
 

@@ -14,7 +14,7 @@ import os
 import pytest
 from click.testing import CliRunner, Result
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.launch.jsonread import MAX_DEPTH
 from tests.helpers import FIXTURE
 from tests.results_gen import Point, Run, point_record, write_run

@@ -114,7 +114,7 @@ def peak_of_render(root: Path) -> tuple[int, str, float, int]:
     from, as large as the tests before made it)."""
     code = (
         "import resource, sys\n"
-        "from generator.cli import main\n"
+        "from generator.cli.sglang_ci import main\n"
         "try:\n"
         "    main(['--root', sys.argv[1], 'render'])\n"
         "except SystemExit as e:\n"

@@ -9,7 +9,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.results.load import open_store
 from generator.results.store import COMPACT_FILE
 from tests.helpers import FIXTURE

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.confirm.events import parse
 from generator.results.history import ServerKey
 from generator.results.verdicts_json import read

@@ -9,7 +9,7 @@ import random
 
 from click.testing import CliRunner, Result
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.results.history import ServerKey
 from generator.verdicts.model import event_id
 from tests.helpers import FIXTURE

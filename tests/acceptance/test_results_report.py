@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 from selenium.webdriver.common.by import By
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
 from generator.report import regressions

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from tests.launchers.support import _cli_json
 from tests.results_gen import START, Point, Run, Shape, case_record, point_record, write_run
 

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner, Result
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from generator.launch.logtext import one_line
 from tests.results_gen import (
     Point,

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
+from generator.cli.sglang_ci import main
 from tests.results_gen import Run, case_record, write_run
 
 TYPE_CHECKING = False

@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 from click.testing import CliRunner
 
-from generator.cli import main as sglang_ci
+from generator.cli.sglang_ci import main as sglang_ci
 from generator.launch.commands import Where
 from tests.helpers import FIXTURE
 

@@ -755,7 +755,8 @@ class GitHub:
             f'test -s "{tools}/installed" || '
             '{ echo "sglang-ci: command not found" >&2; exit 127; }\n'
             f'PYTHONPATH="$(cat "{tools}/installed")" exec "{sys.executable}" -c '
-            "'import sys; from generator.cli import main; sys.argv[0] = \"sglang-ci\"; main()' "
+            "'import sys; from generator.cli.sglang_ci import main; "
+            'sys.argv[0] = "sglang-ci"; main()\' '
             '"$@"\n',
             "utf-8",
         )

@@ -109,7 +109,7 @@ def test_a_pr_that_changes_the_dockerfile_runs_its_cases_on_the_image_built_from
 
     # The history never admits it, whatever the run was.
     admitted = subprocess.run(
-        [sys.executable, "-c", "from generator.cli import main; main()", "--root",
+        [sys.executable, "-c", "from generator.cli.sglang_ci import main; main()", "--root",
          str(w.source), "results", "admit", str(artifact), "--history",
          str(tmp_path / "history"), "--name", f"2026-12-01T00-00-00Z-accuracy-{run.run_id}-1"],
         capture_output=True, text=True, check=False, cwd=ROOT,

@@ -156,8 +156,8 @@ def _git(where: Path, *args: str) -> str:
 
 def _render(source: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from generator.cli import main; main()", "--root", str(source),
-         "render"],
+        [sys.executable, "-c", "from generator.cli.sglang_ci import main; main()", "--root",
+         str(source), "render"],
         capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

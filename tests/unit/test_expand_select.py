@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import SelectionError
-from generator.expand.select import find_preset, find_schedule, query
+from generator.expand.select import cases, find_preset, find_schedule, query
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,4 +50,15 @@ def test_an_alias_finds_its_preset_and_an_unknown_group_is_hinted(fixture: Expan
     assert find_preset(fixture, "fp4-all").name == "ds-fp4-all"
     assert refusal(lambda: find_schedule(fixture, name="oob", cron=None)) == (
         "unknown cron group 'oob' (did you mean 'oob-all'?)"
+    )
+
+
+def test_the_accuracy_cases_of_a_level_and_a_suite(fixture: Expanded) -> None:
+    nightly = cases(fixture, "nightly", None)
+    assert len(nightly) == 17
+    assert len(cases(fixture, "nightly", "atom")) == 15
+    assert cases(fixture, "pr", "sglang") == []
+    assert len(cases(fixture, None, None)) == len(nightly) + len(cases(fixture, "pr", None))
+    assert refusal(lambda: cases(fixture, None, "Atom")) == (
+        "unknown accuracy suite 'Atom' (did you mean 'atom'?)"
     )

@@ -1,4 +1,4 @@
-"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (verify.py).
+"""`sglang-ci verify ...`: the caller check of the reusable GPU workflows (dispatch/verify.py).
 
 Exit codes: 0 verified; 1 refused (a caller or an entry the default branch's code does
 not allow); 2 bad input (an entry file that is no entry, a commit that is not there).
@@ -6,16 +6,14 @@ not allow); 2 bad input (an entry file that is no entry, a commit that is not th
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any
-
 import click
 
 from generator import settings
 from generator.catalog.at_ref import load_at
+from generator.cli.options import FILE
 from generator.context import run
 from generator.dispatch import verify
+from generator.dispatch.step_outputs import append
 from generator.errors import SglangCIError
 from generator.expand import expand
 from generator.launch.contract import check_case, check_job, load_object
@@ -25,10 +23,9 @@ from generator.launch.logtext import one_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from generator.context import Context
-
-_file = click.Path(dir_okay=False, path_type=Path)
 
 
 class EntryError(SglangCIError):
@@ -36,7 +33,6 @@ class EntryError(SglangCIError):
 
 
 def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
-
     def done(c: Context) -> None:
         click.echo(f"verified: {one_line(work(c.root))}")
 
@@ -75,15 +71,11 @@ def caller_cmd(
     )
 
 
-def _entry(path: Path) -> dict[str, Any]:
-    try:
-        return load_object(path)
-    except InputError as e:
-        raise EntryError(str(e)) from None
+def _entry_command(kind: str, what: str) -> None:
+    """`verify job|case|confirm`: `what` (an entry file) against the catalogs at --at."""
 
-
-def _entry_command(kind: str) -> Callable[..., None]:
-    @click.argument("entry_file", type=_file)
+    @verify_group.command(name=kind, help=f"{what} (JSON file) against the catalogs at --at.")
+    @click.argument("entry_file", type=FILE)
     @click.option("--at", "ref", required=True, help="The requested commit (its catalogs).")
     @click.option(
         "--allow-unpinned",
@@ -93,12 +85,9 @@ def _entry_command(kind: str) -> Callable[..., None]:
     @click.pass_context
     def command(ctx: click.Context, entry_file: Path, ref: str, allow_unpinned: bool) -> None:
         def work(root: Path) -> str:
-            data = _entry(entry_file)
             try:
-                if kind == "case":
-                    check_case(data, str(entry_file))
-                else:
-                    check_job(data, str(entry_file))
+                data = load_object(entry_file)
+                (check_case if kind == "case" else check_job)(data, str(entry_file))
             except InputError as e:
                 raise EntryError(str(e)) from None
             sha, catalog = load_at(root, ref)
@@ -109,31 +98,15 @@ def _entry_command(kind: str) -> Callable[..., None]:
                 said = verify.verify_case(expanded, data, sha, unpinned_ok=allow_unpinned)
             else:
                 said = verify.verify_confirm(expanded, data, sha)
-            _output(f"commit={sha}\n")
+            append("GITHUB_OUTPUT", f"commit={sha}\n")
             return said
 
         _run(ctx, work)
 
-    return command
 
-
-def _output(text: str) -> None:
-    """Append to $GITHUB_OUTPUT, when it is set."""
-    target = os.environ.get("GITHUB_OUTPUT")
-    if target:
-        with Path(target).open("a", encoding="utf-8") as out:
-            out.write(text)
-
-
-verify_group.command(
-    name="job", help="A benchmark job entry (JSON file) against the catalogs at --at."
-)(_entry_command("job"))
-verify_group.command(
-    name="case", help="An accuracy case entry (JSON file) against the catalogs at --at."
-)(_entry_command("case"))
-verify_group.command(
-    name="confirm", help="An A/B confirmation entry (JSON file) against the catalogs at --at."
-)(_entry_command("confirm"))
+_entry_command("job", "A benchmark job entry")
+_entry_command("case", "An accuracy case entry")
+_entry_command("confirm", "An A/B confirmation entry")
 
 
 @verify_group.command(name="settings")

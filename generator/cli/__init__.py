@@ -1,0 +1,1 @@
+"""The click layer: options parsed, the stages called. sglang_ci.py is the root command."""
