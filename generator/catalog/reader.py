@@ -14,7 +14,7 @@ from generator.launch.contract import MODEL_FLAGS, model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 MAX_RANGE = 65536
@@ -35,6 +35,15 @@ class Reader:
 
     def fail(self, message: str, path: Sequence[str | int]) -> CatalogError:
         return CatalogError(message, self.loc(path))
+
+    def known(
+        self, value: str, known: Collection[str], what: str, path: Sequence[str | int]
+    ) -> str:
+        """`value`, or a refusal at `path` naming the closest of the `known` ones."""
+        if value not in known:
+            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
+            raise self.fail(msg, path)
+        return value
 
     def values(self, raw: object, path: Sequence[str | int]) -> tuple[str, ...]:
         out = self._values(raw, path)

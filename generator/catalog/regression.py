@@ -18,7 +18,7 @@ from typing import Any, Literal, cast
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from generator.catalog.confirm import Confirm, build_confirm
+from generator.catalog.confirm_section import Confirm, build_confirm
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
 

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from generator.catalog.confirm import Confirm
+    from generator.catalog.confirm_section import Confirm
     from generator.catalog.model import Runner
     from generator.expand.model import Job
 
