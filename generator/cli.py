@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from generator.catalog.model import LEVELS
+from generator.catalog.catalog_types import LEVELS
 from generator.confirm.cli import confirm_group
 from generator.context import Context, run
 from generator.dispatch import steps as dispatch

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 
-from generator.catalog.model import PER_SERVER, Config
+from generator.catalog.catalog_types import PER_SERVER, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.entries import case_entry, job_entry, point_entry
 from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target

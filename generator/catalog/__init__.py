@@ -12,9 +12,9 @@ from pathlib import Path
 
 from generator.catalog.accuracy_catalog import AccuracyBuilder
 from generator.catalog.benchmark_catalog import BenchmarkBuilder
+from generator.catalog.catalog_types import Catalog
 from generator.catalog.config_section import build_configs
 from generator.catalog.groups import build_presets, build_schedules, known_values
-from generator.catalog.model import Catalog
 from generator.catalog.reader import Reader
 from generator.catalog.regression import build_policy
 from generator.catalog.schema import validate

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.catalog_types import LEVELS, AccuracySuite, Case, Config, Evaluator, one_of
 from generator.catalog.cron import cron_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
-from generator.catalog.model import (
-    LEVELS,
-    AccuracySuite,
-    Case,
-    Config,
-    Evaluator,
-    Model,
-    one_of,
-)
 from generator.catalog.sections import build_models, build_parallel
 from generator.catalog.upstream import model_arg_problem
 from generator.imageref.allowed import check_allowed
@@ -27,6 +19,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.benchmark_catalog import BenchmarkBuilder
     from generator.catalog.reader import Reader
+    from generator.catalog.server_types import Model
 
 
 def joined_value_problem(name: str, value: object) -> str | None:

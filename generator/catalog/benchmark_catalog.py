@@ -6,19 +6,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from generator.catalog.catalog_types import Suite
 from generator.catalog.flags import merge_flags
 from generator.catalog.image_sections import build_image_build, build_image_releases, check_image
 from generator.catalog.layout import MARKER
-from generator.catalog.model import (
+from generator.catalog.sections import build_estimates, build_models, parse_pair
+from generator.catalog.server_types import (
     CLIENT_VARIABLES,
     Client,
     Runner,
     Sampling,
     ServerMode,
-    Suite,
     Variable,
 )
-from generator.catalog.sections import build_estimates, build_models, parse_pair
 from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supported
 from generator.errors import CatalogError, did_you_mean
 from generator.imageref.allowed import names_registry, repository

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from generator.catalog.catalog_types import PACKINGS, PER_SERVER, Config, PairExtras, one_of
 from generator.catalog.flags import canonical, merge_env, merge_flags, override_env, override_flags
-from generator.catalog.model import PACKINGS, PER_SERVER, Config, PairExtras, one_of
 from generator.catalog.sections import build_parallel, number, parse_pair
 from generator.errors import CatalogError
 
@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from generator.catalog.benchmark_catalog import BenchmarkBuilder
-    from generator.catalog.model import EnvVar, Flag, Pair, Suite
+    from generator.catalog.catalog_types import Pair, Suite
+    from generator.catalog.server_types import EnvVar, Flag
 
 # A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
 # (GitHub's limit) of at most 256 points each (the launcher's), so more could never run.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.model import ImageBuild, ImageReleases
 from generator.catalog.releases import check_pattern
+from generator.catalog.server_types import ImageBuild, ImageReleases
 from generator.catalog.upstream import SGLANG, index, release_at, supported
 from generator.errors import did_you_mean
 from generator.imageref.allowed import check_allowed, names_registry, repository
@@ -15,8 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.catalog.model import ServerMode
     from generator.catalog.reader import Reader
+    from generator.catalog.server_types import ServerMode
 
 
 def check_image(r: Reader, image: str, mode: ServerMode, path: list[str | int]) -> None:

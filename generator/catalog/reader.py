@@ -6,7 +6,8 @@ import re
 from typing import Any
 
 from generator.catalog.layout import MARKER, layout_flags, layout_problem
-from generator.catalog.model import EnvVar, Flag, Parallel, Selector
+from generator.catalog.selectors import Selector
+from generator.catalog.server_types import EnvVar, Flag, Parallel
 from generator.catalog.upstream import SERVER, flag_problem
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean

@@ -35,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
 
 _file = click.Path(dir_okay=False, path_type=Path)
 _dir = click.Path(file_okay=False, path_type=Path)

@@ -14,7 +14,7 @@ from datetime import UTC
 from typing import Any
 
 from generator.catalog.at_ref import commit_of, load_at
-from generator.catalog.model import LEVELS, PER_SERVER, PR
+from generator.catalog.catalog_types import LEVELS, PER_SERVER, PR
 from generator.dispatch.diff import build_entries, diff, executed_differences
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand import expand

@@ -9,18 +9,8 @@ catalog's file and line.
 
 from __future__ import annotations
 
-from generator.catalog.model import (
-    PER_CELL,
-    PER_SERVER,
-    SELECTOR_FIELDS,
-    Case,
-    Catalog,
-    Config,
-    Preset,
-    Schedule,
-    Selector,
-    field_value,
-)
+from generator.catalog.catalog_types import PER_CELL, PER_SERVER, Case, Catalog, Config
+from generator.catalog.selectors import SELECTOR_FIELDS, Preset, Schedule, Selector, field_value
 from generator.errors import CatalogError, SelectionError
 from generator.expand.cells import config_cells
 from generator.expand.ids import bounded

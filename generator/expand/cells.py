@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.catalog.model import Catalog, Config, Pair
+from generator.catalog.catalog_types import Catalog, Config, Pair
 from generator.expand.estimate import point_minutes
 from generator.expand.ids import bounded
 from generator.expand.model import Cell, Server

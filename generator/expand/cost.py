@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import Runner
+    from generator.catalog.server_types import Runner
 
 
 def shape(runners: dict[str, Runner], jobs: Iterable[Job]) -> Shape:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generator.catalog.model import PER_CELL, Catalog, Config, Pair
+from generator.catalog.catalog_types import PER_CELL, Catalog, Config, Pair
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cells import config_cells
 from generator.expand.pack import pack

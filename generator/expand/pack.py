@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from generator.catalog.model import Catalog, Config
+    from generator.catalog.catalog_types import Catalog, Config
 
 _SLACK = 1e-9  # float sums of the same minutes in another order
 # Points a job sweeps at most: the launcher refuses a job of more (generator/launch/contract.py).

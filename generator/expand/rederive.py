@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.catalog.model import Catalog, Pair
+from generator.catalog.catalog_types import Catalog, Pair
 from generator.errors import CheckFailed
 from generator.expand.cells import GridPoint, config_cells
 from generator.expand.entries import job_entry

@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from generator.catalog.model import PER_CELL, PER_SERVER, Catalog, Config
+from generator.catalog.catalog_types import PER_CELL, PER_SERVER, Catalog, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
 from generator.expand.model import Cell, Expanded, Job, Run, Selection

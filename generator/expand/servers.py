@@ -3,19 +3,10 @@ of a config's arguments, per-pair extras, and the environment."""
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import SPEC_NONE, Case, Catalog, Config, Pair
 from generator.catalog.flags import argv, canonical, env_dict, override_env, override_flags
 from generator.catalog.layout import TP
-from generator.catalog.model import (
-    SPEC_NONE,
-    Case,
-    Catalog,
-    Config,
-    EnvVar,
-    Flag,
-    Pair,
-    Parallel,
-    ServerMode,
-)
+from generator.catalog.server_types import EnvVar, Flag, Parallel, ServerMode
 from generator.errors import CatalogError, Loc
 from generator.expand.model import Server
 

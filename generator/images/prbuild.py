@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from generator.catalog.model import ImageBuild
+    from generator.catalog.server_types import ImageBuild
     from generator.images.registry import Registry
 
 BUILT = "built"  # the entries' image_resolution: the image this run built

@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
     from generator.images.registry import Registry
 
 

@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
     from generator.expand.model import Expanded
 
 

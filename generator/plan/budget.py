@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from generator.catalog.confirm_section import Confirm
-    from generator.catalog.model import Runner
+    from generator.catalog.server_types import Runner
     from generator.expand.model import Job
 
 

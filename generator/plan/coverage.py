@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
-from generator.catalog.model import LEVELS
 from generator.expand.select import query
 from generator.plan.week import hours_text, plan_week, plural
 

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
     from generator.expand.model import Expanded, Job, Shape
     from generator.expand.select import Query
 

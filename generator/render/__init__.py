@@ -9,7 +9,7 @@ checked here, on that output.
 
 from __future__ import annotations
 
-from generator.catalog.model import LEVELS
+from generator.catalog.catalog_types import LEVELS
 from generator.errors import Loc
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits

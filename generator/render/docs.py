@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.model import PER_SERVER, matches
+from generator.catalog.catalog_types import PER_SERVER
+from generator.catalog.selectors import matches
 from generator.catalog.upstream import LM_EVAL, SGLANG, index, supported
 from generator.errors import Loc, SglangCIError
 from generator.expand.entries import case_entry, job_entry

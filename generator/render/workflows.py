@@ -3,8 +3,8 @@ workflows, the PR checks and actionlint's runner labels."""
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
-from generator.catalog.model import LEVELS
 from generator.plan.coverage import preset_label
 from generator.render.matrices import level_entries
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from generator.catalog import BENCHMARK, load
+from generator.catalog.catalog_types import Pair
 from generator.catalog.flags import argv
-from generator.catalog.model import Pair
 from generator.errors import CatalogError
 from tests.helpers import FIXTURE, copy_catalogs, edit
 

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.catalog.model import Case
+    from generator.catalog.catalog_types import Case
     from generator.expand.model import Expanded
     from tests.conftest import Invoke
 

@@ -8,7 +8,7 @@ import pytest
 from generator.catalog import ACCURACY, BENCHMARK, load
 from generator.catalog.flags import argv
 from generator.catalog.layout import layout_flags, layout_problem
-from generator.catalog.model import Parallel
+from generator.catalog.server_types import Parallel
 from generator.errors import CatalogError, Loc
 from generator.expand.servers import config_server
 from tests.helpers import copy_catalogs, edit
@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.catalog.model import Catalog, Config
+    from generator.catalog.catalog_types import Catalog, Config
     from generator.expand.model import Expanded
 
 LOC = Loc("catalogs/benchmark.yaml", 5)

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from generator.catalog import BENCHMARK
-from generator.catalog.model import PER_CELL, PER_SERVER
+from generator.catalog.catalog_types import PER_CELL, PER_SERVER
 from generator.errors import CatalogError
 from generator.expand import expand
 from tests.helpers import copy_catalogs, edit, expanded_at

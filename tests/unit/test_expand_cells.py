@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.catalog.model import Pair
+from generator.catalog.catalog_types import Pair
 from generator.expand.cells import cell_id, config_cells, grid_points, ratio_text
 from generator.expand.estimate import point_minutes
 from generator.expand.servers import config_server

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.catalog.model import Runner
+from generator.catalog.server_types import Runner
 from generator.errors import Loc
 from generator.expand.cost import shape
 from generator.expand.model import Expanded, Job, Shape

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog.model import Pair
+from generator.catalog.catalog_types import Pair
 from generator.errors import SelectionError
 from generator.expand.custom import MAX_POINTS, Point, custom_jobs, find_configs, parse_points
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog.model import PER_SERVER
+from generator.catalog.catalog_types import PER_SERVER
 from generator.expand.model import KINDS, Expanded
 
 

@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from generator.catalog.model import PER_SERVER
+from generator.catalog.catalog_types import PER_SERVER
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode, image_for
 from generator.explain import explain

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generator.catalog.model import ImageReleases
+from generator.catalog.server_types import ImageReleases
 from generator.catalog.upstream import SGLANG, index
 from generator.errors import SelectionError
 from generator.images import (

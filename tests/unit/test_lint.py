@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from generator.catalog.model import Catalog, EnvVar
+from generator.catalog.server_types import EnvVar
 from generator.errors import Loc
 from generator.expand import expand
 from generator.lint import Finding, errors, format_json, format_text, lint
@@ -18,6 +18,7 @@ from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from generator.catalog.catalog_types import Catalog
     from generator.expand.model import Expanded
     from tests.conftest import Invoke
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.catalog.model import PER_CELL, Catalog
+from generator.catalog.catalog_types import PER_CELL, Catalog
 from generator.errors import CatalogError
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points

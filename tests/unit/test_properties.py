@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.catalog.model import PER_CELL, PER_SERVER
+from generator.catalog.catalog_types import PER_CELL, PER_SERVER
 from generator.catalog.yamlio import load_data
 from generator.expand.entries import cell_entry, job_entry
 from generator.expand.select import image_for, query

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import Case
 from generator.catalog.flags import canonical
-from generator.catalog.model import Case
 from generator.lint.rules.base import Context, Hit, flag_map, hit
 
 TYPE_CHECKING = False

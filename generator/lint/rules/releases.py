@@ -26,7 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from generator.catalog.model import Catalog, Flag
+    from generator.catalog.catalog_types import Catalog
+    from generator.catalog.server_types import Flag
     from generator.errors import Loc
     from generator.lint.rules.base import Resolved
 

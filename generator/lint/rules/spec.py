@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from generator.catalog.catalog_types import SPEC_NONE, Config
 from generator.catalog.layout import DP
-from generator.catalog.model import SPEC_NONE, Config
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 
 TYPE_CHECKING = False
