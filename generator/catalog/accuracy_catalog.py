@@ -6,9 +6,9 @@ from typing import Any
 
 from generator.catalog.catalog_types import LEVELS, AccuracySuite, Case, Config, Evaluator, one_of
 from generator.catalog.cron import cron_problem
+from generator.catalog.flag_checks import model_arg_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
 from generator.catalog.sections import build_models, build_parallel
-from generator.catalog.upstream import model_arg_problem
 from generator.imageref.allowed import check_allowed
 from generator.imageref.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS

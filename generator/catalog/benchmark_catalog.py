@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from generator.catalog.catalog_types import Suite
+from generator.catalog.flag_checks import flag_problem
 from generator.catalog.flags import merge_flags
 from generator.catalog.image_sections import build_image_build, build_image_releases, check_image
 from generator.catalog.layout import MARKER
@@ -19,7 +20,7 @@ from generator.catalog.server_types import (
     ServerMode,
     Variable,
 )
-from generator.catalog.upstream import SERVER, flag_problem, parsers_known, supported
+from generator.catalog.upstream import SERVER, parsers_known, supported
 from generator.errors import CatalogError, did_you_mean
 from generator.imageref.allowed import names_registry, repository
 from generator.imageref.reference import ImageError

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.release_flags import release_at
 from generator.catalog.releases import check_pattern
 from generator.catalog.server_types import ImageBuild, ImageReleases
-from generator.catalog.upstream import SGLANG, index, release_at, supported
+from generator.catalog.upstream import SGLANG, index, supported
 from generator.errors import did_you_mean
 from generator.imageref.allowed import check_allowed, names_registry, repository
 from generator.imageref.reference import ImageError, parse_reference

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from generator.catalog.flag_checks import flag_problem
 from generator.catalog.layout import MARKER, layout_flags, layout_problem
 from generator.catalog.selectors import Selector
 from generator.catalog.server_types import EnvVar, Flag, Parallel
-from generator.catalog.upstream import SERVER, flag_problem
+from generator.catalog.upstream import SERVER
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
 from generator.launch.contract import MODEL_FLAGS, model_path_problem

@@ -9,7 +9,8 @@ import json
 from typing import Any, cast
 
 from generator.catalog.catalog_types import SPEC_NONE, Catalog
-from generator.catalog.upstream import SERVER, SGLANG, index, renamings
+from generator.catalog.release_flags import renamings
+from generator.catalog.upstream import SERVER, SGLANG, index
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
 from generator.launch.contract import (

@@ -9,8 +9,10 @@ from typing import cast
 
 import pytest
 
+from generator.catalog.release_flags import argv_flags
+from generator.catalog.release_table import release
 from generator.catalog.releases import carried
-from generator.catalog.upstream import SERVER, SGLANG, argv_flags, index, release, takes
+from generator.catalog.upstream import SERVER, SGLANG, index, takes
 from generator.expand.entries import spellings
 from generator.launch import commands
 from generator.lint import lint
