@@ -12,7 +12,7 @@ import shlex
 from generator.catalog.catalog_types import PER_SERVER, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.entries import case_entry, job_entry, point_entry
-from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
+from generator.expand.expanded import KINDS, CaseRun, Cell, Expanded, Job, Target
 from generator.expand.select import check_mode, default_mode, image_for
 from generator.launch import commands
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry

@@ -10,7 +10,7 @@ from generator.catalog.catalog_types import Suite
 from generator.catalog.flag_checks import flag_problem
 from generator.catalog.flags import merge_flags
 from generator.catalog.image_sections import build_image_build, build_image_releases, check_image
-from generator.catalog.layout import MARKER
+from generator.catalog.parallel_layout import MARKER
 from generator.catalog.sections import build_estimates, build_models, parse_pair
 from generator.catalog.server_types import (
     CLIENT_VARIABLES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.image_releases import check_pattern
 from generator.catalog.release_flags import release_at
-from generator.catalog.releases import check_pattern
 from generator.catalog.server_types import ImageBuild, ImageReleases
 from generator.catalog.upstream import SGLANG, index, supported
 from generator.errors import did_you_mean

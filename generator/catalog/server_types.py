@@ -89,7 +89,7 @@ class Estimates:
 @dataclass(frozen=True, kw_only=True)
 class Parallel:
     """A server's layout (`parallel:`): the one source of its TP, DP, EP and DP-attention
-    flags (generator/catalog/layout.py)."""
+    flags (generator/catalog/parallel_layout.py)."""
 
     tp: int
     dp: int = 1

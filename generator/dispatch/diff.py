@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from generator.catalog.server_types import ImageBuild
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")

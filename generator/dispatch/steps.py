@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.dispatch.diff import Changes
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.images.registry import Registry
 
 NONE = "none"  # the dropdown's default: run nothing

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from generator.catalog.catalog_types import Catalog
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 # The fields an entry's image pin sets (the select step's, docs/images.md).
 IMAGE_KEYS = (

@@ -13,8 +13,7 @@ from generator.catalog.catalog_types import PER_CELL, PER_SERVER, Case, Catalog,
 from generator.catalog.selectors import SELECTOR_FIELDS, Preset, Schedule, Selector, field_value
 from generator.errors import CatalogError, SelectionError
 from generator.expand.cells import config_cells
-from generator.expand.ids import bounded
-from generator.expand.model import (
+from generator.expand.expanded import (
     CaseRun,
     Cell,
     Expanded,
@@ -23,6 +22,7 @@ from generator.expand.model import (
     Server,
     Target,
 )
+from generator.expand.ids import bounded
 from generator.expand.pack import pack
 from generator.expand.select import assemble, check_mode
 from generator.expand.servers import case_server, config_server

@@ -7,7 +7,7 @@ labels run side by side. See docs/planning.md.
 
 from __future__ import annotations
 
-from generator.expand.model import Job, Shape
+from generator.expand.expanded import Job, Shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

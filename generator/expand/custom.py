@@ -16,7 +16,7 @@ from generator.expand.servers import config_server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Job
+    from generator.expand.expanded import Expanded, Job
 
 # ISL and OSL of at most 9 digits (as the catalog's pairs), CONC of at most 6, RATIO of at
 # most 12 characters: the numbers are read only once they fit.

@@ -26,7 +26,7 @@ from generator.launch.contract import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.server_types import Client
-    from generator.expand.model import CaseRun, Cell, Job, Server
+    from generator.expand.expanded import CaseRun, Cell, Job, Server
 
 DRAFT_STEPS = "--speculative-num-steps"
 

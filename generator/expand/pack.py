@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
+from generator.expand.expanded import Cell, Job, Server
 from generator.expand.ids import bounded
-from generator.expand.model import Cell, Job, Server
 from generator.launch.contract import MAX_POINTS
 
 TYPE_CHECKING = False

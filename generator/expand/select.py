@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from generator.catalog.catalog_types import PER_CELL, PER_SERVER, Catalog, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cost import shape
-from generator.expand.model import Cell, Expanded, Job, Run, Selection
+from generator.expand.expanded import Cell, Expanded, Job, Run, Selection
 from generator.imageref.allowed import check_allowed
 
 TYPE_CHECKING = False

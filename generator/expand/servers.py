@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from generator.catalog.catalog_types import SPEC_NONE, Case, Catalog, Config, Pair
 from generator.catalog.flags import argv, canonical, env_dict, override_env, override_flags
-from generator.catalog.layout import TP
+from generator.catalog.parallel_layout import TP
 from generator.catalog.server_types import EnvVar, Flag, Parallel, ServerMode
 from generator.errors import CatalogError, Loc
-from generator.expand.model import Server
+from generator.expand.expanded import Server
 
 
 def _substitute(flag: Flag, values: dict[str, str]) -> Flag:

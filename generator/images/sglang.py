@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from generator.catalog.image_releases import declared, from_tag
 from generator.catalog.release_flags import argv_flags, release_at, release_problem
-from generator.catalog.releases import declared, from_tag
 from generator.catalog.upstream import SERVER, SGLANG, index, span, supported
 from generator.errors import SelectionError
 from generator.imageref.reference import parse_reference

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from generator.catalog.catalog_types import Catalog
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.confirm_section import Confirm
     from generator.catalog.server_types import Runner
-    from generator.expand.model import Job
+    from generator.expand.expanded import Job
 
 
 # A/B jobs a clean server-run gets (a suspicion, at `significance.suspect`, and again each

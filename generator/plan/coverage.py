@@ -11,7 +11,7 @@ from generator.plan.week import hours_text, plan_week, plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Run, Selection
+    from generator.expand.expanded import Expanded, Run, Selection
 
 
 def _count(configs: int, run: Run) -> dict[str, int]:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from generator.catalog.catalog_types import Catalog
-    from generator.expand.model import Expanded, Job, Shape
+    from generator.expand.expanded import Expanded, Job, Shape
     from generator.expand.select import Query
 
 WEEK_TOTALS = (

@@ -10,7 +10,7 @@ from generator.render.matrices import level_entries
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.render.templates import Templates
 
 WORKFLOWS = ".github/workflows"

@@ -14,7 +14,7 @@ from generator.expand.select import query
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 QUICK_REDUCE = "AITER_QUICK_REDUCE_QUANTIZATION"

@@ -9,9 +9,9 @@ from typing import cast
 
 import pytest
 
+from generator.catalog.image_releases import carried
 from generator.catalog.release_flags import argv_flags
 from generator.catalog.release_table import release
-from generator.catalog.releases import carried
 from generator.catalog.upstream import SERVER, SGLANG, index, takes
 from generator.expand.entries import spellings
 from generator.launch import commands
@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.launch.contract import ServerEntry
     from tests.conftest import Invoke
 

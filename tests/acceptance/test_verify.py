@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from click.testing import Result
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.images import Reference
     from tests.conftest import Invoke
 

@@ -8,7 +8,7 @@ from generator.catalog.selectors import Selector, field_value, matches
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.catalog_types import Config
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def config(fixture: Expanded, prefix: str) -> Config:

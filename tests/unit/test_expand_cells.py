@@ -9,7 +9,7 @@ from generator.expand.servers import config_server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def test_a_cell_is_named_by_config_pair_concurrency_and_ratio(fixture: Expanded) -> None:

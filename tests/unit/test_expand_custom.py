@@ -10,7 +10,7 @@ from generator.expand.custom import MAX_POINTS, Point, custom_jobs, find_configs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def test_points_parse_with_spaces_and_repeats_kept_once() -> None:

@@ -12,7 +12,7 @@ from generator.expand.estimate import point_minutes, shown, startup_minutes
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.catalog_types import Catalog, Config
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def config(catalog: Catalog, prefix: str) -> Config:

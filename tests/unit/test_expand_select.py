@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def refusal(call: Callable[[], object]) -> str:

@@ -13,7 +13,7 @@ from generator.expand.servers import apply_mode, apply_mode_env, case_server, co
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 LOC = Loc("catalogs/benchmark.yaml", 7)
 LAYOUT = Parallel(tp=8, dp=8, ep=8)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 WINDOW = 7
 RELEASE = "{version}-rocm720-mi35x-{date}"

@@ -19,7 +19,7 @@ from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.catalog_types import Catalog
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 BENCH = "catalogs/benchmark.yaml"

@@ -21,7 +21,7 @@ from tests.helpers import FIXTURE, expanded_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Job, Run
+    from generator.expand.expanded import Expanded, Job, Run
 
 
 def runs(expanded: Expanded) -> list[tuple[str, Run]]:

@@ -10,7 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from generator.expand.model import Server
+    from generator.expand.expanded import Server
 
 
 def _shown(values: tuple[str, ...] | str | None) -> str:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.server_types import Runner
     from generator.errors import Loc
-    from generator.expand.model import Expanded, Server
+    from generator.expand.expanded import Expanded, Server
 
 ERROR = "error"
 WARNING = "warning"

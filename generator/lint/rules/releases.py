@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from generator.catalog.flag_checks import dropped
 from generator.catalog.flags import canonical
-from generator.catalog.layout import WRITTEN
+from generator.catalog.image_releases import carried, declared
+from generator.catalog.parallel_layout import WRITTEN
 from generator.catalog.release_flags import argv_flags, deprecation, release_problem, renamings
-from generator.catalog.releases import carried, declared
 from generator.catalog.upstream import SERVER, SGLANG, index, parsers_known, span
 from generator.lint.rules.base import Context, Hit, Owner
 

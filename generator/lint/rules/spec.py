@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from generator.catalog.catalog_types import SPEC_NONE, Config
-from generator.catalog.layout import DP
+from generator.catalog.parallel_layout import DP
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 
 TYPE_CHECKING = False
