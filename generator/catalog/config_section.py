@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.benchmark_catalog import BenchmarkBuilder
     from generator.catalog.catalog_types import Pair, Suite
+    from generator.catalog.reader import Reader
     from generator.catalog.server_types import EnvVar, Flag
 
 # A config's cells in one server mode: its own preset is one matrix of at most 256 jobs
@@ -40,18 +41,10 @@ def build_config(b: BenchmarkBuilder, i: int, raw: Mapping[str, Any]) -> Config:
     )
     used: list[str] = []
     parallel = build_parallel(raw["parallel"])
-    flags = _at(
-        b,
-        merge_flags,
-        r.server_args(raw["args"], path, b.arg_fragments, used, parallel),
-        [*path, "args"],
-    )
-    env = _at(
-        b,
-        merge_env,
-        r.items(raw.get("env") or [], [*path, "env"], b.env_fragments, "env", used),
-        [*path, "env"],
-    )
+    server_args = r.server_args(raw["args"], path, b.arg_fragments, used, parallel)
+    flags = _at(r, merge_flags, server_args, [*path, "args"])
+    env_items = r.items(raw.get("env") or [], [*path, "env"], b.env_fragments, "env", used)
+    env = _at(r, merge_env, env_items, [*path, "env"])
     flags, env = _override(b, raw.get("override") or {}, flags, env, [*path, "override"], used)
     grid = _grid(b, suite, raw.get("grid"), [*path, "grid"])
     cells = sum(len(concurrencies) for _, concurrencies in grid)
@@ -129,14 +122,12 @@ def _override(
     return override_flags(flags, new.args), override_env(env, new.env)
 
 
-def _at(
-    b: BenchmarkBuilder, merge: Callable[[list[T]], R], items: list[T], path: list[str | int]
-) -> R:
+def _at(r: Reader, merge: Callable[[list[T]], R], items: list[T], path: list[str | int]) -> R:
     """Merge fragments; a conflict is reported at the list that combined them."""
     try:
         return merge(items)
     except CatalogError as e:
-        raise b.r.fail(e.message, path) from e
+        raise r.fail(e.message, path) from e
 
 
 def _grid(

@@ -118,11 +118,7 @@ class Policy:
             "min_change": dict(self.min_change),
             "on_regression": self.on_regression,
             "on_gate": self.on_gate,
-            "thresholds": {
-                "floor": self.thresholds.floor,
-                "margin": self.thresholds.margin,
-                "min_runs": self.thresholds.min_runs,
-            },
+            "thresholds": dict(self.thresholds.__dict__),
             "confirm": self.confirm.as_dict(),
         }
 

@@ -11,7 +11,6 @@ import pytest
 
 from generator.catalog.image_releases import carried
 from generator.catalog.release_flags import argv_flags
-from generator.catalog.release_table import release
 from generator.catalog.upstream import SERVER, SGLANG, index, takes
 from generator.expand.entries import spellings
 from generator.launch import commands
@@ -19,6 +18,7 @@ from generator.lint import lint
 from generator.lint.rules.base import context
 from generator.lint.rules.releases import images_of
 from tests.helpers import ROOT, copy_catalogs, edit, expanded_at
+from tests.release_tables import release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

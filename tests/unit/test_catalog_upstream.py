@@ -1,4 +1,4 @@
-"""generator.catalog.upstream and release_table: the flag tables of the supported SGLang and
+"""generator.catalog.upstream: the flag tables of the supported SGLang and
 lm-eval releases, and what they say about the flags the launchers pass."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from generator.catalog.flag_checks import dropped
-from generator.catalog.release_table import Action, Release, release
 from generator.catalog.upstream import LAUNCHER_DESTS, LM_EVAL, SERVER, SGLANG, index
 from generator.launch.contract import LAUNCHER_FLAGS
 from tests.helpers import ROOT
+from tests.release_tables import Action, Release, release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,5 +1,6 @@
-"""One release's own flag table (`flagtables/<tool>-<version>.json`), as its parsers declare
-them: every argparse action with its option strings, dest and value count."""
+"""One release's own flag table (`generator/catalog/flagtables/<tool>-<version>.json`), as its
+parsers declare them: every argparse action with its option strings, dest and value count.
+The catalog reads the merged index only (generator.catalog.upstream); the tests read these."""
 
 from __future__ import annotations
 
