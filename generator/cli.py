@@ -24,7 +24,8 @@ from generator.dispatch.verify_cli import verify_group
 from generator.errors import CheckFailed, SelectionError, did_you_mean
 from generator.expand.entries import case_entry, cell_entry, job_entry
 from generator.expand.expanded import KINDS, Expanded
-from generator.expand.select import image_for, query
+from generator.expand.query import query
+from generator.expand.select import image_for
 from generator.explain import explain
 from generator.images import prbuild, registry_from_env
 from generator.jsonio import dumps

@@ -20,7 +20,8 @@ from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
-from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
+from generator.expand.query import find_preset, find_schedule
+from generator.expand.select import check_image, check_mode, image_for
 from generator.images import (
     parse_reference,
     prbuild,

@@ -10,9 +10,14 @@ from generator.expand.select import assemble, check_mode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from generator.catalog.catalog_types import Catalog, Config
     from generator.catalog.selectors import Preset, Schedule, Selector
-    from generator.expand.expanded import Cell, Job
+    from generator.expand.expanded import Cell, Job, Run
+
+    # The run of some configs in a server mode and packing (select.assemble's, bound).
+    RunOf = Callable[[tuple[Config, ...], str | None, str], Run]
 
 
 def selections(
@@ -22,12 +27,16 @@ def selections(
 ) -> tuple[tuple[Selection, ...], tuple[Selection, ...]]:
     """The catalog's cron groups and its presets, each refused when it selects nothing."""
     by_field = _field_index(catalog.configs)
+
+    def run(configs: tuple[Config, ...], mode: str | None, packing: str) -> Run:
+        return assemble(catalog, cells, jobs, configs, mode, packing)
+
     schedules = tuple(
-        _schedule(catalog, cells, jobs, s, _selected(catalog, by_field, s.select))
+        _schedule(catalog, run, s, _selected(catalog, by_field, s.select))
         for s in catalog.schedules
     )
     presets = tuple(
-        _preset(catalog, cells, jobs, p, _selected(catalog, by_field, p.select, p.suite))
+        _preset(catalog, run, p, _selected(catalog, by_field, p.select, p.suite))
         for p in catalog.presets
     )
     return schedules, presets
@@ -60,13 +69,7 @@ def _selected(
     return tuple(c for c in configs if suite is None or c.suite == suite)
 
 
-def _schedule(
-    catalog: Catalog,
-    cells: dict[tuple[str, str], tuple[Cell, ...]],
-    jobs: dict[tuple[str, str, str], tuple[Job, ...]],
-    s: Schedule,
-    configs: tuple[Config, ...],
-) -> Selection:
+def _schedule(catalog: Catalog, run: RunOf, s: Schedule, configs: tuple[Config, ...]) -> Selection:
     if not configs:
         msg = f"cron group '{s.name}' selects no config"
         raise CatalogError(msg, s.select_loc)
@@ -75,7 +78,6 @@ def _schedule(
     except SelectionError as e:
         msg = f"cron group '{s.name}': {e.message}"
         raise CatalogError(msg, s.loc) from e
-    run = assemble(catalog, cells, jobs, configs, s.server_mode, s.packing)
     return Selection(
         kind="schedule",
         name=s.name,
@@ -88,17 +90,11 @@ def _schedule(
         packing=s.packing,
         loc=s.loc,
         source=s,
-        runs={s.server_mode: run},
+        runs={s.server_mode: run(configs, s.server_mode, s.packing)},
     )
 
 
-def _preset(
-    catalog: Catalog,
-    cells: dict[tuple[str, str], tuple[Cell, ...]],
-    jobs: dict[tuple[str, str, str], tuple[Job, ...]],
-    p: Preset,
-    configs: tuple[Config, ...],
-) -> Selection:
+def _preset(catalog: Catalog, run: RunOf, p: Preset, configs: tuple[Config, ...]) -> Selection:
     if not configs:
         msg = f"preset '{p.name}' selects no config"
         raise CatalogError(msg, p.select_loc)
@@ -115,5 +111,5 @@ def _preset(
         packing=p.packing,
         loc=p.loc,
         source=p,
-        runs={m: assemble(catalog, cells, jobs, configs, m, p.packing) for m in modes},
+        runs={m: run(configs, m, p.packing) for m in modes},
     )

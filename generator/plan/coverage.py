@@ -6,7 +6,7 @@ from typing import Any
 
 from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
-from generator.expand.select import query
+from generator.expand.query import query
 from generator.plan.week import hours_text, plan_week, plural
 
 TYPE_CHECKING = False

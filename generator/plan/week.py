@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.catalog_types import Catalog
     from generator.expand.expanded import Expanded, Job, Shape
-    from generator.expand.select import Query
+    from generator.expand.query import Query
 
 WEEK_TOTALS = (
     "cells_per_week",

@@ -10,7 +10,7 @@ import pytest
 
 from generator.catalog.flags import canonical
 from generator.expand.entries import case_entry, cell_entry
-from generator.expand.select import query
+from generator.expand.query import query
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

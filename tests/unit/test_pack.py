@@ -16,7 +16,7 @@ from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.ids import MAX_ID_CHARS, bounded
 from generator.expand.pack import pack, split
-from generator.expand.select import query
+from generator.expand.query import query
 from tests.helpers import FIXTURE, expanded_at
 
 TYPE_CHECKING = False

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from generator.catalog.catalog_types import PER_CELL, PER_SERVER
 from generator.catalog.yamlio import load_data
 from generator.expand.entries import cell_entry, job_entry
-from generator.expand.select import image_for, query
+from generator.expand.query import query
+from generator.expand.select import image_for
 from generator.jsonio import dumps
 from generator.render import render
 from generator.render.drift import drift
