@@ -8,7 +8,7 @@ from generator.catalog.catalog_types import LEVELS, AccuracySuite, Case, Config,
 from generator.catalog.cron import cron_problem
 from generator.catalog.flag_checks import model_arg_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
-from generator.catalog.sections import build_models, build_parallel
+from generator.catalog.sections import build_models, build_parallel, number
 from generator.imageref.allowed import check_allowed
 from generator.imageref.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS
@@ -171,11 +171,7 @@ class AccuracyBuilder:
             levels=levels,
             threshold=float(raw["threshold"]),
             images=self._images(raw.get("images") or {}, path),
-            min_acceptance_rate=(
-                None
-                if raw.get("min_acceptance_rate") is None
-                else float(raw["min_acceptance_rate"])
-            ),
+            min_acceptance_rate=number(raw.get("min_acceptance_rate")),
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
             loc=r.loc(path),

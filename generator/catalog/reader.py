@@ -132,11 +132,7 @@ class Reader:
                     raise self.fail(msg, [*path, i])
                 out.extend(layout)
             elif isinstance(item, str):
-                if item not in fragments:
-                    hint = did_you_mean(item, fragments)
-                    msg = f"unknown {kind} fragment '{item}'{hint}"
-                    raise self.fail(msg, [*path, i])
-                used.append(item)
+                used.append(self.known(item, fragments, f"{kind} fragment", [*path, i]))
                 out.extend(fragments[item])
             elif kind == "args":
                 out.extend(self.flags(item, [*path, i]))

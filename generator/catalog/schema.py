@@ -20,7 +20,8 @@ SCHEMAS = ("benchmark", "accuracy")
 
 
 @functools.cache
-def _schema(name: str) -> dict[str, Any]:
+def schema_of(name: str) -> dict[str, Any]:
+    """The JSON Schema `schemas/<name>.schema.json`."""
     text = resources.files("generator.catalog").joinpath(f"schemas/{name}.schema.json").read_text()
     data: dict[str, Any] = json.loads(text)
     return data
@@ -31,7 +32,7 @@ def _registry() -> Registry[Any]:
     """Both schemas, which refer to each other."""
     registry: Registry[Any] = Registry()
     for other in SCHEMAS:
-        schema = _schema(other)
+        schema = schema_of(other)
         resource = Resource.from_contents(schema)
         registry = registry.with_resource(f"{other}.schema.json", resource)
         registry = registry.with_resource(schema["$id"], resource)
@@ -41,14 +42,14 @@ def _registry() -> Registry[Any]:
 @functools.cache
 def validator(name: str) -> Draft202012Validator:
     """The validator for one catalog kind."""
-    return Draft202012Validator(_schema(name), registry=_registry())
+    return Draft202012Validator(schema_of(name), registry=_registry())
 
 
 def _nested(name: str, key: str, properties: dict[str, Any]) -> str:
     """` (did you mean 'parallel.tp'?)` when `key` belongs in one of the mappings the
     object takes (a key written one level too high), else ``."""
     for parent, schema in properties.items():
-        sub, resolver = schema, _registry().resolver(base_uri=_schema(name)["$id"])
+        sub, resolver = schema, _registry().resolver(base_uri=schema_of(name)["$id"])
         try:
             while isinstance(sub, dict) and "$ref" in sub:
                 resolved = resolver.lookup(sub["$ref"])
