@@ -96,7 +96,7 @@ class Policy:
     on_regression: Action = "fail"
     on_gate: Action = "fail"
     thresholds: ThresholdRule = field(default_factory=ThresholdRule)
-    confirm: Confirm = field(default_factory=Confirm)  # regression.confirm (confirm.py)
+    confirm: Confirm = field(default_factory=Confirm)  # regression.confirm (confirm_section.py)
 
     @property
     def history(self) -> int:
