@@ -58,7 +58,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from generator.catalog.confirm import Confirm
+    from generator.catalog.confirm_section import Confirm
     from generator.catalog.regression import Policy
     from generator.verdicts.model import Event
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from generator.catalog.model import PER_SERVER, Config
+from generator.catalog.catalog_types import PER_SERVER, Config
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.entries import case_entry, job_entry, point_entry
-from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
+from generator.expand.expanded import KINDS, CaseRun, Cell, Expanded, Job, Target
 from generator.expand.select import check_mode, default_mode, image_for
 from generator.explain_text import case_text, job_text
 

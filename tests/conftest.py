@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 Invoke = Callable[..., Result]
 

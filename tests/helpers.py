@@ -12,7 +12,7 @@ from generator.expand import expand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 ROOT = Path(__file__).resolve().parents[1]
 # A frozen copy of the shipped catalogs: the exact counts of the spec are pinned on it, so

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator.catalog.accuracy import AccuracyBuilder
-from generator.catalog.benchmark import BenchmarkBuilder
+from generator.catalog.accuracy_catalog import AccuracyBuilder
+from generator.catalog.benchmark_catalog import BenchmarkBuilder
+from generator.catalog.catalog_types import Catalog
+from generator.catalog.config_section import build_configs
 from generator.catalog.groups import build_presets, build_schedules, known_values
-from generator.catalog.model import Catalog
 from generator.catalog.reader import Reader
 from generator.catalog.regression import build_policy
 from generator.catalog.schema import validate
@@ -55,7 +56,7 @@ def build(bench_r: Reader, acc_r: Reader) -> Catalog:
     """The typed catalog of two validated documents (`catalog.at_ref` reads them from a
     commit)."""
     bench = BenchmarkBuilder(bench_r)
-    configs = bench.configs()
+    configs = build_configs(bench)
     known = known_values(bench, configs)
     schedules = build_schedules(bench, known)
     presets = build_presets(bench, configs, known)

@@ -29,7 +29,7 @@ from generator.git import GitError, git, show
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
 
 
 def commit_of(root: Path, ref: str) -> str:

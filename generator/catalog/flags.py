@@ -8,7 +8,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import EnvVar, Flag
+    from generator.catalog.server_types import EnvVar, Flag
 
 # Alternative spellings SGLang's argparse accepts for the same destination
 # (python/sglang/srt/server_args.py: add_argument("--tensor-parallel-size", "--tp-size", ...)).

@@ -3,22 +3,13 @@ checked here); what each one selects is worked out by the expand stage."""
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import PACKINGS, PER_SERVER, Config, one_of
 from generator.catalog.cron import cron_problem
-from generator.catalog.model import (
-    PACKINGS,
-    PER_SERVER,
-    SELECTOR_FIELDS,
-    Config,
-    Preset,
-    Schedule,
-    Selector,
-    field_value,
-    one_of,
-)
+from generator.catalog.selectors import SELECTOR_FIELDS, Preset, Schedule, Selector, field_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.catalog.benchmark import BenchmarkBuilder
+    from generator.catalog.benchmark_catalog import BenchmarkBuilder
 
 
 def known_values(b: BenchmarkBuilder, configs: tuple[Config, ...]) -> dict[str, set[str]]:
@@ -46,7 +37,7 @@ def build_schedules(b: BenchmarkBuilder, known: dict[str, set[str]]) -> tuple[Sc
                 raise b.r.fail(msg, [*path, what])
         mode = raw.get("server_mode")
         if mode is not None:
-            b._check(str(mode), b.modes, "server mode", [*path, "server_mode"])
+            b.r.known(str(mode), b.modes, "server mode", [*path, "server_mode"])
         out.append(
             Schedule(
                 name=str(raw["name"]),
@@ -88,7 +79,7 @@ def build_presets(
         )
     for suite_name, entries in b.r.doc["presets"].items():
         spath: list[str | int] = ["presets", suite_name]
-        b._check(str(suite_name), b.suites, "suite", spath)
+        b.r.known(str(suite_name), b.suites, "suite", spath)
         used = names[str(suite_name)]
         for i, raw in enumerate(entries):
             path: list[str | int] = [*spath, i]

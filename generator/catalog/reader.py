@@ -5,16 +5,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.catalog.layout import MARKER, layout_flags, layout_problem
-from generator.catalog.model import EnvVar, Flag, Parallel, Selector
-from generator.catalog.upstream import SERVER, flag_problem
+from generator.catalog.flag_checks import flag_problem
+from generator.catalog.parallel_layout import MARKER, layout_flags, layout_problem
+from generator.catalog.selectors import Selector
+from generator.catalog.server_types import EnvVar, Flag, Parallel
+from generator.catalog.upstream import SERVER
 from generator.catalog.yamlio import line_of
 from generator.errors import CatalogError, Loc, did_you_mean
 from generator.launch.contract import MODEL_FLAGS, model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 MAX_RANGE = 65536
@@ -35,6 +37,15 @@ class Reader:
 
     def fail(self, message: str, path: Sequence[str | int]) -> CatalogError:
         return CatalogError(message, self.loc(path))
+
+    def known(
+        self, value: str, known: Collection[str], what: str, path: Sequence[str | int]
+    ) -> str:
+        """`value`, or a refusal at `path` naming the closest of the `known` ones."""
+        if value not in known:
+            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
+            raise self.fail(msg, path)
+        return value
 
     def values(self, raw: object, path: Sequence[str | int]) -> tuple[str, ...]:
         out = self._values(raw, path)
@@ -121,11 +132,7 @@ class Reader:
                     raise self.fail(msg, [*path, i])
                 out.extend(layout)
             elif isinstance(item, str):
-                if item not in fragments:
-                    hint = did_you_mean(item, fragments)
-                    msg = f"unknown {kind} fragment '{item}'{hint}"
-                    raise self.fail(msg, [*path, i])
-                used.append(item)
+                used.append(self.known(item, fragments, f"{kind} fragment", [*path, i]))
                 out.extend(fragments[item])
             elif kind == "args":
                 out.extend(self.flags(item, [*path, i]))

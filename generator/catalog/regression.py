@@ -9,16 +9,14 @@ mapping; the results commands take the policy from the catalog under `--root`, o
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Literal, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from generator.catalog.confirm import Confirm, build_confirm
+from generator.catalog.confirm_section import Confirm, build_confirm
+from generator.catalog.schema import schema_of
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
 
@@ -98,7 +96,7 @@ class Policy:
     on_regression: Action = "fail"
     on_gate: Action = "fail"
     thresholds: ThresholdRule = field(default_factory=ThresholdRule)
-    confirm: Confirm = field(default_factory=Confirm)  # regression.confirm (confirm.py)
+    confirm: Confirm = field(default_factory=Confirm)  # regression.confirm (confirm_section.py)
 
     @property
     def history(self) -> int:
@@ -118,21 +116,9 @@ class Policy:
             "min_change": dict(self.min_change),
             "on_regression": self.on_regression,
             "on_gate": self.on_gate,
-            "thresholds": {
-                "floor": self.thresholds.floor,
-                "margin": self.thresholds.margin,
-                "min_runs": self.thresholds.min_runs,
-            },
+            "thresholds": dict(self.thresholds.__dict__),
             "confirm": self.confirm.as_dict(),
         }
-
-
-@functools.cache
-def section_schema() -> dict[str, Any]:
-    """The JSON Schema of the section (schemas/regression.schema.json)."""
-    text = resources.files("generator.catalog").joinpath("schemas/regression.schema.json")
-    data: dict[str, Any] = json.loads(text.read_text())
-    return data
 
 
 def build_policy(raw: object, shown: str) -> Policy:
@@ -140,7 +126,7 @@ def build_policy(raw: object, shown: str) -> Policy:
     `shown` and the line (ruamel mappings carry their lines; plain dicts give line 1)."""
     if raw is None:
         return Policy()
-    error = best_match(Draft202012Validator(section_schema()).iter_errors(raw))
+    error = best_match(Draft202012Validator(schema_of(SECTION)).iter_errors(raw))
     if error is not None:
         path: list[str | int] = [p if isinstance(p, int) else str(p) for p in error.absolute_path]
         message = str(error.message)

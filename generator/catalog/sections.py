@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.model import Estimates, Model, Pair, Parallel, PointModel, StartupRule
+from generator.catalog.catalog_types import Pair
+from generator.catalog.server_types import Estimates, Model, Parallel, PointModel, StartupRule
 from generator.launch.contract import model_path_problem
 
 TYPE_CHECKING = False

@@ -96,7 +96,8 @@ def _decode(data: bytes, shown: str) -> str:
         raise CatalogError(msg, Loc(shown, line)) from e
 
 
-def _where(path: Sequence[str | int]) -> str:
+def dotted(path: Sequence[str | int]) -> str:
+    """`configs[3].args`: a path as an error names it."""
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
@@ -108,14 +109,14 @@ def check_values(root: object, shown: str) -> None:
     while stack:
         node, path = stack.pop()
         if len(path) > MAX_NESTING:
-            msg = f"{_where(path[:3])}...: nested deeper than {MAX_NESTING} levels"
+            msg = f"{dotted(path[:3])}...: nested deeper than {MAX_NESTING} levels"
             raise CatalogError(msg, Loc(shown, line_of(root, path)))
         if isinstance(node, float) and not math.isfinite(node):
-            msg = f"{_where(path)}: {node!r} is not a number the catalog takes"
+            msg = f"{dotted(path)}: {node!r} is not a number the catalog takes"
             msg += "; write a finite value"
             raise CatalogError(msg, Loc(shown, line_of(root, path)))
         if isinstance(node, int) and not isinstance(node, bool) and abs(node) >= _MAX_INT:
-            msg = f"{_where(path)}: a number of more than {MAX_NUMBER_DIGITS} digits"
+            msg = f"{dotted(path)}: a number of more than {MAX_NUMBER_DIGITS} digits"
             raise CatalogError(msg, Loc(shown, line_of(root, path)))
         if isinstance(node, dict):
             stack.extend((value, (*path, key)) for key, value in node.items())

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import click
 
-from generator.catalog.model import LEVELS
+from generator.catalog.catalog_types import LEVELS
 from generator.cli.options import emit, image_option, one_selection, selection_options, show, single
 from generator.context import Context, run
 from generator.dispatch.diff import diff
 from generator.dispatch.diff import text as diff_text
 from generator.expand.entries import cell_entry, job_entry
-from generator.expand.model import KINDS
-from generator.expand.select import cases, image_for, query
+from generator.expand.expanded import KINDS
+from generator.expand.query import cases, query
+from generator.expand.select import image_for
 from generator.explain import explain
 from generator.plan.change import expanded_at_base, week_change
 from generator.plan.change_text import change_text

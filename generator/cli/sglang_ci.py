@@ -29,7 +29,7 @@ from generator.render.write import write_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

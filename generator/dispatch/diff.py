@@ -21,7 +21,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from generator.catalog.model import LEVELS, PR
+from generator.catalog.catalog_types import LEVELS, PR
 from generator.errors import SglangCIError
 from generator.git import output, show
 from generator.imageref.allowed import is_allowed
@@ -31,8 +31,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import ImageBuild
-    from generator.expand.model import Expanded
+    from generator.catalog.server_types import ImageBuild
+    from generator.expand.expanded import Expanded
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")

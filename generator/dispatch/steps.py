@@ -14,13 +14,14 @@ from datetime import UTC
 from typing import Any
 
 from generator.catalog.at_ref import commit_of, load_at
-from generator.catalog.model import LEVELS, PER_SERVER, PR
+from generator.catalog.catalog_types import LEVELS, PER_SERVER, PR
 from generator.dispatch.diff import build_entries, diff, executed_differences
 from generator.errors import Loc, SelectionError, did_you_mean
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.entries import job_entry
-from generator.expand.select import check_image, check_mode, find_preset, find_schedule, image_for
+from generator.expand.query import find_preset, find_schedule
+from generator.expand.select import check_image, check_mode, image_for
 from generator.images import (
     parse_reference,
     prbuild,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.dispatch.diff import Changes
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.images.registry import Registry
 
 NONE = "none"  # the dropdown's default: run nothing

@@ -32,8 +32,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from generator.catalog.model import Catalog
-    from generator.expand.model import Expanded
+    from generator.catalog.catalog_types import Catalog
+    from generator.expand.expanded import Expanded
 
 # The fields an entry's image pin sets (the select step's, docs/images.md).
 IMAGE_KEYS = (

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from generator.catalog.model import Catalog, Config, Pair
+from generator.catalog.catalog_types import Catalog, Config, Pair
 from generator.expand.estimate import point_minutes
+from generator.expand.expanded import Cell, Server
 from generator.expand.ids import bounded
-from generator.expand.model import Cell, Server
 
 GridPoint = tuple[Pair, int, float]  # (ISL/OSL, concurrency, random range ratio)
 

@@ -7,13 +7,13 @@ labels run side by side. See docs/planning.md.
 
 from __future__ import annotations
 
-from generator.expand.model import Job, Shape
+from generator.expand.expanded import Job, Shape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import Runner
+    from generator.catalog.server_types import Runner
 
 
 def shape(runners: dict[str, Runner], jobs: Iterable[Job]) -> Shape:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generator.catalog.model import PER_CELL, Catalog, Config, Pair
+from generator.catalog.catalog_types import PER_CELL, Catalog, Config, Pair
 from generator.errors import SelectionError, did_you_mean
 from generator.expand.cells import config_cells
 from generator.expand.pack import pack
@@ -16,7 +16,7 @@ from generator.expand.servers import config_server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Job
+    from generator.expand.expanded import Expanded, Job
 
 # ISL and OSL of at most 9 digits (as the catalog's pairs), CONC of at most 6, RATIO of at
 # most 12 characters: the numbers are read only once they fit.

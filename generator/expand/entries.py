@@ -8,8 +8,9 @@ import itertools
 import json
 from typing import Any, cast
 
-from generator.catalog.model import SPEC_NONE, Catalog, Client
-from generator.catalog.upstream import SERVER, SGLANG, index, renamings
+from generator.catalog.catalog_types import SPEC_NONE, Catalog
+from generator.catalog.release_flags import renamings
+from generator.catalog.upstream import SERVER, SGLANG, index
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
 from generator.launch.contract import (
@@ -24,7 +25,8 @@ from generator.launch.contract import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import CaseRun, Cell, Job, Server
+    from generator.catalog.server_types import Client
+    from generator.expand.expanded import CaseRun, Cell, Job, Server
 
 DRAFT_STEPS = "--speculative-num-steps"
 

@@ -10,7 +10,8 @@ import math
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.catalog.model import Config, Estimates, PointModel
+    from generator.catalog.catalog_types import Config
+    from generator.catalog.server_types import Estimates, PointModel
 
 
 def shown(minutes: float) -> int:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
+from generator.expand.expanded import Cell, Job, Server
 from generator.expand.ids import bounded
-from generator.expand.model import Cell, Job, Server
 from generator.launch.contract import MAX_POINTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from generator.catalog.model import Catalog, Config
+    from generator.catalog.catalog_types import Catalog, Config
 
 _SLACK = 1e-9  # float sums of the same minutes in another order
 # Points a job sweeps at most: the launcher refuses a job of more (generator/launch/contract.py).

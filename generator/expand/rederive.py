@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.catalog.model import Catalog, Pair
+from generator.catalog.catalog_types import Catalog, Pair
 from generator.errors import CheckFailed
 from generator.expand.cells import GridPoint, config_cells
 from generator.expand.entries import job_entry
 from generator.expand.estimate import startup_minutes
-from generator.expand.model import Job
+from generator.expand.expanded import Job
 from generator.expand.pack import pairs_suffix
 from generator.expand.servers import config_server
 
@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from generator.expand.model import Cell
+    from generator.expand.expanded import Cell
 
 _PART = re.compile(r"-([1-9][0-9]*)of([1-9][0-9]*)$")
 

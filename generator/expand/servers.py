@@ -3,21 +3,12 @@ of a config's arguments, per-pair extras, and the environment."""
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import SPEC_NONE, Case, Catalog, Config, Pair
 from generator.catalog.flags import argv, canonical, env_dict, override_env, override_flags
-from generator.catalog.layout import TP
-from generator.catalog.model import (
-    SPEC_NONE,
-    Case,
-    Catalog,
-    Config,
-    EnvVar,
-    Flag,
-    Pair,
-    Parallel,
-    ServerMode,
-)
+from generator.catalog.parallel_layout import TP
+from generator.catalog.server_types import EnvVar, Flag, Parallel, ServerMode
 from generator.errors import CatalogError, Loc
-from generator.expand.model import Server
+from generator.expand.expanded import Server
 
 
 def _substitute(flag: Flag, values: dict[str, str]) -> Flag:
@@ -141,28 +132,24 @@ def _named(name: str, error: CatalogError) -> CatalogError:
 
 def config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str) -> Server:
     """A config's server for one pair (None: without per-pair extras) in one mode."""
+    extras = config.extras_for(pair) if pair is not None else None
     try:
-        return _config_server(catalog, config, pair, mode)
+        return resolve(
+            catalog,
+            model_path=config.model.path,
+            model_revision=config.model.revision,
+            parallel=config.parallel,
+            spec=config.spec,
+            flags=config.args,
+            env=config.env,
+            runner=config.runner,
+            mode_name=mode,
+            extra_flags=extras.args if extras else (),
+            extra_env=extras.env if extras else (),
+        )
     except CatalogError as e:
         where = f"config '{config.prefix}'"
         raise _named(where, e) from e
-
-
-def _config_server(catalog: Catalog, config: Config, pair: Pair | None, mode: str) -> Server:
-    extras = config.extras_for(pair) if pair is not None else None
-    return resolve(
-        catalog,
-        model_path=config.model.path,
-        model_revision=config.model.revision,
-        parallel=config.parallel,
-        spec=config.spec,
-        flags=config.args,
-        env=config.env,
-        runner=config.runner,
-        mode_name=mode,
-        extra_flags=extras.args if extras else (),
-        extra_env=extras.env if extras else (),
-    )
 
 
 def case_server(catalog: Catalog, case: Case, level: str | None = None) -> Server:

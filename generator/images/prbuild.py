@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import ImageBuild
+    from generator.catalog.server_types import ImageBuild
 
 MAX_PR = 10**9
 

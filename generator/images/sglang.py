@@ -8,17 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.catalog.releases import declared, from_tag
-from generator.catalog.upstream import (
-    SERVER,
-    SGLANG,
-    argv_flags,
-    index,
-    release_at,
-    release_problem,
-    span,
-    supported,
-)
+from generator.catalog.image_releases import declared, from_tag
+from generator.catalog.release_flags import argv_flags, release_at, release_problem
+from generator.catalog.upstream import SERVER, SGLANG, index, span, supported
 from generator.errors import SelectionError
 from generator.imageref.reference import parse_reference
 from generator.images.registry import LabelReader
@@ -28,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
     from generator.images.registry import Registry
 
 

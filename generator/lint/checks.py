@@ -16,8 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from generator.catalog.model import Catalog
-    from generator.expand.model import Expanded
+    from generator.catalog.catalog_types import Catalog
+    from generator.expand.expanded import Expanded
 
 
 def _waiver(owner: Owner | None, rule: str) -> str | None:

@@ -23,9 +23,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from generator.catalog.confirm import Confirm
-    from generator.catalog.model import Runner
-    from generator.expand.model import Job
+    from generator.catalog.confirm_section import Confirm
+    from generator.catalog.server_types import Runner
+    from generator.expand.expanded import Job
 
 
 # A/B jobs a clean server-run gets (a suspicion, at `significance.suspect`, and again each

@@ -22,7 +22,7 @@ from generator.plan.week import plan_week, tidy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def expanded_at_base(root: Path, ref: str) -> tuple[str, Expanded]:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
-from generator.catalog.model import LEVELS
-from generator.expand.select import query
+from generator.expand.query import query
 from generator.plan.columns import hours_text, plural
 from generator.plan.week import plan_week
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Run, Selection
+    from generator.expand.expanded import Expanded, Run, Selection
 
 
 def _count(configs: int, run: Run) -> dict[str, int]:

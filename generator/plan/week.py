@@ -20,9 +20,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import Catalog
-    from generator.expand.model import Expanded, Job, Shape
-    from generator.expand.select import Query
+    from generator.catalog.catalog_types import Catalog
+    from generator.expand.expanded import Expanded, Job, Shape
+    from generator.expand.query import Query
 
 WEEK_TOTALS = (
     "cells_per_week",

@@ -9,7 +9,7 @@ checked here, on that output.
 
 from __future__ import annotations
 
-from generator.catalog.model import LEVELS
+from generator.catalog.catalog_types import LEVELS
 from generator.errors import Loc
 from generator.jsonio import dumps
 from generator.render import boundary, integrity, limits
@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 __all__ = ["render"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.model import PER_SERVER, matches
+from generator.catalog.catalog_types import PER_SERVER
+from generator.catalog.selectors import matches
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode
 from generator.explain_text import case_text, job_text
@@ -14,7 +15,7 @@ from generator.plan.coverage_markdown import markdown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.render.templates import Templates
 
 

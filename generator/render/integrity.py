@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
 
 WORKFLOWS = ".github/workflows/"
 SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]

@@ -10,7 +10,7 @@ from generator.expand.select import image_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Run
+    from generator.expand.expanded import Expanded, Run
 
 MATRICES = ".github/matrices"
 

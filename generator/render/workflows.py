@@ -3,14 +3,14 @@ workflows, the PR checks and actionlint's runner labels."""
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
-from generator.catalog.model import LEVELS
 from generator.plan.coverage import preset_label
 from generator.render.matrices import level_entries
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.render.templates import Templates
 
 WORKFLOWS = ".github/workflows"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from generator.catalog.confirm import Confirm
+from generator.catalog.confirm_section import Confirm
 from generator.plan.budget import AB_JOBS_PER_SERVER_RUN, job_cost
 from generator.plan.week import confirmation
 from tests.helpers import copy_catalogs, edit, expanded_at

@@ -10,11 +10,11 @@ import pytest
 
 from generator.catalog.flags import canonical
 from generator.expand.entries import case_entry, cell_entry
-from generator.expand.select import query
+from generator.expand.query import query
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 QUICK_REDUCE = "AITER_QUICK_REDUCE_QUANTIZATION"

@@ -9,20 +9,22 @@ from typing import cast
 
 import pytest
 
-from generator.catalog.releases import carried
-from generator.catalog.upstream import SERVER, SGLANG, argv_flags, index, release, takes
+from generator.catalog.image_releases import carried
+from generator.catalog.release_flags import argv_flags
+from generator.catalog.upstream import SERVER, SGLANG, index, takes
 from generator.expand.entries import spellings
 from generator.launch import commands
 from generator.lint.checks import lint
 from generator.lint.rules.base import context
 from generator.lint.rules.flag_uses import images_of
 from tests.helpers import ROOT, copy_catalogs, edit, expanded_at
+from tests.release_tables import release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.launch.contract import ServerEntry
     from tests.conftest import Invoke
 

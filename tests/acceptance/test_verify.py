@@ -18,7 +18,7 @@ from generator.dispatch.verify import Refused, derive_job, verify_case, verify_c
 from generator.errors import SelectionError
 from generator.expand import expand
 from generator.expand.entries import case_entry
-from generator.expand.select import find_preset
+from generator.expand.query import find_preset
 from generator.images import pushed_image
 from generator.render.matrices import run_matrix
 from tests.helpers import copy_catalogs, edit, expanded_at, git
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from click.testing import Result
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from generator.images import Reference
     from tests.conftest import Invoke
 

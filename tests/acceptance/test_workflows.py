@@ -22,7 +22,7 @@ from tests.pipeline.expressions import uses_status_function
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))

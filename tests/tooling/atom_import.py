@@ -15,24 +15,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from generator.catalog.flags import canonical, override_env, override_flags
-from generator.catalog.model import (
+from generator.catalog.catalog_types import (
     LEVELS,
     NIGHTLY,
     Case,
     Catalog,
     Config,
-    EnvVar,
-    Flag,
-    Model,
     PairExtras,
-    Parallel,
-    Preset,
-    Runner,
-    Selector,
-    ServerMode,
     one_of,
 )
+from generator.catalog.flags import canonical, override_env, override_flags
+from generator.catalog.selectors import Preset, Selector
+from generator.catalog.server_types import EnvVar, Flag, Model, Parallel, Runner, ServerMode
 from generator.errors import Loc
 from generator.lint.rules.base import flag_map, int_flag
 from tests.tooling.atom_reference import (

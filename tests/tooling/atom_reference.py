@@ -7,19 +7,15 @@ import re
 import shlex
 from typing import Any
 
-from generator.catalog.model import (
-    AccuracySuite,
+from generator.catalog.catalog_types import AccuracySuite, Config, Evaluator, Pair, Suite
+from generator.catalog.server_types import (
     Client,
-    Config,
     EnvVar,
     Estimates,
-    Evaluator,
     Flag,
-    Pair,
     PointModel,
     Sampling,
     StartupRule,
-    Suite,
 )
 from generator.errors import Loc
 

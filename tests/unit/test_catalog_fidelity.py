@@ -13,8 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.catalog.model import Case
-    from generator.expand.model import Expanded
+    from generator.catalog.catalog_types import Case
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 # atom_sglang_test.sh (f6c69e1ee) lines 154-159 exported these when unset; the Qwen entries

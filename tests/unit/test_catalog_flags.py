@@ -13,7 +13,7 @@ from generator.catalog.flags import (
     override_env,
     override_flags,
 )
-from generator.catalog.model import EnvVar, Flag
+from generator.catalog.server_types import EnvVar, Flag
 from generator.errors import CatalogError, Loc
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.catalog import BENCHMARK, load
-from generator.catalog.model import Selector
+from generator.catalog.selectors import Selector
 from generator.errors import CatalogError
 from tests.helpers import FIXTURE, copy_catalogs, edit
 

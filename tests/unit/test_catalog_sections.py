@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog.model import Pair, Parallel, StartupRule
+from generator.catalog.catalog_types import Pair
 from generator.catalog.reader import Reader
 from generator.catalog.sections import (
     POINT_TIMEOUT_FACTOR,
@@ -13,6 +13,7 @@ from generator.catalog.sections import (
     build_parallel,
     parse_pair,
 )
+from generator.catalog.server_types import Parallel, StartupRule
 from generator.catalog.yamlio import parse_mapping
 from generator.errors import CatalogError
 

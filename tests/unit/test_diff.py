@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 # The PR-level cases of the fixture catalog (levels: [nightly, pr]).

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from generator.catalog.model import Pair
+from generator.catalog.catalog_types import Pair
 from generator.expand.cells import cell_id, config_cells, grid_points, ratio_text
 from generator.expand.estimate import point_minutes
 from generator.expand.servers import config_server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def test_a_cell_is_named_by_config_pair_concurrency_and_ratio(fixture: Expanded) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.catalog.model import Runner
+from generator.catalog.server_types import Runner
 from generator.errors import Loc
 from generator.expand.cost import shape
-from generator.expand.model import Expanded, Job, Shape
+from generator.expand.expanded import Expanded, Job, Shape
 
 
 def job(template: Job, name: str, runner: str, minutes: float) -> Job:

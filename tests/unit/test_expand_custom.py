@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog.model import Pair
+from generator.catalog.catalog_types import Pair
 from generator.errors import SelectionError
 from generator.expand.custom import MAX_POINTS, Point, custom_jobs, find_configs, parse_points
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def test_points_parse_with_spaces_and_repeats_kept_once() -> None:

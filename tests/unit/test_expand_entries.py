@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.catalog.model import PER_SERVER
+from generator.catalog.catalog_types import PER_SERVER
 from generator.expand.entries import (
     case_entry,
     cell_entry,
@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 IMAGE = "rocm/atom-dev:sglang-latest"
 

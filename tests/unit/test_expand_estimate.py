@@ -11,8 +11,8 @@ from generator.expand.estimate import point_minutes, shown, startup_minutes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.catalog.model import Catalog, Config
-    from generator.expand.model import Expanded
+    from generator.catalog.catalog_types import Catalog, Config
+    from generator.expand.expanded import Expanded
 
 
 def config(catalog: Catalog, prefix: str) -> Config:

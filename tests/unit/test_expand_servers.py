@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from generator.catalog.catalog_types import Pair
 from generator.catalog.flags import argv
-from generator.catalog.model import EnvVar, Flag, Pair, Parallel, ServerMode, Variable
+from generator.catalog.server_types import EnvVar, Flag, Parallel, ServerMode, Variable
 from generator.errors import CatalogError, Loc
 from generator.expand.servers import apply_mode, apply_mode_env, case_server, config_server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 LOC = Loc("catalogs/benchmark.yaml", 7)
 LAYOUT = Parallel(tp=8, dp=8, ep=8)

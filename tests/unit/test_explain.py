@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from generator.catalog.model import PER_SERVER
+from generator.catalog.catalog_types import PER_SERVER
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode, image_for
 from generator.explain import explain
@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 WHERE = commands.Where(

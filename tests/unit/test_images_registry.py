@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generator.catalog.model import ImageReleases
+from generator.catalog.server_types import ImageReleases
 from generator.catalog.upstream import SGLANG, index
 from generator.errors import SelectionError
 from generator.images import (
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 WINDOW = 7
 RELEASE = "{version}-rocm720-mi35x-{date}"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from generator.catalog.model import Catalog, EnvVar
+from generator.catalog.server_types import EnvVar
 from generator.errors import Loc
 from generator.expand import expand
 from generator.lint.checks import lint
@@ -17,7 +17,8 @@ from tests.helpers import FIXTURE, copy_catalogs, edit, expanded_at, snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.catalog.catalog_types import Catalog
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 BENCH = "catalogs/benchmark.yaml"

@@ -9,7 +9,7 @@ from generator.lint.findings import Finding, format_json, format_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 BENCH = "catalogs/benchmark.yaml"
 ACC = "catalogs/accuracy.yaml"

@@ -8,7 +8,7 @@ from generator.lint.rules.flag_uses import uses
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 
 def test_a_flag_parallel_writes_is_one_use_over_every_config_and_case(fixture: Expanded) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.catalog.model import EnvVar, Flag
+from generator.catalog.server_types import EnvVar, Flag
 from generator.errors import Loc
 from generator.expand import expand
 from generator.lint.checks import lint

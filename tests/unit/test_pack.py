@@ -10,18 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.catalog.model import PER_CELL, Catalog
+from generator.catalog.catalog_types import PER_CELL, Catalog
 from generator.errors import CatalogError
 from generator.expand import expand
 from generator.expand.custom import custom_jobs, find_configs, parse_points
 from generator.expand.ids import MAX_ID_CHARS, bounded
 from generator.expand.pack import pack, split
-from generator.expand.select import query
+from generator.expand.query import query
 from tests.helpers import FIXTURE, expanded_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded, Job, Run
+    from generator.expand.expanded import Expanded, Job, Run
 
 
 def runs(expanded: Expanded) -> list[tuple[str, Run]]:

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.catalog.model import PER_CELL, PER_SERVER
+from generator.catalog.catalog_types import PER_CELL, PER_SERVER
 from generator.catalog.yamlio import load_data
 from generator.expand.entries import cell_entry, job_entry
-from generator.expand.select import image_for, query
+from generator.expand.query import query
+from generator.expand.select import image_for
 from generator.jsonio import dumps
 from generator.render import render
 from generator.render.drift import drift
@@ -28,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 SEEDS = ("0", "4242")

@@ -10,7 +10,7 @@ from tests.helpers import ROOT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
 
 BENCHMARK = ".github/workflows/benchmark.yml"
 

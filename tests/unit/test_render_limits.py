@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.expand.model import Expanded
+    from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
 Checked = list[tuple[str, Loc, int, int]]

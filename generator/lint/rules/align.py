@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from generator.catalog.catalog_types import Case
 from generator.catalog.flags import canonical
-from generator.catalog.model import Case
 from generator.lint.rules.base import Context, Hit, flag_map, hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from generator.expand.model import Server
+    from generator.expand.expanded import Server
 
 
 def _shown(values: tuple[str, ...] | str | None) -> str:

@@ -6,15 +6,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from generator.catalog.catalog_types import Case, Catalog, Config, Pair
 from generator.catalog.flags import canonical
-from generator.catalog.model import Case, Catalog, Config, Pair, Runner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from generator.catalog.server_types import Runner
     from generator.errors import Loc
-    from generator.expand.model import Expanded, Server
+    from generator.expand.expanded import Expanded, Server
 
 Owner = Config | Case
 

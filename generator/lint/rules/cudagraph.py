@@ -3,8 +3,8 @@ server captures."""
 
 from __future__ import annotations
 
-from generator.catalog.layout import DP
-from generator.catalog.model import Config
+from generator.catalog.catalog_types import Config
+from generator.catalog.parallel_layout import DP
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 
 TYPE_CHECKING = False

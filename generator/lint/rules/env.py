@@ -8,7 +8,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from generator.catalog.model import EnvVar
+    from generator.catalog.server_types import EnvVar
 
 # SPEC.md: removed from the DeepSeek MTP/DP cases by the ATOM pull request.
 FORBIDDEN = (

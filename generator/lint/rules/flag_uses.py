@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from generator.catalog.flags import canonical
-from generator.catalog.layout import WRITTEN
-from generator.catalog.releases import carried, declared
-from generator.catalog.upstream import argv_flags
+from generator.catalog.image_releases import carried, declared
+from generator.catalog.parallel_layout import WRITTEN
+from generator.catalog.release_flags import argv_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
     from generator.errors import Loc
     from generator.lint.rules.base import Owner, Resolved
 

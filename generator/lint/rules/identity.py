@@ -11,7 +11,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-    from generator.catalog.model import Catalog, Model
+    from generator.catalog.catalog_types import Catalog
+    from generator.catalog.server_types import Model
 
 T = TypeVar("T", bound=Owner)
 

@@ -1,9 +1,9 @@
 """Parallel layout and GPU count, checked on the argv SGLang is really started with (whose
-size flags `parallel:` writes: generator/catalog/layout.py)."""
+size flags `parallel:` writes: generator/catalog/parallel_layout.py)."""
 
 from __future__ import annotations
 
-from generator.catalog.layout import DP, DP_ATTENTION, EP, TP
+from generator.catalog.parallel_layout import DP, DP_ATTENTION, EP, TP
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 
 TYPE_CHECKING = False

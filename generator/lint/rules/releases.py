@@ -3,17 +3,9 @@
 
 from __future__ import annotations
 
-from generator.catalog.upstream import (
-    SERVER,
-    SGLANG,
-    deprecation,
-    dropped,
-    index,
-    parsers_known,
-    release_problem,
-    renamings,
-    span,
-)
+from generator.catalog.flag_checks import dropped
+from generator.catalog.release_flags import deprecation, release_problem, renamings
+from generator.catalog.upstream import SERVER, SGLANG, index, parsers_known, span
 from generator.lint.rules.base import Context, Hit, Owner
 from generator.lint.rules.flag_uses import uses
 
@@ -21,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from generator.catalog.model import Flag
+    from generator.catalog.server_types import Flag
     from generator.lint.rules.flag_uses import Use
 
 

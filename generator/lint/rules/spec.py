@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from generator.catalog.model import SPEC_NONE
+from generator.catalog.catalog_types import SPEC_NONE
 from generator.lint.rules.base import Context, Hit, Resolved, int_flag
 
 TYPE_CHECKING = False

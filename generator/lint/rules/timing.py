@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from datetime import datetime
 
-    from generator.expand.model import Selection
+    from generator.expand.expanded import Selection
 
 # Five weeks: every weekly pattern repeats in it, and the gap after a monthly run is
 # seen from the run before it.

@@ -10,7 +10,7 @@ line; the others follow it, or stand where the config's `args` list names `paral
 from __future__ import annotations
 
 from generator.catalog.flags import canonical
-from generator.catalog.model import Flag, Parallel
+from generator.catalog.server_types import Flag, Parallel
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
-"""generator.expand.model: what a job and a selection say about themselves."""
+"""generator.expand.expanded: what a job and a selection say about themselves."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.catalog.model import PER_SERVER
-from generator.expand.model import KINDS, Expanded
+from generator.catalog.catalog_types import PER_SERVER
+from generator.expand.expanded import KINDS, Expanded
 
 
 def test_a_job_is_its_cells_config_and_lasts_its_start_up_plus_its_points(

@@ -1,4 +1,4 @@
-"""generator.catalog.accuracy: accuracy suites and cases, a case linked to its benchmark
+"""generator.catalog.accuracy_catalog: accuracy suites and cases, a case linked to its benchmark
 config starting that config's server minus what it unsets."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""generator.catalog.upstream: the flag tables of the supported SGLang and lm-eval releases,
-what they say about the flags the launchers pass, and the refusals built on them."""
+"""generator.catalog.upstream: the flag tables of the supported SGLang and
+lm-eval releases, and what they say about the flags the launchers pass."""
 
 from __future__ import annotations
 
@@ -12,21 +12,11 @@ from typing import Any
 
 import pytest
 
-from generator.catalog.upstream import (
-    LAUNCHER_DESTS,
-    LM_EVAL,
-    SERVER,
-    SGLANG,
-    Action,
-    Release,
-    dropped,
-    flag_problem,
-    index,
-    model_arg_problem,
-    release,
-)
+from generator.catalog.flag_checks import dropped
+from generator.catalog.upstream import LAUNCHER_DESTS, LM_EVAL, SERVER, SGLANG, index
 from generator.launch.contract import LAUNCHER_FLAGS
 from tests.helpers import ROOT
+from tests.release_tables import Action, Release, release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,67 +123,6 @@ def test_the_cuda_graph_batch_flags_were_split_per_phase_in_0_5_20() -> None:
     assert dropped(SERVER, "--mem-fraction-static") is None
 
 
-@pytest.mark.parametrize(
-    ("name", "count", "problem"),
-    [
-        ("--mem-fraction-static", 1, None),
-        ("--cuda-graph-bs", 3, None),
-        ("--host", 1, "--host is set by the launcher on every server: remove it from the catalog"),
-        (
-            "--model",
-            1,
-            "--model is set by the launcher on every server: remove it from the catalog",
-        ),
-        (
-            "--por",
-            1,
-            (
-                "--por abbreviates --port for SGLang (a unique prefix of a flag is that flag), and "
-                "the launcher sets --port on every server: remove it"
-            ),
-        ),
-        (
-            "--tp",
-            1,
-            (
-                "--tp is an abbreviation SGLang reads as --tp-size: write --tp-size (one spelling "
-                "per flag)"
-            ),
-        ),
-        (
-            "--mod",
-            1,
-            (
-                "--mod is ambiguous for SGLang (it could be --model, --model-checksum, "
-                "--model-config-parser, --model-impl, ...): write a full flag"
-            ),
-        ),
-        (
-            "--mem-frac-static",
-            1,
-            (
-                "--mem-frac-static is not a server flag of SGLang 0.5.9 to 0.5.23 (did you mean "
-                "'--mem-fraction-static'?)"
-            ),
-        ),
-        (
-            "--cuda-graph-bs",
-            0,
-            "--cuda-graph-bs takes one value or more in SGLang 0.5.9 to 0.5.23, not no value",
-        ),
-    ],
-)
-def test_server_flags_are_judged_as_sglang_reads_them(
-    name: str, count: int, problem: str | None
-) -> None:
-    assert flag_problem(SERVER, name, count, server=True) == problem
-
-
-def test_the_client_may_name_host_and_port_which_are_its_own() -> None:
-    assert flag_problem("sglang.bench_serving", "--host", 1, server=False) is None
-    assert flag_problem("sglang.bench_serving", "--disable-tqdm", 0, server=False) is None
-
-
 def test_the_launcher_s_lm_eval_flags_exist_in_every_supported_lm_eval() -> None:
     for tool in releases(LM_EVAL):
         options = tool.parsers["lm_eval"]
@@ -202,26 +131,6 @@ def test_the_launcher_s_lm_eval_flags_exist_in_every_supported_lm_eval() -> None
         keywords = tool.keywords["local-completions"]
         assert {"base_url", "model", "num_concurrent", "max_retries"} <= set(keywords)
         assert {"tokenized_requests", "trust_remote_code"} <= set(keywords)
-
-
-@pytest.mark.parametrize(
-    ("name", "problem"),
-    [
-        ("num_concurrent", None),
-        ("base_url", "model_args.base_url is set by the launcher for every case: remove it"),
-        (
-            "max_retry",
-            (
-                "model_args.max_retry is not a local-completions argument of lm-eval 0.4.5 to "
-                "0.4.13 (did you mean 'max_retries'?)"
-            ),
-        ),
-    ],
-)
-def test_lm_eval_model_arguments_are_the_ones_local_completions_takes(
-    name: str, problem: str | None
-) -> None:
-    assert model_arg_problem(name) == problem
 
 
 def test_our_few_shot_script_sets_every_option_each_release_s_evaluator_reads() -> None:

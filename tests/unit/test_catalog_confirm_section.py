@@ -1,11 +1,11 @@
-"""`regression.confirm` (generator/catalog/confirm.py): defaults, values, errors at
+"""`regression.confirm` (generator/catalog/confirm_section.py): defaults, values, errors at
 file:line."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.catalog.confirm import Confirm
+from generator.catalog.confirm_section import Confirm
 from generator.catalog.regression import build_policy
 from generator.catalog.yamlio import parse_mapping
 from generator.errors import CatalogError

@@ -1,13 +1,13 @@
-"""generator.catalog.benchmark: runners, clients, server modes, suites and configs, each
-checked against the names the catalog declares."""
+"""generator.catalog.config_section: each config's grid, pair extras and fragments, and the
+configs that name what is not there refused at their line."""
 
 from __future__ import annotations
 
 import pytest
 
 from generator.catalog import BENCHMARK, load
+from generator.catalog.catalog_types import Pair
 from generator.catalog.flags import argv
-from generator.catalog.model import Pair
 from generator.errors import CatalogError
 from tests.helpers import FIXTURE, copy_catalogs, edit
 
@@ -59,16 +59,12 @@ def test_a_mesh_config_keeps_its_grid_in_the_suites_pair_order_and_its_pair_extr
          "per_pair 1024x1024 is not a pair this config runs"),
         ("      8192x1: [512, 1024, 2048]\n", "      1024x1024: [512]\n",
          "pair 1024x1024 is not one of suite SGLang-Mesh's pairs (8192x1, 1x1024)"),
-        ("      --seed: 0\n", '      --seed: "{sed}"\n',
-         ("--seed: unknown variable '{sed}'; a client may use {host}, "
-          "{port}, {model}, {isl}, {osl}, {ratio}, {num_prompts}, {num_warmups}, {concurrency}, "
-          "{output_file}")),
         (f"  - prefix: {MESH}\n", "  - prefix: deepseek-r1-fp8-tp4\n",
          "duplicate prefix 'deepseek-r1-fp8-tp4' (first at line 263)"),
     ],
-    ids=["per-pair-not-run", "pair-not-in-suite", "client-variable", "duplicate-prefix"],
+    ids=["per-pair-not-run", "pair-not-in-suite", "duplicate-prefix"],
 )  # fmt: skip
-def test_a_config_or_client_that_names_what_is_not_there_is_refused_at_its_line(
+def test_a_config_that_names_what_is_not_there_is_refused_at_its_line(
     tmp_path: Path, old: str, new: str, message: str
 ) -> None:
     root = copy_catalogs(tmp_path)

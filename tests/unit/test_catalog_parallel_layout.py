@@ -1,4 +1,4 @@
-"""generator.catalog.layout: `parallel:` writes SGLang's TP, DP, EP and DP-attention flags,
+"""generator.catalog.parallel_layout: `parallel:` writes SGLang's TP, DP, EP and DP-attention flags,
 nothing else in a catalog may, and a config's `override:` replaces a flag for every pair."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 
 from generator.catalog import ACCURACY, BENCHMARK, load
 from generator.catalog.flags import argv
-from generator.catalog.layout import layout_flags, layout_problem
-from generator.catalog.model import Parallel
+from generator.catalog.parallel_layout import layout_flags, layout_problem
+from generator.catalog.server_types import Parallel
 from generator.errors import CatalogError, Loc
 from generator.expand.servers import config_server
 from tests.helpers import copy_catalogs, edit
@@ -17,8 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.catalog.model import Catalog, Config
-    from generator.expand.model import Expanded
+    from generator.catalog.catalog_types import Catalog, Config
+    from generator.expand.expanded import Expanded
 
 LOC = Loc("catalogs/benchmark.yaml", 5)
 DP8 = "deepseek-r1-fp4-tp8-dp8-ep8"

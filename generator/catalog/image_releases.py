@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from generator.catalog.model import ImageReleases
+from generator.catalog.server_types import ImageReleases
 from generator.catalog.upstream import SGLANG, index
 from generator.imageref.allowed import repository
 
@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from generator.catalog.model import Catalog
+    from generator.catalog.catalog_types import Catalog
 
 # `{version}` in a tag pattern: a release as tags write it (digits first, no dash).
 VERSION = r"(?P<version>[0-9][0-9A-Za-z.]*)"

@@ -4,30 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.catalog.catalog_types import LEVELS, AccuracySuite, Case, Config, Evaluator, one_of
 from generator.catalog.cron import cron_problem
+from generator.catalog.flag_checks import model_arg_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
-from generator.catalog.model import (
-    LEVELS,
-    AccuracySuite,
-    Case,
-    Config,
-    Evaluator,
-    Model,
-    one_of,
-)
-from generator.catalog.sections import build_models, build_parallel
-from generator.catalog.upstream import model_arg_problem
-from generator.errors import did_you_mean
+from generator.catalog.sections import build_models, build_parallel, number
 from generator.imageref.allowed import check_allowed
 from generator.imageref.reference import ImageError
 from generator.launch.contract import EVALUATOR_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Mapping
 
-    from generator.catalog.benchmark import BenchmarkBuilder
+    from generator.catalog.benchmark_catalog import BenchmarkBuilder
     from generator.catalog.reader import Reader
+    from generator.catalog.server_types import Model
 
 
 def joined_value_problem(name: str, value: object) -> str | None:
@@ -93,19 +85,13 @@ class AccuracyBuilder:
             raise r.fail(problem, ["schedule", "cron"])
         self.schedule = (cron, str(r.doc["schedule"]["level"]))
 
-    def _known(self, value: str, known: Collection[str], what: str, path: list[str | int]) -> str:
-        if value not in known:
-            msg = f"unknown {what} '{value}'{did_you_mean(value, known)}"
-            raise self.r.fail(msg, path)
-        return value
-
     def _runners(
         self, raw: str | Mapping[str, Any], levels: tuple[str, ...], path: list[str | int]
     ) -> tuple[str, tuple[tuple[str, str], ...]]:
         """A label for every level: one label, or a mapping of each of the case's levels to
         its label (the levels of one case may run on different machines)."""
         if not isinstance(raw, dict):
-            return self._known(str(raw), self.bench.runners, "runner", path), ()
+            return self.r.known(str(raw), self.bench.runners, "runner", path), ()
         for level in raw:
             if str(level) not in levels:
                 runs = ", ".join(levels)
@@ -116,7 +102,7 @@ class AccuracyBuilder:
             msg = f"runner names no label for level {', '.join(missing)}; give one per level"
             raise self.r.fail(msg, path)
         pairs = tuple(
-            (level, self._known(str(raw[level]), self.bench.runners, "runner", [*path, level]))
+            (level, self.r.known(str(raw[level]), self.bench.runners, "runner", [*path, level]))
             for level in levels
         )
         return pairs[0][1], pairs
@@ -124,7 +110,7 @@ class AccuracyBuilder:
     def case(self, i: int, raw: Mapping[str, Any]) -> Case:
         r = self.r
         path: list[str | int] = ["cases", i]
-        suite = self._known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
+        suite = self.r.known(str(raw["suite"]), self.suites, "accuracy suite", [*path, "suite"])
         levels = tuple(one_of(level, LEVELS) for level in raw["levels"])
         runner, level_runners = self._runners(raw["runner"], levels, [*path, "runner"])
         used: list[str] = []
@@ -141,7 +127,7 @@ class AccuracyBuilder:
         unset = tuple(str(u) for u in raw.get("unset_env", []))
         if own is None:
             config = self.configs[
-                self._known(str(twin), self.configs, "benchmark config", [*path, "benchmark"])
+                self.r.known(str(twin), self.configs, "benchmark config", [*path, "benchmark"])
             ]
             present = {v.name for v in config.env}
             for j, name in enumerate(unset):
@@ -156,7 +142,7 @@ class AccuracyBuilder:
             used = [*config.fragments, *used]
         else:
             model = self.models[
-                self._known(str(raw["model"]), self.models, "model", [*path, "model"])
+                self.r.known(str(raw["model"]), self.models, "model", [*path, "model"])
             ]
             parallel, spec = own, str(raw.get("spec", "none"))
             flags, env = merge_flags(extra_flags), merge_env(extra_env)
@@ -185,11 +171,7 @@ class AccuracyBuilder:
             levels=levels,
             threshold=float(raw["threshold"]),
             images=self._images(raw.get("images") or {}, path),
-            min_acceptance_rate=(
-                None
-                if raw.get("min_acceptance_rate") is None
-                else float(raw["min_acceptance_rate"])
-            ),
+            min_acceptance_rate=number(raw.get("min_acceptance_rate")),
             fragments=tuple(used),
             waivers=tuple((str(k), str(v)) for k, v in (raw.get("waive") or {}).items()),
             loc=r.loc(path),

@@ -9,7 +9,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.catalog.model import Case, Catalog, Config, Pair, Preset, Schedule
+    from generator.catalog.catalog_types import Case, Catalog, Config, Pair
+    from generator.catalog.selectors import Preset, Schedule
     from generator.errors import Loc
 
 
