@@ -19,12 +19,14 @@ from typing import Any
 from generator.launch import jsonread
 from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
-from generator.results.store import IMAGE_FAMILY_SQL, Store
+from generator.results.record_columns import IMAGE_FAMILY_SQL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
+
+    from generator.results.store import Store
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from generator.results.load import open_store
-from generator.results.store import IMAGE_FAMILY_SQL, Store
+from generator.results.record_columns import IMAGE_FAMILY_SQL
+from generator.results.store import Store
 from tests.results_gen import Point, Run, Shape, point_record, write_run
 
 TYPE_CHECKING = False
