@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from generator.launch import ab
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import Judged, RunView
+    from generator.results.shown_verdicts import Event
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event
 
 EVENTS_SHOWN = 60
 CHART_HEIGHT = 320

@@ -59,7 +59,8 @@ from generator.report.timeline import (
     manifests,
     run_views,
 )
-from generator.results.verdicts_json import MARKED, read
+from generator.results.shown_verdicts import MARKED
+from generator.results.verdicts_json import read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,8 +70,8 @@ if TYPE_CHECKING:
     from generator.confirm.tracked import Tracked
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import RunView
+    from generator.results.shown_verdicts import Event, PointVerdict, Verdicts
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event, PointVerdict, Verdicts
 
 REPORT = "results report"
 RUNS_SHOWN = 60

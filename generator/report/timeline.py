@@ -18,7 +18,8 @@ from typing import Any
 
 from generator.results.admit import MANIFEST_SCHEMA
 from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest, title
-from generator.results.verdicts_json import MARKED, CurveVerdict, Event, PointVerdict, read
+from generator.results.shown_verdicts import MARKED, CurveVerdict, Event, PointVerdict
+from generator.results.verdicts_json import read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
