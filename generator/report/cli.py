@@ -23,7 +23,7 @@ from generator.report.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_dir, check_file, replace_dir, write_file
 from generator.results.provenance import run_info, title
 from generator.results.record import Problem, ResultsError
-from generator.results.runs import MANIFEST, name_of
+from generator.results.runs import MANIFEST, name_of, read_manifest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -182,7 +182,6 @@ def summarize_cmd(
     from generator.confirm import outcomes, tracked
     from generator.launch import jsonread
     from generator.report.summarize import Around, markdown, summarize
-    from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store
     from generator.results.verdicts_json import load as load_verdicts
@@ -379,7 +378,6 @@ def report_cmd(
 ) -> None:
     """A static dashboard (plotly) of the history and the latest run."""
     from generator.report.report import REPORT, Latest, report
-    from generator.results.admit import read_manifest
     from generator.results.expected import load_expected
     from generator.results.load import open_store, with_history_fallback
     from generator.results.verdicts_json import load as load_verdicts
@@ -544,7 +542,8 @@ def admit_cmd(
     declare; records whose image is not pinned by digest are left out), a manifest and a
     compact file; an existing run is never rewritten, and a GitHub run the history holds
     already is not admitted again (exit 0 when it holds these very records, 2 otherwise)."""
-    from generator.results.admit import Images, admit
+    from generator.results.admit import admit
+    from generator.results.admit_images import Images
 
     def work(root: Path) -> int:
         catalog = load_catalog(root)
