@@ -25,16 +25,9 @@ if TYPE_CHECKING:
 
 # What differs between two runs of a server, in the order an event lists it.
 DIFFERENCES = (
-    "image_digest",
-    "sglang_version",
-    "sglang_commit",
-    "atom_version",
-    "aiter_version",
-    "rocm_version",
-    "catalog_commit",
-    "runner_name",
-    "fingerprint",
-)
+    "image_digest", "sglang_version", "sglang_commit", "atom_version", "aiter_version",
+    "rocm_version", "catalog_commit", "runner_name", "fingerprint",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True, order=True)

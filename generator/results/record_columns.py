@@ -7,44 +7,25 @@ import json
 from typing import Any
 
 _METRICS = (
-    "duration_s",
-    "output_throughput",
-    "output_throughput_per_gpu",
-    "total_token_throughput",
-    "total_token_throughput_per_gpu",
-    "median_ttft_ms",
-    "p99_ttft_ms",
-    "median_tpot_ms",
-    "p99_tpot_ms",
-    "median_itl_ms",
-    "p99_itl_ms",
-    "median_e2e_latency_ms",
-    "p99_e2e_latency_ms",
-    "interactivity",
-    "accept_length",
-    "acceptance_rate",
-    "score",
-    "threshold",
-    "min_acceptance_rate",
-    "invalid_rate",
-)
+    "duration_s", "output_throughput", "output_throughput_per_gpu", "total_token_throughput",
+    "total_token_throughput_per_gpu", "median_ttft_ms", "p99_ttft_ms", "median_tpot_ms",
+    "p99_tpot_ms", "median_itl_ms", "p99_itl_ms", "median_e2e_latency_ms", "p99_e2e_latency_ms",
+    "interactivity", "accept_length", "acceptance_rate", "score", "threshold",
+    "min_acceptance_rate", "invalid_rate",
+)  # fmt: skip
+_PROVENANCE = (
+    "sglang_commit", "atom_version", "aiter_version", "rocm_version", "runner_name",
+    "catalog_commit",
+)  # fmt: skip
 _STRING = "VARCHAR"
 # The typed shape DuckDB reads: only what the commands use. A value of the wrong type
 # reads as NULL; a record that lacks its identity is reported by SHAPE below.
 STRUCTURE: dict[str, Any] = {
-    "schema": _STRING,
-    "id": _STRING,
-    "kind": _STRING,
-    "config": _STRING,
-    "case": _STRING,
-    "name": _STRING,
-    "job_id": _STRING,
-    "suite": _STRING,
-    "display": _STRING,
-    "model_path": _STRING,
-    "server_fingerprint": _STRING,
-    "runner_label": _STRING,
-    "spec": _STRING,
+    **dict.fromkeys(
+        ("schema", "id", "kind", "config", "case", "name", "job_id", "suite", "display",
+         "model_path", "server_fingerprint", "runner_label", "spec"),
+        _STRING,
+    ),
     "draft_tokens": "BIGINT",
     "gpus": "BIGINT",
     "status": _STRING,
@@ -52,28 +33,14 @@ STRUCTURE: dict[str, Any] = {
     "validity": {"valid": "BOOLEAN", "reason": _STRING},
     "timings": {"started_at": _STRING, "ended_at": _STRING, "wall_time_s": "DOUBLE"},
     "point": {
-        "pair": _STRING,
-        "isl": "BIGINT",
-        "osl": "BIGINT",
-        "concurrency": "BIGINT",
-        "num_prompts": "BIGINT",
+        "pair": _STRING, **dict.fromkeys(("isl", "osl", "concurrency", "num_prompts"), "BIGINT")
     },
     "provenance": {
-        "image": {"requested": _STRING, "tag": _STRING, "digest": _STRING, "pinned": _STRING},
+        "image": dict.fromkeys(("requested", "tag", "digest", "pinned"), _STRING),
         "sglang_version": _STRING,
         "gpu": {"model": _STRING},
-        "github": {
-            "repository": _STRING,
-            "run_id": _STRING,
-            "run_attempt": _STRING,
-            "workflow": _STRING,
-        },
-        "sglang_commit": _STRING,
-        "atom_version": _STRING,
-        "aiter_version": _STRING,
-        "rocm_version": _STRING,
-        "runner_name": _STRING,
-        "catalog_commit": _STRING,
+        "github": dict.fromkeys(("repository", "run_id", "run_attempt", "workflow"), _STRING),
+        **dict.fromkeys(_PROVENANCE, _STRING),
     },
     "metrics": {
         "completed": "BIGINT",
@@ -81,7 +48,7 @@ STRUCTURE: dict[str, Any] = {
         "passed": "BOOLEAN",
         **dict.fromkeys(_METRICS, "DOUBLE"),
     },
-}
+}  # fmt: skip
 # The repository of an image reference: without `@digest`, then without a `:tag` after
 # the last `/` (a registry's `:port` stays).
 IMAGE_FAMILY_SQL = "regexp_replace(regexp_replace({ref}, '@.*$', ''), ':[^/:]*$', '')"
@@ -112,17 +79,7 @@ COLUMNS = ",\n".join(
         "r.provenance.github.repository AS gh_repository",
         "r.provenance.github.run_id AS gh_run_id",
         "r.provenance.github.run_attempt AS gh_run_attempt",
-        *(
-            f"r.provenance.{c} AS {c}"
-            for c in (
-                "sglang_commit",
-                "atom_version",
-                "aiter_version",
-                "rocm_version",
-                "runner_name",
-                "catalog_commit",
-            )
-        ),
+        *(f"r.provenance.{c} AS {c}" for c in _PROVENANCE),
         "r.provenance.image.pinned AS image_pinned",
         "r.provenance.github.workflow AS gh_workflow",
         *(f"r.metrics.{c} AS {c}" for c in ("completed", "metric", "passed", *_METRICS)),

@@ -37,10 +37,6 @@ class PointVerdict:
     def pair(self) -> str:
         return f"{self.isl}x{self.osl}"
 
-    def worst_metrics(self) -> tuple[MetricVerdict, ...]:
-        """The metrics that carry the point's verdict."""
-        return tuple(m for m in self.metrics if m.verdict == self.verdict)
-
 
 @dataclass(frozen=True, kw_only=True)
 class CurveVerdict:

@@ -29,8 +29,7 @@ from generator.results.verdict import (
     TRADE_OFF,
     worst,
 )
-from generator.verdicts.compared_json import CurveOut, PointResult
-from generator.verdicts.comparison import Comparison
+from generator.verdicts.comparison import Comparison, CurveOut, PointResult
 from generator.verdicts.findings import THROUGHPUT
 from generator.verdicts.judge import judge
 

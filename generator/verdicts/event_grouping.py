@@ -10,10 +10,9 @@ from generator.catalog.regression import METRICS, weight
 from generator.results.history import DIFFERENCES
 from generator.results.scales import Scale
 from generator.verdicts import model
-from generator.verdicts.findings import AFFECTED, THROUGHPUT, Found, change_of
+from generator.verdicts.findings import AFFECTED, THROUGHPUT, Found, change_of, points_of
 from generator.verdicts.model import Change, Event, event_id
 from generator.verdicts.replay import BY_AB, CLEARED, CONFIRMED
-from generator.verdicts.server_table import points_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

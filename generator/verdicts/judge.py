@@ -15,12 +15,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from generator.verdicts.event_grouping import events_of
-from generator.verdicts.findings import Found, measured
+from generator.verdicts.findings import Found, badness_table, measured, metrics_of
 from generator.verdicts.model import MetricVerdict, event_id
 from generator.verdicts.noise import Noise, Table, measure, own
 from generator.verdicts.point_verdicts import curves_of, mark, point_metric
 from generator.verdicts.replay import BY_AB, Finding, Thresholds, replay
-from generator.verdicts.server_table import badness_table, metrics_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
