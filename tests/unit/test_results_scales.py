@@ -44,5 +44,5 @@ def test_relative_is_the_change_of_the_value_signed_as_it_moved() -> None:
 def test_the_floor_is_a_thousandth_of_the_level_on_a_linear_scale() -> None:
     assert THROUGHPUT.floor(5.0) == 0.001
     assert ACCEPTANCE.floor(-0.5) == pytest.approx(0.0005)
-    assert THROUGHPUT.higher_is_better and not TTFT.higher_is_better
+    assert (THROUGHPUT.higher_is_better, TTFT.higher_is_better) == (True, False)
     assert (THROUGHPUT.log, ACCEPTANCE.log) == (True, False)
