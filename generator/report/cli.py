@@ -20,7 +20,8 @@ from generator.context import run_at_root
 from generator.jsonio import dumps
 from generator.launch.logtext import one_line
 from generator.report.markdown import DEFAULT_MAX_BYTES, fit
-from generator.results.output import JSON, MARKDOWN, check_dir, check_file, replace_dir, write_file
+from generator.results.output import JSON, MARKDOWN, check_file, write_file
+from generator.results.output_dirs import check_dir, replace_dir
 from generator.results.provenance import run_info, title
 from generator.results.record import Problem, ResultsError
 from generator.results.runs import MANIFEST, name_of, read_manifest

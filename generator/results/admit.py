@@ -39,7 +39,7 @@ from generator.results.admit_images import Images, screen
 from generator.results.artifact_files import attachments, sort_records
 from generator.results.expected import load_expected
 from generator.results.jobs import load_jobs
-from generator.results.output import new_dir
+from generator.results.output_dirs import new_dir
 from generator.results.provenance import provenance, run_info
 from generator.results.readmission import ADMIT, admitted_before
 from generator.results.record import ResultsError

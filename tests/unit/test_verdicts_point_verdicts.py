@@ -25,7 +25,7 @@ def verdict(word: str, change: float | None) -> MetricVerdict:
     )  # fmt: skip
 
 
-POINTS = {A: (verdict("ok", -0.09),), B: (verdict("ok", -0.01),), C: (verdict("new", None),)}
+POINTS = {A: [verdict("ok", -0.09)], B: [verdict("ok", -0.01)], C: [verdict("new", None)]}
 EVENT = Event(
     id="ev-1", server=KEY, onset=2, first_bad_run="run-2", last_good_run="run-1",
     state="confirmed", confirmed_at=3, confirmed_in="run-3", confirmed_by="runs",
