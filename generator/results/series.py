@@ -125,11 +125,8 @@ def read_series(store: Store, depth: int) -> list[ServerSeries]:
         "unnest(?::VARCHAR[]) AS rl, unnest(?::VARCHAR[]) AS fam, unnest(?::VARCHAR[]) AS run",
         columns,
     )
-    cursor = store.con.execute(_ROWS_SQL)
-    names = [d[0] for d in cursor.description or ()]
     grouped: dict[Server, list[dict[str, Any]]] = defaultdict(list)
-    for values in cursor.fetchall():
-        row = dict(zip(names, values, strict=True))
+    for row in store.rows(_ROWS_SQL):
         grouped[(row["config"], row["server_fp"], row["rl"], row["fam"])].append(row)
     return [_series(key, runs, grouped[key]) for key, runs in wanted.items()]
 
