@@ -4,7 +4,7 @@ it and its exit code, and the verdicts JSON it is written as, point, curve and e
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,16 +166,11 @@ class Comparison:
         return found
 
     def counts(self) -> dict[str, dict[str, int]]:
-        points: dict[str, int] = defaultdict(int)
-        curves: dict[str, int] = defaultdict(int)
-        found: dict[str, int] = defaultdict(int)
-        for p in self.points:
-            points[p.verdict] += 1
-        for c in self.curves:
-            curves[c.result.verdict] += 1
-        for e in self.events:
-            found[e.state] += 1
-        return {"points": dict(points), "curves": dict(curves), "events": dict(found)}
+        return {
+            "points": dict(Counter(p.verdict for p in self.points)),
+            "curves": dict(Counter(c.result.verdict for c in self.curves)),
+            "events": dict(Counter(e.state for e in self.events)),
+        }
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from generator.verdicts.event_grouping import events_of
 from generator.verdicts.findings import Found, badness_table, measured, metrics_of
@@ -75,10 +75,7 @@ def judge_server(
         suspect=z.suspect, confirm=z.confirm, keep=z.suspect, window=policy.window,
         min_runs=policy.min_runs,
     )  # fmt: skip
-    point_rule = Thresholds(
-        suspect=z.point, confirm=z.point, keep=z.point, window=policy.window,
-        min_runs=policy.min_runs,
-    )  # fmt: skip
+    point_rule = replace(server_rule, suspect=z.point, confirm=z.point, keep=z.point)
     found: list[Found] = []
     per_point: dict[PointKey, list[MetricVerdict]] = defaultdict(list)
     for metric in metrics_of(series):
