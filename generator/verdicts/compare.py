@@ -29,8 +29,8 @@ from generator.results.verdict import (
     TRADE_OFF,
     worst,
 )
+from generator.verdicts.badness import THROUGHPUT
 from generator.verdicts.comparison import Comparison, CurveOut, PointResult
-from generator.verdicts.findings import THROUGHPUT
 from generator.verdicts.judge import judge
 
 TYPE_CHECKING = False

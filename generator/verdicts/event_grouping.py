@@ -10,7 +10,7 @@ from generator.catalog.regression import METRICS, weight
 from generator.results.history import DIFFERENCES
 from generator.results.scales import Scale
 from generator.verdicts import model
-from generator.verdicts.findings import AFFECTED, THROUGHPUT, Found, change_of, points_of
+from generator.verdicts.badness import AFFECTED, THROUGHPUT, Found, change_of, points_of
 from generator.verdicts.model import Change, Event, event_id
 from generator.verdicts.replay import BY_AB, CLEARED, CONFIRMED
 

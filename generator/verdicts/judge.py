@@ -14,8 +14,8 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
+from generator.verdicts.badness import Found, badness_table, measured, metrics_of
 from generator.verdicts.event_grouping import events_of
-from generator.verdicts.findings import Found, badness_table, measured, metrics_of
 from generator.verdicts.model import MetricVerdict, event_id
 from generator.verdicts.noise import Noise, Table, measure, own
 from generator.verdicts.point_verdicts import curves_of, mark, point_metric

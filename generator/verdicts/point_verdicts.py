@@ -11,7 +11,7 @@ from dataclasses import replace
 from generator.results.scales import Scale
 from generator.results.verdict import IMPROVED, INSUFFICIENT, NEW, OK, REGRESSION, SUSPECTED, worst
 from generator.verdicts import model
-from generator.verdicts.findings import AFFECTED, THROUGHPUT, change_of
+from generator.verdicts.badness import AFFECTED, THROUGHPUT, change_of
 from generator.verdicts.model import CurveVerdict, Event, MetricVerdict
 
 TYPE_CHECKING = False

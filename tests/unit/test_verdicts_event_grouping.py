@@ -7,8 +7,8 @@ import math
 import pytest
 
 from generator.results.history import PointKey, RunInfo, Sample, ServerSeries
+from generator.verdicts.badness import Found
 from generator.verdicts.event_grouping import events_of
-from generator.verdicts.findings import Found
 from generator.verdicts.model import event_id
 from generator.verdicts.replay import CLEARED, CONFIRMED, Finding
 from tests.series_gen import KEY

@@ -1,4 +1,4 @@
-"""generator/verdicts/findings.py: a series as badness tables, a finding measured on one."""
+"""generator/verdicts/badness.py: a series as badness tables, a finding measured on one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 
 from generator.results.history import PointKey, RunInfo, Sample, ServerSeries
-from generator.verdicts.findings import badness_table, change_of, measured, metrics_of, points_of
+from generator.verdicts.badness import badness_table, change_of, measured, metrics_of, points_of
 from generator.verdicts.replay import Finding
 from tests.series_gen import KEY
 
