@@ -47,6 +47,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Results and histories": (
         "tests/acceptance/test_hostile_results.py",
         "tests/unit/test_results_output.py",
+        "tests/unit/test_results_output_dirs.py",
         "tests/unit/test_markdown_text.py",
     ),
 }

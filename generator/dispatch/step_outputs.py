@@ -12,7 +12,8 @@ import click
 
 from generator.dispatch import steps as dispatch
 from generator.errors import SelectionError
-from generator.images import prbuild, pushed_image, registry_from_env
+from generator.images import prbuild, pushed_image
+from generator.images.resolve import registry_from_env
 from generator.launch import jsonread
 from generator.launch.logtext import one_line
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from generator.report.figures import CurveRun, Figure, Mark, curve_figure
 from generator.report.markdown import SHORT
 from generator.report.site import pct
-from generator.results.verdicts_json import MARKED
+from generator.results.shown_verdicts import MARKED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from generator.report.timeline import Judged, Series
-    from generator.results.verdicts_json import PointVerdict
+    from generator.results.shown_verdicts import PointVerdict
 
 
 def _changes(p: PointVerdict) -> str:

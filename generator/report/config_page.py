@@ -12,7 +12,7 @@ from generator.report.figures import Figure, FirstBad
 from generator.report.oncall import differs
 from generator.report.site import html, page, slug
 from generator.report.timeline import config_runs, config_series
-from generator.results.verdicts_json import MARKED
+from generator.results.shown_verdicts import MARKED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.report.timeline import ConfigRuns, Judged, Series
+    from generator.results.shown_verdicts import Event
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event
 
 
 def _config_events(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from generator.report.figures import Figure, FirstBad, Mark, trend_figure
 from generator.report.markdown import SHORT
 from generator.report.site import pct
-from generator.results.verdicts_json import MARKED
+from generator.results.shown_verdicts import MARKED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

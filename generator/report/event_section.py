@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import Judged, RunView
+    from generator.results.shown_verdicts import Event
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event
 
 CHART_HEIGHT = 320
 _PROVENANCE = """

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from generator.confirm.triage import Mark
+    from generator.results.shown_verdicts import Event
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event
 
 SCHEMA = "sglang-ci/events/1"
 _RUNS = """

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from generator.confirm.tracked import Tracked
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import Judged, RunView
+    from generator.results.shown_verdicts import Verdicts
     from generator.results.store import Store
-    from generator.results.verdicts_json import Verdicts
 
 HEATMAP_RUNS = 30
 _MEASURED = """

@@ -18,20 +18,23 @@ from generator.report.dashboard import REPORT, Latest, report
 from generator.report.printout import Output, Warnings, warn_problems
 from generator.report.summarize import Around, summarize
 from generator.report.summary_markdown import markdown
-from generator.results.admit import Images, admit, read_manifest
+from generator.results.admit import admit
+from generator.results.admit_images import Images
 from generator.results.expected import load_expected
 from generator.results.load import open_store, with_history_fallback
-from generator.results.output import check_dir, replace_dir
+from generator.results.output_dirs import check_dir, replace_dir
 from generator.results.provenance import run_info, title
 from generator.results.record import Problem, ResultsError
-from generator.results.runs import MANIFEST, name_of
+from generator.results.runs import MANIFEST, name_of, read_manifest
 from generator.results.verdicts_json import load as load_verdicts
 from generator.verdicts.ab import load_outcomes as load_confirmation
-from generator.verdicts.compare import Comparison, compare
+from generator.verdicts.compare import compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from generator.verdicts.comparison import Comparison
 
 
 def _issues_of(path: Path) -> list[Any]:

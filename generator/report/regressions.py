@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
     from generator.report.confirmations import Confirmations
     from generator.report.event_section import Context
+    from generator.results.shown_verdicts import Event
     from generator.results.store import Store
-    from generator.results.verdicts_json import Event
 
 EVENTS_SHOWN = 60
 _LATEST = "SELECT config, arg_max(run, run_time) AS run FROM dash_config_runs GROUP BY config"

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.results.admit import MANIFEST_SCHEMA
 from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest, title
-from generator.results.verdicts_json import MARKED, CurveVerdict, Event, PointVerdict, read
+from generator.results.runs import MANIFEST_SCHEMA
+from generator.results.shown_verdicts import MARKED, CurveVerdict, Event, PointVerdict
+from generator.results.verdicts_json import read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -19,12 +19,14 @@ from typing import Any
 from generator.launch import jsonread
 from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
-from generator.results.store import IMAGE_FAMILY_SQL, Store
+from generator.results.record_columns import IMAGE_FAMILY_SQL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
+
+    from generator.results.store import Store
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,12 +179,7 @@ def counts(store: Store, expected: Expected | None) -> dict[str, dict[str, int]]
     }
     if expected is not None:
         jobs = {job for (job, _), _ in expected.points}
-        seen = {
-            row["job_id"]
-            for row in store.rows(
-                "SELECT DISTINCT job_id FROM records WHERE role = 'current' AND kind = 'point'"
-            )
-        }
+        seen = _jobs_reported(store)
         out["jobs"] = {
             "expected": len(jobs),
             "reported": len(jobs & seen),
@@ -195,16 +192,16 @@ def missing_jobs(store: Store, expected: Expected | None) -> list[tuple[str, int
     """(job id, expected points, reason) of every expected job without any record."""
     if expected is None:
         return []
-    seen = {
-        row["job_id"]
-        for row in store.rows(
-            "SELECT DISTINCT job_id FROM records WHERE role = 'current' AND kind = 'point'"
-        )
-    }
+    seen = _jobs_reported(store)
     wanted: dict[str, int] = {}
     for (job, _), _ in expected.points:
         wanted[job] = wanted.get(job, 0) + 1
     return [(job, n, expected.why(job)) for job, n in wanted.items() if job not in seen]
+
+
+def _jobs_reported(store: Store) -> set[Any]:
+    sql = "SELECT DISTINCT job_id FROM records WHERE role = 'current' AND kind = 'point'"
+    return {row["job_id"] for row in store.rows(sql)}
 
 
 def empty_reason(reported: int, expected_points: int | None) -> str | None:

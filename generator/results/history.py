@@ -16,7 +16,7 @@ in memory; `judge.py` judges them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 TYPE_CHECKING = False
@@ -25,16 +25,9 @@ if TYPE_CHECKING:
 
 # What differs between two runs of a server, in the order an event lists it.
 DIFFERENCES = (
-    "image_digest",
-    "sglang_version",
-    "sglang_commit",
-    "atom_version",
-    "aiter_version",
-    "rocm_version",
-    "catalog_commit",
-    "runner_name",
-    "fingerprint",
-)
+    "image_digest", "sglang_version", "sglang_commit", "atom_version", "aiter_version",
+    "rocm_version", "catalog_commit", "runner_name", "fingerprint",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True, order=True)
@@ -45,12 +38,7 @@ class ServerKey:
     image_family: str | None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "config": self.config,
-            "fingerprint": self.fingerprint,
-            "runner_label": self.runner_label,
-            "image_family": self.image_family,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, kw_only=True, order=True)

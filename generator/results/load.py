@@ -15,14 +15,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from generator.results.record import Problem, latest_attempts, read_record
-from generator.results.runs import (
-    COMPACT_GLOB,
-    RunDir,
-    history_dirs,
-    history_run,
-    run_dir,
-    started,
-)
+from generator.results.runs import COMPACT_GLOB, RunDir, history_dirs, history_run, run_dir, started
 from generator.results.store import COMPACT_FILE, CURRENT, HISTORY, Store
 
 TYPE_CHECKING = False

@@ -11,11 +11,11 @@ or a manifest looks like ours too.
   when its marker names the same command and the file is still that file with that
   content (a copy, an artifact or a checkout has another inode, so a marker that came
   with one proves nothing).
-- A directory (`report --out SITE`): new, empty, or one that holds MARKER, written by the
-  same command: the list of the files it wrote there with their SHA-256, and the
-  directory's own device and inode. A file is deleted only when listed with the hash it
-  still has; anything else in the directory makes the command refuse.
-- A new directory (`admit`): it must not exist yet.
+- A directory (`report --out SITE`, output_dirs.py): new, empty, or one that holds
+  MARKER, written by the same command: the list of the files it wrote there with their
+  SHA-256, and the directory's own device and inode. A file is deleted only when listed
+  with the hash it still has; anything else in the directory makes the command refuse.
+- A new directory (`admit`, output_dirs.py): it must not exist yet.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -31,12 +30,6 @@ from pathlib import Path
 from generator.launch import jsonread
 from generator.results.record import ResultsError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-MARKER = ".sglang-ci-output.json"
-MARKER_SCHEMA = "sglang-ci/output/2"
 OWNER_SCHEMA = "sglang-ci/owner/1"
 OWNER_SUFFIX = ".sglang-ci-owner.json"
 MARKDOWN_MARK = "<!-- written by sglang-ci results -->"
@@ -54,7 +47,7 @@ def owner_marker(path: Path) -> Path:
     return path.with_name(f".{path.name}{OWNER_SUFFIX}")
 
 
-def _sha256(path: Path) -> str | None:
+def sha256_of(path: Path) -> str | None:
     """The SHA-256 of the regular file `path` (never through a link), or None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -69,7 +62,7 @@ def _sha256(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def _identity(path: Path) -> list[int] | None:
+def identity_of(path: Path) -> list[int] | None:
     try:
         info = path.lstat()
     except OSError:
@@ -89,8 +82,8 @@ def proven(path: Path, what: str) -> bool:
         and marker.get("schema") == OWNER_SCHEMA
         and marker.get("written_by") == what
         and marker.get("file") == path.name
-        and marker.get("identity") == _identity(path)
-        and marker.get("sha256") == _sha256(path)
+        and marker.get("identity") == identity_of(path)
+        and marker.get("sha256") == sha256_of(path)
     )
 
 
@@ -138,123 +131,6 @@ def write_file(path: Path, text: str, kind: str, what: str) -> None:
         "written_by": what,
         "file": path.name,
         "sha256": hashlib.sha256(data).hexdigest(),
-        "identity": _identity(path),
+        "identity": identity_of(path),
     }
     _atomic(owner_marker(path), (json.dumps(marker) + "\n").encode())
-
-
-def _files(root: Path) -> list[str]:
-    """Every entry below `root` that is not a directory (symbolic links included), as
-    sorted relative POSIX paths."""
-    found = []
-    for top, dirs, files in os.walk(root):
-        found += [Path(top, name).relative_to(root).as_posix() for name in files]
-        found += [
-            Path(top, name).relative_to(root).as_posix()
-            for name in dirs
-            if Path(top, name).is_symlink()
-        ]
-    return sorted(found)
-
-
-def _listed(target: Path, what: str) -> dict[str, str] | None:
-    """The files (with their SHA-256) that MARKER in `target` lists, when `what` wrote it
-    for this very directory (its device and inode); None otherwise."""
-    try:
-        data = jsonread.load(target / MARKER)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    files = data.get("files")
-    if (
-        data.get("schema") != MARKER_SCHEMA
-        or data.get("written_by") != what
-        or data.get("directory") != _identity(target)
-        or not isinstance(files, dict)
-    ):
-        return None
-    return {str(k): str(v) for k, v in files.items()}
-
-
-def check_dir(target: Path, what: str) -> None:
-    """Refuse `target` as the output directory of `what` unless it is new, empty, or
-    holds only the files `what` wrote there before, unchanged (its MARKER)."""
-    if (target.exists() and not target.is_dir()) or target.is_symlink():
-        msg = f"{target}: is not a directory {what} made"
-        raise OutputRefused(msg)
-    if not target.exists() or not any(target.iterdir()):
-        return
-    listed = _listed(target, what)
-    if listed is None:
-        msg = (
-            f"{target}: is not empty and {what} cannot prove it made it (no {MARKER} of its "
-            "own for this directory); choose a new directory"
-        )
-        raise OutputRefused(msg)
-    foreign = [
-        f
-        for f in _files(target)
-        if f != MARKER and (f not in listed or _sha256(target / f) != listed[f])
-    ]
-    if foreign:
-        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
-        msg = (
-            f"{target}: holds {foreign[0]}{more}, which {what} did not write as it is now; "
-            "move it away or choose a new directory"
-        )
-        raise OutputRefused(msg)
-
-
-def replace_dir(target: Path, what: str, build: Callable[[Path], None]) -> None:
-    """Build the content of `target` with `build(directory)` in a new directory beside
-    it, then swap it in; the old content (only files `what` wrote) goes last."""
-    check_dir(target, what)
-    parent = target.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    new = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.new-"))
-    try:
-        build(new)
-        files = {f: _sha256(new / f) for f in _files(new) if f != MARKER}
-        marker = {
-            "schema": MARKER_SCHEMA,
-            "written_by": what,
-            "directory": _identity(new),  # the same once renamed into place
-            "files": files,
-        }
-        (new / MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
-        _swap(new, target)
-    except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
-        raise
-
-
-def _swap(new: Path, target: Path) -> None:
-    if not target.exists():
-        new.rename(target)
-        return
-    old = Path(tempfile.mkdtemp(dir=new.parent, prefix=f".{target.name}.old-"))
-    old.rmdir()
-    target.rename(old)
-    try:
-        new.rename(target)
-    except BaseException:
-        old.rename(target)
-        raise
-    # `old` holds only what check_dir found listed in its marker (or nothing).
-    shutil.rmtree(old)
-
-
-def new_dir(target: Path, what: str, build: Callable[[Path], None]) -> None:
-    """Build a directory that must not exist yet beside where it goes, then move it in."""
-    if target.exists() or target.is_symlink():
-        msg = f"{target}: already exists; {what} never rewrites it"
-        raise OutputRefused(msg)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    new = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
-    try:
-        build(new)
-        new.rename(target)
-    except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
-        raise

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from generator.launch import jsonread
 from generator.results.record import ResultsError
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 # A record is a few kilobytes; a larger JSON file (an evaluator's samples) is not read.
 MAX_RECORD_BYTES = 4 * 1024 * 1024
 MANIFEST = "manifest.json"
+MANIFEST_SCHEMA = "sglang-ci/manifest/1"
 RESERVED = frozenset({MANIFEST, "verdicts.json", "expected.json", "jobs.json"})
 COMPACT_GLOB = "records-*.parquet"
 
@@ -152,3 +154,14 @@ def history_dirs(history: Path, exclude: str | None = None) -> list[Path]:
         and not entry.name.startswith(".")
         and entry.name != exclude
     ]
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """An admitted run's manifest, or None when it is not one (unreadable, other JSON)."""
+    try:
+        data = jsonread.load(path)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
+        return None
+    return data

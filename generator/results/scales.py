@@ -64,13 +64,6 @@ class Scale:
         after = self.value(reference + worse_by)
         return (after - before) / abs(before) if before else 0.0
 
-    def units(self, fraction: float, reference: float) -> float:
-        """A relative change `fraction` (> 0, in the worse direction) in badness units at
-        the `reference` badness."""
-        if self.log:
-            return -math.log(1 - fraction) if self.higher_is_better else math.log(1 + fraction)
-        return fraction * abs(self.value(reference))
-
     def floor(self, reference: float) -> float:
         """The smallest robust scale at `reference`."""
         return SCALE_FLOOR if self.log else SCALE_FLOOR * max(abs(self.value(reference)), 1e-9)

@@ -16,29 +16,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.catalog.regression import METRICS
+from generator.launch.record import needs_acceptance
 from generator.results.history import (
+    DIFFERENCES,
     PointKey,
     RunInfo,
     Sample,
     ServerKey,
     ServerSeries,
 )
-from generator.results.record import needs_acceptance
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.results.store import Store
 
-_PROVENANCE = {
-    "image_digest": "image_digest",
-    "sglang_version": "sglang_version",
-    "sglang_commit": "sglang_commit",
-    "atom_version": "atom_version",
-    "aiter_version": "aiter_version",
-    "rocm_version": "rocm_version",
-    "catalog_commit": "catalog_commit",
-    "runner_name": "runner_name",
-}
+_PROVENANCE = tuple(d for d in DIFFERENCES if d != "fingerprint")  # a column of its own
 _KEY = (
     "config, coalesce(fingerprint, '') AS fp, coalesce(runner_label, '') AS rl, "
     "coalesce(image_family, '') AS fam"
@@ -47,7 +39,7 @@ _INDEX_SQL = f"""
 CREATE OR REPLACE TEMP TABLE series_index AS
 SELECT role, run, started_at, {_KEY}, isl, osl, concurrency, spec, gh_run_id,
   {", ".join(METRICS)}, x_interactivity,
-  {", ".join(_PROVENANCE.values())}
+  {", ".join(_PROVENANCE)}
 FROM records
 WHERE kind = 'point' AND valid AND status = 'ok'
   AND config IN (SELECT DISTINCT config FROM records WHERE role = 'current' AND kind = 'point')
@@ -66,7 +58,7 @@ _ROW = (
     "role, run, config, fp, rl, fam, isl, osl, concurrency, spec, gh_run_id, x_interactivity, "
     + ", ".join(METRICS)
     + ", "
-    + ", ".join(_PROVENANCE.values())
+    + ", ".join(_PROVENANCE)
 )
 _ROWS_SQL = f"""
 SELECT s.server_fp, {", ".join("i." + c.strip() for c in _ROW.split(","))}
@@ -133,11 +125,8 @@ def read_series(store: Store, depth: int) -> list[ServerSeries]:
         "unnest(?::VARCHAR[]) AS rl, unnest(?::VARCHAR[]) AS fam, unnest(?::VARCHAR[]) AS run",
         columns,
     )
-    cursor = store.con.execute(_ROWS_SQL)
-    names = [d[0] for d in cursor.description or ()]
     grouped: dict[Server, list[dict[str, Any]]] = defaultdict(list)
-    for values in cursor.fetchall():
-        row = dict(zip(names, values, strict=True))
+    for row in store.rows(_ROWS_SQL):
         grouped[(row["config"], row["server_fp"], row["rl"], row["fam"])].append(row)
     return [_series(key, runs, grouped[key]) for key, runs in wanted.items()]
 
@@ -165,7 +154,7 @@ def _series(key: Server, runs: list[_Run], rows: list[dict[str, Any]]) -> Server
             RunInfo(
                 name=name,
                 fingerprint=(r.get("fp") or None) if r else (key[1] or None),
-                provenance=tuple((w, r.get(c)) for w, c in _PROVENANCE.items()),
+                provenance=tuple((w, r.get(w)) for w in _PROVENANCE),
                 identity=r.get("gh_run_id") or None,
             )
         )

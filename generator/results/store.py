@@ -22,153 +22,19 @@ from typing import Any
 
 import duckdb
 
-from generator.launch import jsonread
-from generator.results.record import SCHEMA_FAMILY, SCHEMA_ID, Problem
-from generator.results.runs import MAX_RECORD_BYTES, RunDir, json_files
+from generator.results.record_columns import COLUMNS, STRUCTURE, structure_literal
+from generator.results.runs import RunDir, json_files
+from generator.results.store_json import add_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from generator.results.record import Problem
+
 HISTORY = "history"
 CURRENT = "current"
 
-_METRICS = (
-    "duration_s",
-    "output_throughput",
-    "output_throughput_per_gpu",
-    "total_token_throughput",
-    "total_token_throughput_per_gpu",
-    "median_ttft_ms",
-    "p99_ttft_ms",
-    "median_tpot_ms",
-    "p99_tpot_ms",
-    "median_itl_ms",
-    "p99_itl_ms",
-    "median_e2e_latency_ms",
-    "p99_e2e_latency_ms",
-    "interactivity",
-    "accept_length",
-    "acceptance_rate",
-    "score",
-    "threshold",
-    "min_acceptance_rate",
-    "invalid_rate",
-)
-_STRING = "VARCHAR"
-# The typed shape DuckDB reads: only what the commands use. A value of the wrong type
-# reads as NULL; a record that lacks its identity is reported by _SHAPE below.
-STRUCTURE: dict[str, Any] = {
-    "schema": _STRING,
-    "id": _STRING,
-    "kind": _STRING,
-    "config": _STRING,
-    "case": _STRING,
-    "name": _STRING,
-    "job_id": _STRING,
-    "suite": _STRING,
-    "display": _STRING,
-    "model_path": _STRING,
-    "server_fingerprint": _STRING,
-    "runner_label": _STRING,
-    "spec": _STRING,
-    "draft_tokens": "BIGINT",
-    "gpus": "BIGINT",
-    "status": _STRING,
-    "error": _STRING,
-    "validity": {"valid": "BOOLEAN", "reason": _STRING},
-    "timings": {"started_at": _STRING, "ended_at": _STRING, "wall_time_s": "DOUBLE"},
-    "point": {
-        "pair": _STRING,
-        "isl": "BIGINT",
-        "osl": "BIGINT",
-        "concurrency": "BIGINT",
-        "num_prompts": "BIGINT",
-    },
-    "provenance": {
-        "image": {"requested": _STRING, "tag": _STRING, "digest": _STRING, "pinned": _STRING},
-        "sglang_version": _STRING,
-        "gpu": {"model": _STRING},
-        "github": {
-            "repository": _STRING,
-            "run_id": _STRING,
-            "run_attempt": _STRING,
-            "workflow": _STRING,
-        },
-        "sglang_commit": _STRING,
-        "atom_version": _STRING,
-        "aiter_version": _STRING,
-        "rocm_version": _STRING,
-        "runner_name": _STRING,
-        "catalog_commit": _STRING,
-    },
-    "metrics": {
-        "completed": "BIGINT",
-        "metric": _STRING,
-        "passed": "BOOLEAN",
-        **dict.fromkeys(_METRICS, "DOUBLE"),
-    },
-}
-# The repository of an image reference: without `@digest`, then without a `:tag` after
-# the last `/` (a registry's `:port` stays).
-IMAGE_FAMILY_SQL = "regexp_replace(regexp_replace({ref}, '@.*$', ''), ':[^/:]*$', '')"
-
-_WHEN = "coalesce(r.timings.started_at, r.timings.ended_at)"
-_COLUMNS = ",\n".join(
-    [
-        *(f"r.{c} AS {c}" for c in ("kind", "id", "config", "job_id", "suite", "display")),
-        'r."case" AS case_id',
-        "r.name AS case_name",
-        "r.model_path AS model_path",
-        "r.server_fingerprint AS fingerprint",
-        *(f"r.{c} AS {c}" for c in ("runner_label", "spec", "draft_tokens", "gpus", "status")),
-        "r.error AS error",
-        "r.validity.valid AS valid",
-        "r.validity.reason AS reason",
-        # When the record's point or case ran; one that never started (its server did not
-        # become ready): when the launcher gave it up.
-        f"TRY_CAST({_WHEN} AS TIMESTAMPTZ) AS started_at",
-        "r.timings.wall_time_s AS wall_time_s",
-        *(f"r.point.{c} AS {c}" for c in ("pair", "isl", "osl", "concurrency", "num_prompts")),
-        "r.provenance.image.requested AS image",
-        "r.provenance.image.tag AS image_tag",
-        "r.provenance.image.digest AS image_digest",
-        IMAGE_FAMILY_SQL.format(ref="r.provenance.image.requested") + " AS image_family",
-        "r.provenance.sglang_version AS sglang_version",
-        "r.provenance.gpu.model AS gpu_model",
-        "r.provenance.github.repository AS gh_repository",
-        "r.provenance.github.run_id AS gh_run_id",
-        "r.provenance.github.run_attempt AS gh_run_attempt",
-        *(
-            f"r.provenance.{c} AS {c}"
-            for c in (
-                "sglang_commit",
-                "atom_version",
-                "aiter_version",
-                "rocm_version",
-                "runner_name",
-                "catalog_commit",
-            )
-        ),
-        "r.provenance.image.pinned AS image_pinned",
-        "r.provenance.github.workflow AS gh_workflow",
-        *(f"r.metrics.{c} AS {c}" for c in ("completed", "metric", "passed", *_METRICS)),
-    ]
-)
-# A record typed by DuckDB still needs its identity, validity and start time.
-_SHAPE = f"""
-    CASE
-      WHEN r.kind NOT IN ('point', 'case') OR r.kind IS NULL THEN 'kind is not point or case'
-      WHEN r.id IS NULL THEN 'no id'
-      WHEN r.validity.valid IS NULL THEN 'no validity.valid'
-      WHEN TRY_CAST({_WHEN} AS TIMESTAMPTZ) IS NULL
-        THEN 'no timings.started_at or ended_at timestamp'
-      WHEN r.kind = 'point' AND (r.config IS NULL OR r.point.isl IS NULL
-        OR r.point.osl IS NULL OR r.point.concurrency IS NULL) THEN 'no config or point'
-      WHEN r.kind = 'case' AND r."case" IS NULL THEN 'no case'
-    END
-"""
-_INVALID = "not valid JSON"
 # Keys of the baselines: a point of a server on a runner and an image family.
 POINT_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), isl, osl,
     concurrency, coalesce(runner_label, '-'), coalesce(image_family, '-'))"""
@@ -179,9 +45,8 @@ CURVE_KEY = """concat_ws('|', coalesce(fingerprint, 'config:' || config), config
 # The compact file of an admitted run: its name carries a hash of the typed shape, so a
 # file written by a version with other columns is never read as this one's (the run's
 # JSON files are read instead).
-COMPACT_VERSION = hashlib.sha256((json.dumps(STRUCTURE) + _COLUMNS).encode()).hexdigest()[:12]
+COMPACT_VERSION = hashlib.sha256((json.dumps(STRUCTURE) + COLUMNS).encode()).hexdigest()[:12]
 COMPACT_FILE = f"records-{COMPACT_VERSION}.parquet"
-COMPACT_GLOB = "records-*.parquet"
 
 
 class Store:
@@ -197,10 +62,10 @@ class Store:
         # instead of 2.56 and `results report` 21.9 s against 21.6 (paired ratio 1.00), with 4%
         # and 10% less CPU and a 5-7% smaller peak. docs/performance.md has the figures.
         self.con.execute("SET threads = 1")
-        structure = _structure_literal()
+        structure = structure_literal()
         self.con.execute(
             "CREATE TABLE all_records AS SELECT NULL::VARCHAR AS role, NULL::VARCHAR AS run, "
-            f"NULL::VARCHAR AS file, {_COLUMNS} "
+            f"NULL::VARCHAR AS file, {COLUMNS} "
             f"FROM (SELECT from_json('{{}}', '{structure}') AS r) WHERE false"
         )
         self.problems: list[Problem] = []
@@ -232,83 +97,10 @@ class Store:
             for r in runs
             if r.name not in compact
         ]
-        new = self._add_json(role, rest)
+        new = add_json(self.con, role, rest)
+        self.problems.extend(new)
         self._refresh_runs()
         return new
-
-    def _add_json(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
-        try:
-            return self._add_json_files(role, runs)
-        except duckdb.Error:
-            # A file DuckDB refuses to read at all (a byte order mark, bytes that are not
-            # UTF-8): find them the strict way, report them, read the others.
-            refused = []
-            for run in runs:
-                for f in run.files:
-                    reason = jsonread.problem(Path(f), MAX_RECORD_BYTES)
-                    if reason is not None:
-                        refused.append(Problem(f, reason))
-            skip = {p.path for p in refused}
-            kept = [replace(r, files=tuple(f for f in r.files if f not in skip)) for r in runs]
-            self.problems.extend(refused)
-            return refused + self._add_json_files(role, kept)
-
-    def _add_json_files(self, role: str, runs: Sequence[RunDir]) -> list[Problem]:
-        files = [f for run in runs for f in run.files]
-        if not files:
-            return []
-        names = [run.name for run in runs for _ in run.files]
-        structure = _structure_literal()
-        self.con.execute(
-            "CREATE OR REPLACE TEMP TABLE names AS SELECT unnest(?) AS filename, unnest(?) AS run",
-            [files, names],
-        )
-        self.con.execute(
-            f"""
-            CREATE OR REPLACE TEMP TABLE parsed AS
-            SELECT n.run, t.filename AS file, json_valid(t.content) AS ok,
-              CASE WHEN json_valid(t.content) THEN from_json(t.content, '{structure}') END AS r
-            FROM read_text(?) t JOIN names n ON n.filename = t.filename
-            """,
-            [files],
-        )
-        found = self.con.execute(
-            f"""
-            SELECT file, CASE WHEN NOT ok THEN '{_INVALID}'
-              WHEN r.schema <> '{SCHEMA_ID}' THEN 'unsupported record schema ''' || r.schema || ''''
-              ELSE {_SHAPE} END AS reason
-            FROM parsed
-            WHERE NOT ok OR (r.schema LIKE '{SCHEMA_FAMILY}%'
-              AND (r.schema <> '{SCHEMA_ID}' OR ({_SHAPE}) IS NOT NULL))
-            ORDER BY file
-            """
-        ).fetchall()
-        # Within a run, the attempt of a point or case that started last wins.
-        self.con.execute(
-            f"""
-            INSERT INTO all_records
-            SELECT * FROM (
-              SELECT ?, run, file, {_COLUMNS} FROM parsed
-              WHERE ok AND r.schema = '{SCHEMA_ID}' AND ({_SHAPE}) IS NULL)
-            QUALIFY row_number() OVER (
-              PARTITION BY run, kind, coalesce(job_id, ''), id
-              ORDER BY started_at DESC NULLS LAST, file DESC) = 1
-            """,
-            [role],
-        )
-        self.con.execute("DROP TABLE parsed")
-        new = [
-            Problem(str(f), self._why_invalid(str(f)) if reason == _INVALID else str(reason))
-            for f, reason in found
-        ]
-        self.problems.extend(new)
-        return new
-
-    @staticmethod
-    def _why_invalid(path: str) -> str:
-        """What the strict reader says of a file DuckDB found no JSON in, so that every
-        reader gives a file the same reason."""
-        return jsonread.problem(Path(path), MAX_RECORD_BYTES) or _INVALID
 
     def _compact_view(self) -> None:
         """`compact_records`: the rows of the compact files, read when a query needs them;
@@ -425,8 +217,3 @@ class Store:
 def _literal(text: str) -> str:
     """`text` as a SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
-
-
-def _structure_literal() -> str:
-    """STRUCTURE as the text of a SQL string literal."""
-    return json.dumps(STRUCTURE).replace("'", "''")

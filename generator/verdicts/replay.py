@@ -90,6 +90,10 @@ def _reference(
     return Level(mean=sum(x[i] for i in runs) / len(runs), runs=tuple(runs))  # type: ignore[misc]
 
 
+def _level(x: Sequence[float | None], runs: Sequence[int]) -> Level:
+    return Level(mean=statistics.fmean(x[i] for i in runs), runs=tuple(runs))  # type: ignore[misc]
+
+
 def worse_by(x: Sequence[float | None], runs: Sequence[int], level: Level) -> list[float]:
     return [x[i] - level.mean for i in runs if x[i] is not None]  # type: ignore[operator]
 
@@ -125,7 +129,7 @@ def replay(
         elif inner.state == CONFIRMED and len(inner.stretch) > t.min_runs:
             # A change that stayed is the level a further change is measured against.
             runs = [i for i in inner.stretch if i != now][-t.window :]
-            level = Level(mean=statistics.fmean(x[i] for i in runs), runs=tuple(runs))  # type: ignore[misc]
+            level = _level(x, runs)
         else:
             continue  # an open suspicion (or a change too new to be a level) decides first
         if level is None or len(level.runs) < t.min_runs:
@@ -151,10 +155,7 @@ def _step(
 ) -> None:
     """Run `now` added to open finding `f`, and its fate decided."""
     f.stretch.append(now)
-    ref = Level(
-        mean=statistics.fmean(x[i] for i in f.reference),  # type: ignore[misc]
-        runs=f.reference,
-    )
+    ref = _level(x, f.reference)
     if f.state == CONFIRMED:
         _judge_recovery(x, sd, t, f, now, excluded)
         return
@@ -183,10 +184,7 @@ def _judge_recovery(
 ) -> None:
     """A confirmed finding whose last two runs are back within its reference's noise (less
     than `suspect` standard errors worse) recovers."""
-    ref = Level(
-        mean=statistics.fmean(x[i] for i in f.reference),  # type: ignore[misc]
-        runs=f.reference,
-    )
+    ref = _level(x, f.reference)
     last = [i for i in f.stretch if x[i] is not None][-2:]
     if len(last) == 2 and all(
         _z(v, sd, 1, len(ref.runs)) < t.suspect for v in worse_by(x, last, ref)

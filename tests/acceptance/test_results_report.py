@@ -20,7 +20,7 @@ from generator.confirm import tracked
 from generator.confirm.tracked import Tracked
 from generator.report import regressions
 from generator.results.history import PointKey, ServerKey
-from generator.results.output import MARKER
+from generator.results.output_dirs import MARKER
 from generator.verdicts.model import event_id
 from tests import confirm_gen as cg
 from tests.browser.chromium import charts, chromium, errors, skipped

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from click.testing import Result
 
     from generator.expand.expanded import Expanded
-    from generator.images import Reference
+    from generator.imageref.reference import Reference
     from tests.conftest import Invoke
 
 DIGEST = "sha256:" + "ab" * 32

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from generator.images import RegistryClient, parse_reference
+from generator.imageref.reference import parse_reference
+from generator.images.registry import RegistryClient
 from tests.helpers import ROOT
 from tests.pipeline.world import IMAGE, PR_IMAGE, PUSH_CREDENTIAL, World, world
 

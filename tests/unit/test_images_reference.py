@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import SglangCIError
-from generator.images import ImageError, parse_reference
+from generator.imageref.reference import ImageError, parse_reference
 
 DIGEST = "sha256:" + "0123456789abcdef" * 4
 

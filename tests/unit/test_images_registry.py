@@ -14,16 +14,11 @@ import pytest
 from generator.catalog.server_types import ImageReleases
 from generator.catalog.upstream import SGLANG, index
 from generator.errors import SelectionError
-from generator.images import (
-    ImageError,
-    Reference,
-    RegistryClient,
-    Resolution,
-    ResolutionPath,
-    resolve,
-    resolve_matrix,
-)
-from generator.images.registry import MANIFEST_TYPES
+from generator.imageref.reference import ImageError, Reference
+from generator.images import resolve
+from generator.images.matrix import resolve_matrix
+from generator.images.registry import MANIFEST_TYPES, RegistryClient
+from generator.images.resolve import Resolution, ResolutionPath
 from generator.images.sglang import Carried, check_matrix
 from tests.registry.images import (
     ATOM,

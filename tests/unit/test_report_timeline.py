@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from generator.report.timeline import MANIFEST_BATCH_BYTES, config_runs, load_points, manifests
-from generator.results.admit import MANIFEST_SCHEMA
 from generator.results.load import open_store
+from generator.results.runs import MANIFEST_SCHEMA
 from generator.results.store import Store
 from tests import results_gen as gen
 
