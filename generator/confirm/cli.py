@@ -21,7 +21,13 @@ import click
 
 from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
-from generator.confirm import events, issues, matrix, noise, outcomes, tracked, triage, triaged
+from generator.confirm import aa_noise, ab_matrix, events, issue_gh, outcomes, tracked, triage
+from generator.confirm.issue_gh import Gh, IssueError
+from generator.confirm.issues import plan
+from generator.confirm.outcome import load as load_outcomes
+from generator.confirm.outcome import markdown as outcomes_markdown
+from generator.confirm.tracking_issue import BOT, Issue, RunInfo
+from generator.confirm.triaged import load as load_marks
 from generator.context import run_at_root
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
@@ -94,8 +100,8 @@ def matrix_cmd(
         policy, _ = policy_for(root, policy_path)
         found = events.load(verdicts)
         derive = _deriver(load_catalog(root))
-        entries, skipped = matrix.build(found, _entries(matrices), history, policy, derive)
-        _append(markdown, matrix.markdown(entries, skipped))
+        entries, skipped = ab_matrix.build(found, _entries(matrices), history, policy, derive)
+        _append(markdown, ab_matrix.markdown(entries, skipped))
         sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
         return 0
 
@@ -113,7 +119,7 @@ def aa_cmd(ctx: click.Context, matrices: tuple[Path, ...], policy_path: Path | N
 
     def work(root: Path) -> int:
         policy, _ = policy_for(root, policy_path)
-        entries = matrix.aa_entries(_entries(matrices), policy, _deriver(load_catalog(root)))
+        entries = ab_matrix.aa_entries(_entries(matrices), policy, _deriver(load_catalog(root)))
         sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
         return 0
 
@@ -151,10 +157,10 @@ def noise_cmd(
                 for d in docs
                 if d.get("job_id") == entry["id"] and d.get("event") == conf["event"]
             ]
-            found = noise.sums([outcomes.measurement(d) for d in outcomes.latest(mine)])
+            found = aa_noise.sums([outcomes.measurement(d) for d in outcomes.latest(mine)])
             measured = {"run": run_name, "job_id": entry["id"], **found}
-            path, data = noise.add(history, str(entry["runner"]), measured)
-            noise.save(path, data)
+            path, data = aa_noise.add(history, str(entry["runner"]), measured)
+            aa_noise.save(path, data)
             got = data["noise"]
             shown = (
                 "not yet measurable (too few points or repeats)"
@@ -198,7 +204,7 @@ def outcomes_cmd(
         if as_json:
             sys.stdout.write(dumps([o.as_dict() for o in found]))
         else:
-            sys.stdout.write("\n".join(outcomes.markdown(found)) + "\n")
+            sys.stdout.write("\n".join(outcomes_markdown(found)) + "\n")
         return 0
 
     run_at_root(ctx, work)
@@ -206,7 +212,7 @@ def outcomes_cmd(
 
 bot_option = click.option(
     "--bot",
-    default=issues.BOT,
+    default=BOT,
     show_default=True,
     help="The login gh names as the author of the issues this workflow's token opens: only "
     "its issues are tracking issues.",
@@ -243,8 +249,8 @@ def triage_cmd(
         error: str | None = None
         try:
             if policy.confirm.issues:
-                gh = issues.Gh(repo)
-                listed = issues.issues(
+                gh = Gh(repo)
+                listed = issue_gh.issues(
                     gh,
                     policy.confirm.issue_label,
                     {e.id for e in found.events},
@@ -257,7 +263,7 @@ def triage_cmd(
                 for m in triage.newest(marks).values():
                     click.echo(f"{m.event} (#{m.issue}): {m.text}")
             return 0
-        except issues.IssueError as exc:
+        except IssueError as exc:
             error = str(exc)
             raise
         finally:
@@ -302,19 +308,19 @@ def issues_cmd(
         policy, _ = policy_for(root, policy_path)
         found = events.load(verdicts)
         enabled = policy.confirm.issues
-        known = outcomes.load(outcomes_path) if outcomes_path and enabled else {}
-        marks = triage.newest(triaged.load(triage_path) if triage_path else [])
+        known = load_outcomes(outcomes_path) if outcomes_path and enabled else {}
+        marks = triage.newest(load_marks(triage_path) if triage_path else [])
         settled = frozenset(e for e, m in marks.items() if m.state in triage.SETTLED)
-        listed: list[issues.Issue] = []
+        listed: list[Issue] = []
         done: list[tracked.Tracked] = []
         error: str | None = None
         try:  # what gh did is written to --out even when gh fails half way
             if not enabled:
                 click.echo("tracking issues are off (regression.confirm.issues)")
                 return 0
-            gh = issues.Gh(repo)
+            gh = Gh(repo)
             label = policy.confirm.issue_label
-            listed = issues.issues(
+            listed = issue_gh.issues(
                 gh,
                 label,
                 {e.id for e in found.events},
@@ -322,17 +328,17 @@ def issues_cmd(
                 servers=frozenset(e.server.key() for e in found.events),
                 warn=_warn,
             )
-            run = issues.RunInfo(name=found.current, url=run_url)
-            actions = issues.plan(found, known, listed, run, settled)
-            for line in issues.apply(gh, actions, label, done):
+            run = RunInfo(name=found.current, url=run_url)
+            actions = plan(found, known, listed, run, settled)
+            for line in issue_gh.apply(gh, actions, label, done):
                 click.echo(line)
             return 0
-        except issues.IssueError as exc:
+        except IssueError as exc:
             error = str(exc)
             raise
         finally:
             if out is not None:
-                kept = issues.tracked(found, listed, done)
+                kept = issue_gh.tracked(found, listed, done)
                 doc = tracked.document(
                     run=found.current, repository=repo, enabled=enabled, issues=kept, error=error
                 )

@@ -179,7 +179,7 @@ def summarize_cmd(
     """The run summary of RUN_DIR... (one run, possibly several job directories): the
     outcome, provenance, then the tables. The run is named by the GITHUB_* variables of
     the job, by the manifest of an admitted run, else by its records."""
-    from generator.confirm import outcomes, tracked
+    from generator.confirm import outcome, tracked
     from generator.launch import jsonread
     from generator.report.summarize import Around, markdown, summarize
     from generator.results.admit import read_manifest
@@ -197,7 +197,7 @@ def summarize_cmd(
     def work(_root: Path) -> int:
         _check_out(out, as_json, "results summarize")
         around = Around(
-            outcomes=outcomes.load(outcomes_path) if outcomes_path else {},
+            outcomes=outcome.load(outcomes_path) if outcomes_path else {},
             issues=issues_of(issues_path) if issues_path else [],
             dashboard=dashboard,
             awaiting_ab=awaiting_ab,

@@ -30,7 +30,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.catalog.regression import weight
-from generator.confirm.outcomes import MISSING, Outcome, judgement_text
+from generator.confirm.outcome import MISSING, Outcome, judgement_text
 from generator.report import rundiff
 from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
 from generator.report.oncall import differs_pairs
