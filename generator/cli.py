@@ -17,6 +17,7 @@ import click
 from generator.catalog.model import LEVELS
 from generator.confirm.cli import confirm_group
 from generator.context import Context, run
+from generator.dispatch import pr_select
 from generator.dispatch import steps as dispatch
 from generator.dispatch.diff import diff
 from generator.dispatch.diff import text as diff_text
@@ -432,7 +433,7 @@ def dispatch_pr(
         raise click.UsageError(msg)
 
     def work(c: Context) -> None:
-        selected = dispatch.pr(
+        selected = pr_select.pr(
             c.root,
             base=base,
             head=head,
@@ -445,7 +446,7 @@ def dispatch_pr(
             build=build,
         )
         accuracy, jobs = selected.accuracy, selected.jobs
-        _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs, selected.build))
+        _append("GITHUB_OUTPUT", pr_select.pr_outputs(accuracy, jobs, selected.build))
         _append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)
         built = (
             f"; builds {selected.build.repository}:{selected.build.tag}" if selected.build else ""
@@ -507,7 +508,7 @@ def dispatch_built(
             matrices = prbuild.apply(plan, digest, matrices, registry_from_env(os.environ))
             _append("GITHUB_STEP_SUMMARY", prbuild.summary_markdown(plan, digest=digest))
         accuracy, jobs = (dispatch.Selected(what="", matrix=m, summary="") for m in matrices)
-        _append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
+        _append("GITHUB_OUTPUT", pr_select.pr_outputs(accuracy, jobs))
         where = f"the image built, {digest}" if text else "their own images (nothing built)"
         click.echo(f"{accuracy.count} cases and {jobs.count} jobs run on {where}")
 

@@ -1,3 +1,3 @@
-"""What a workflow run executes before a GPU job: the select step (steps.py), the files a
-pull request changed and the cases and jobs they touch (diff.py), and the caller check of
-the reusable GPU workflows (verify.py, verify_cli.py)."""
+"""What a workflow run executes before a GPU job: the select step (steps.py, pr_select.py),
+the files a pull request changed and the cases and jobs they touch (diff.py), and the
+caller check of the reusable GPU workflows (verify.py, verify_cli.py)."""

@@ -36,7 +36,6 @@ class EntryError(SglangCIError):
 
 
 def _run(ctx: click.Context, work: Callable[[Path], str]) -> None:
-
     def done(c: Context) -> None:
         click.echo(f"verified: {one_line(work(c.root))}")
 
@@ -75,11 +74,14 @@ def caller_cmd(
     )
 
 
-def _entry(path: Path) -> dict[str, Any]:
+def _entry(path: Path, kind: str) -> dict[str, Any]:
+    """The entry in `path`, checked as the launcher checks a job (or a case) file."""
     try:
-        return load_object(path)
+        data = load_object(path)
+        (check_case if kind == "case" else check_job)(data, str(path))
     except InputError as e:
         raise EntryError(str(e)) from None
+    return data
 
 
 def _entry_command(kind: str) -> Callable[..., None]:
@@ -93,14 +95,7 @@ def _entry_command(kind: str) -> Callable[..., None]:
     @click.pass_context
     def command(ctx: click.Context, entry_file: Path, ref: str, allow_unpinned: bool) -> None:
         def work(root: Path) -> str:
-            data = _entry(entry_file)
-            try:
-                if kind == "case":
-                    check_case(data, str(entry_file))
-                else:
-                    check_job(data, str(entry_file))
-            except InputError as e:
-                raise EntryError(str(e)) from None
+            data = _entry(entry_file, kind)
             sha, catalog = load_at(root, ref)
             expanded = expand(catalog)
             if kind == "job":
@@ -125,15 +120,10 @@ def _output(text: str) -> None:
             out.write(text)
 
 
-verify_group.command(
-    name="job", help="A benchmark job entry (JSON file) against the catalogs at --at."
-)(_entry_command("job"))
-verify_group.command(
-    name="case", help="An accuracy case entry (JSON file) against the catalogs at --at."
-)(_entry_command("case"))
-verify_group.command(
-    name="confirm", help="An A/B confirmation entry (JSON file) against the catalogs at --at."
-)(_entry_command("confirm"))
+for _kind, _what in (("job", "A benchmark job"), ("case", "An accuracy case"),
+                     ("confirm", "An A/B confirmation")):  # fmt: skip
+    _help = f"{_what} entry (JSON file) against the catalogs at --at."
+    verify_group.command(name=_kind, help=_help)(_entry_command(_kind))
 
 
 @verify_group.command(name="settings")
