@@ -17,9 +17,9 @@ from typing import Any
 import click
 
 from generator.cli.options import DIR, FILE, policy_option
-from generator.confirm import issues
 from generator.confirm.ab_jobs import pool_noise, print_aa, print_matrix, print_outcomes
 from generator.confirm.issue_sync import read_triage, sync_issues
+from generator.confirm.tracking_issue import BOT
 from generator.context import run_at_root
 
 confirm_policy_option = policy_option("the catalog under --root")
@@ -82,7 +82,7 @@ def outcomes_cmd(ctx: click.Context, /, **opts: Any) -> None:
 
 bot_option = click.option(
     "--bot",
-    default=issues.BOT,
+    default=BOT,
     show_default=True,
     help="The login gh names as the author of the issues this workflow's token opens: only "
     "its issues are tracking issues.",

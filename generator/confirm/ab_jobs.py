@@ -10,7 +10,8 @@ from typing import Any
 
 from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
-from generator.confirm import events, matrix, noise, outcomes
+from generator.confirm import aa_noise, ab_matrix, events, outcomes
+from generator.confirm.outcome import markdown as outcomes_markdown
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
 from generator.launch.abjob import check_confirmation
@@ -54,8 +55,8 @@ def print_matrix(
     policy, _ = policy_for(root, policy_path)
     found = events.load(verdicts)
     derive = _deriver(root)
-    entries, skipped = matrix.build(found, _job_entries(matrices), history, policy, derive)
-    lines = matrix.markdown(entries, skipped)
+    entries, skipped = ab_matrix.build(found, _job_entries(matrices), history, policy, derive)
+    lines = ab_matrix.markdown(entries, skipped)
     if markdown is not None and lines:
         with markdown.open("a", encoding="utf-8") as out:
             out.write("\n".join(lines) + "\n")
@@ -65,7 +66,7 @@ def print_matrix(
 
 def print_aa(root: Path, *, matrices: tuple[Path, ...], policy_path: Path | None) -> int:
     policy, _ = policy_for(root, policy_path)
-    _print(matrix.aa_entries(_job_entries(matrices), policy, _deriver(root)))
+    _print(ab_matrix.aa_entries(_job_entries(matrices), policy, _deriver(root)))
     return 0
 
 
@@ -90,10 +91,10 @@ def pool_noise(*, matrices: tuple[Path, ...], results: Path, history: Path, run_
         mine = [
             d for d in docs if d.get("job_id") == entry["id"] and d.get("event") == conf["event"]
         ]
-        found = noise.sums([outcomes.measurement(d) for d in outcomes.latest(mine)])
+        found = aa_noise.sums([outcomes.measurement(d) for d in outcomes.latest(mine)])
         measured = {"run": run_name, "job_id": entry["id"], **found}
-        path, data = noise.add(history, str(entry["runner"]), measured)
-        noise.save(path, data)
+        path, data = aa_noise.add(history, str(entry["runner"]), measured)
+        aa_noise.save(path, data)
         got = data["noise"]
         shown = (
             "not yet measurable (too few points or repeats)"
@@ -118,5 +119,5 @@ def print_outcomes(
     if as_json:
         sys.stdout.write(dumps([o.as_dict() for o in found]))
     else:
-        sys.stdout.write("\n".join(outcomes.markdown(found)) + "\n")
+        sys.stdout.write("\n".join(outcomes_markdown(found)) + "\n")
     return 0

@@ -74,6 +74,12 @@ def by_weight(changes: Mapping[str, Change]) -> list[tuple[str, Change]]:
     return sorted(changes.items(), key=lambda item: weight(item[0], item[1].change))
 
 
+def defining_metric(event: Event) -> str | None:
+    """The metric that defines `event`: its first by weight."""
+    first = next(iter(by_weight(event.changes)), None)
+    return first[0] if first else None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Verdicts:
     """What confirmation needs of one `results compare --json` output."""
@@ -153,6 +159,15 @@ def _event(data: dict[str, Any]) -> Event:
     )
 
 
+def _each(metrics: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> dict[str, Any]:
+    """Each metric's `key` of a point, where it is of `kind`."""
+    return {
+        str(m): v[key]
+        for m, v in metrics.items()
+        if isinstance(v, dict) and isinstance(v.get(key), kind)
+    }
+
+
 def parse(data: object, where: str) -> Verdicts:
     """The verdicts of a `results compare --json` object; ResultsError when it is not one."""
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(
@@ -170,21 +185,10 @@ def parse(data: object, where: str) -> Verdicts:
         if p.get("verdict") not in UNMEASURED:
             measured.add(server.key())
         key = (server.key(), p.get("isl"), p.get("osl"), p.get("concurrency"))
-        changes[key] = {
-            str(m): float(v["change"])
-            for m, v in (p.get("metrics") or {}).items()
-            if isinstance(v, dict) and isinstance(v.get("change"), int | float)
-        }
-        values[key] = {
-            str(m): float(v["current"])
-            for m, v in (p.get("metrics") or {}).items()
-            if isinstance(v, dict) and isinstance(v.get("current"), int | float)
-        }
-        verdicts[key] = {
-            str(m): str(v["verdict"])
-            for m, v in (p.get("metrics") or {}).items()
-            if isinstance(v, dict) and isinstance(v.get("verdict"), str)
-        }
+        metrics = p.get("metrics") or {}
+        changes[key] = {m: float(v) for m, v in _each(metrics, "change", (int, float)).items()}
+        values[key] = {m: float(v) for m, v in _each(metrics, "current", (int, float)).items()}
+        verdicts[key] = {m: str(v) for m, v in _each(metrics, "verdict", str).items()}
     return Verdicts(
         current=str(data.get("current") or ""),
         events=events,

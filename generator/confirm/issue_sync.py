@@ -7,7 +7,12 @@ from __future__ import annotations
 import click
 
 from generator.catalog.regression import policy_for
-from generator.confirm import events, issues, outcomes, tracked, triage, triaged
+from generator.confirm import events, issue_gh, tracked, triage
+from generator.confirm.issue_gh import Gh, IssueError
+from generator.confirm.issues import plan
+from generator.confirm.outcome import load as load_outcomes
+from generator.confirm.tracking_issue import Issue, RunInfo
+from generator.confirm.triaged import load as load_marks
 from generator.jsonio import dumps
 from generator.results.output import JSON, check_file, write_file
 
@@ -21,10 +26,10 @@ def _warn(line: str) -> None:
 
 
 def _listed(
-    gh: issues.Gh, label: str, found: events.Verdicts, bot: str, *, open_issues: bool = False
-) -> list[issues.Issue]:
+    gh: Gh, label: str, found: events.Verdicts, bot: str, *, open_issues: bool = False
+) -> list[Issue]:
     """The tracking issues of the run's events (and with `open_issues`, every open one)."""
-    return issues.issues(
+    return issue_gh.issues(
         gh,
         label,
         {e.id for e in found.events},
@@ -45,13 +50,13 @@ def read_triage(
     error: str | None = None
     try:
         if policy.confirm.issues:
-            gh = issues.Gh(repo)
+            gh = Gh(repo)
             listed = _listed(gh, policy.confirm.issue_label, found, bot, open_issues=True)
             marks = triage.marks(listed, lambda n: gh.api_list(f"issues/{n}/events"), _warn)
             for m in triage.newest(marks).values():
                 click.echo(f"{m.event} (#{m.issue}): {m.text}")
         return 0
-    except issues.IssueError as exc:
+    except IssueError as exc:
         error = str(exc)
         raise
     finally:
@@ -76,30 +81,30 @@ def sync_issues(
     policy, _ = policy_for(root, policy_path)
     found = events.load(verdicts)
     enabled = policy.confirm.issues
-    known = outcomes.load(outcomes_path) if outcomes_path and enabled else {}
-    marks = triage.newest(triaged.load(triage_path) if triage_path else [])
+    known = load_outcomes(outcomes_path) if outcomes_path and enabled else {}
+    marks = triage.newest(load_marks(triage_path) if triage_path else [])
     settled = frozenset(e for e, m in marks.items() if m.state in triage.SETTLED)
-    listed: list[issues.Issue] = []
+    listed: list[Issue] = []
     done: list[tracked.Tracked] = []
     error: str | None = None
     try:
         if not enabled:
             click.echo("tracking issues are off (regression.confirm.issues)")
             return 0
-        gh = issues.Gh(repo)
+        gh = Gh(repo)
         label = policy.confirm.issue_label
         listed = _listed(gh, label, found, bot)
-        run = issues.RunInfo(name=found.current, url=run_url)
-        actions = issues.plan(found, known, listed, run, settled)
-        for line in issues.apply(gh, actions, label, done):
+        run = RunInfo(name=found.current, url=run_url)
+        actions = plan(found, known, listed, run, settled)
+        for line in issue_gh.apply(gh, actions, label, done):
             click.echo(line)
         return 0
-    except issues.IssueError as exc:
+    except IssueError as exc:
         error = str(exc)
         raise
     finally:
         if out is not None:
-            kept = issues.tracked(found, listed, done)
+            kept = issue_gh.tracked(found, listed, done)
             doc = tracked.document(
                 run=found.current, repository=repo, enabled=enabled, issues=kept, error=error
             )

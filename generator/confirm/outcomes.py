@@ -11,15 +11,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator.confirm.outcome import MISSING, Outcome, Step
 from generator.launch import ab, jsonread
 from generator.launch.abjob import noise_of
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
-from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,60 +24,8 @@ if TYPE_CHECKING:
 
     from generator.launch.abjob import ConfirmationEntry, SideImage
 
+
 DOCUMENT = "sglang-ci/confirmation/1"
-MISSING = "missing"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Step:
-    step: int
-    candidate: int | None  # index among the candidates, None for the first A/B
-    a: SideImage
-    b: SideImage
-    verdict: str
-    judgements: tuple[ab.Judgement, ...]
-    turns: int  # turns with a valid record
-    expected: int
-    # per point id: each metric's ratio B / A over the repeats, with its interval
-    points: tuple[tuple[str, tuple[ab.Judgement, ...]], ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
-    event: str
-    job_id: str
-    config: str
-    mode: str | None
-    repeats: int
-    result: str  # confirmed | cleared | inconclusive | missing
-    steps: tuple[Step, ...] = ()
-    candidates: tuple[SideImage, ...] = ()
-    first_bad: SideImage | None = None  # named by the bisection (or B with no nightly between)
-    exact: bool = False
-    between: tuple[SideImage, SideImage] | None = None  # last known good, first known bad
-    versions: dict[str, dict[str, str | None]] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "event": self.event,
-            "job_id": self.job_id,
-            "config": self.config,
-            "mode": self.mode,
-            "repeats": self.repeats,
-            "result": self.result,
-            "steps": [
-                {
-                    **{k: v for k, v in s.__dict__.items() if k not in ("judgements", "points")},
-                    "judgements": [dict(j.__dict__) for j in s.judgements],
-                    "points": {p: [dict(j.__dict__) for j in js] for p, js in s.points},
-                }
-                for s in self.steps
-            ],
-            "first_bad": self.first_bad,
-            "exact": self.exact,
-            "between": list(self.between) if self.between else None,
-            "versions": self.versions,
-        }
 
 
 def documents(folder: Path) -> list[dict[str, Any]]:
@@ -142,6 +87,11 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
     for d in docs:
         by_step[int(d["step"])].append(d)
     per_step = len(entry["points"]) * 2 * conf["repeats"]
+    rules, how, noise = _rules(entry), str(docs[0]["mode"]), noise_of(conf)
+
+    def judge(turns: list[ab.Measurement]) -> tuple[str, list[ab.Judgement]]:
+        return ab.judge_step(turns, rules, conf["level"], how, noise)
+
     steps: list[Step] = []
     versions: dict[str, dict[str, str | None]] = {}
     for number in sorted(by_step):
@@ -153,21 +103,9 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
             digest = d["images"][d["side"]]["image_digest"]
             if isinstance(record, dict) and digest not in versions:
                 versions[digest] = _versions(record)
-        how, noise = str(docs[0]["mode"]), noise_of(conf)
-        verdict, judgements = ab.judge_step(measured, _rules(entry), conf["level"], how, noise)
+        verdict, judgements = judge(measured)
         per_point = tuple(
-            (
-                point,
-                tuple(
-                    ab.judge_step(
-                        [m for m in measured if m.point == point],
-                        _rules(entry),
-                        conf["level"],
-                        how,
-                        noise,
-                    )[1]
-                ),
-            )
+            (point, tuple(judge([m for m in measured if m.point == point])[1]))
             for point in sorted({m.point for m in measured})
         )
         images = found[0]["images"]
@@ -193,7 +131,7 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
     named = first == ab.CONFIRMED
     return dataclasses.replace(
         empty,
-        mode=str(docs[0]["mode"]),
+        mode=how,
         result=first,
         steps=tuple(steps),
         first_bad=chain[bounds.bad + 1] if named and bounds.exact else None,
@@ -234,91 +172,3 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
         for o in outcomes
         if o.result in (ab.CONFIRMED, ab.CLEARED)
     ]
-
-
-def short(image: SideImage | dict[str, Any] | None) -> str:
-    """An image as a summary names it: its tag and short digest."""
-    if not image:
-        return "-"
-    digest = str(image.get("image_digest") or "")
-    tag = image.get("image_tag") or image.get("image_requested") or ""
-    if not tag:
-        return code(digest[:19])
-    return f"{code(tag)} ({code(digest.removeprefix('sha256:')[:12])})"
-
-
-def judgement_text(j: ab.Judgement) -> str:
-    if j.ratio is None:
-        return f"{j.what}: {j.verdict} ({text(j.reason)})"
-    interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"
-    return f"{j.what} B/A {j.ratio:.3f}{interval}: {j.verdict}"
-
-
-def markdown(outcomes: Sequence[Outcome]) -> list[str]:
-    """The run summary's section on the A/B jobs."""
-    if not outcomes:
-        return []
-    lines = ["### A/B confirmation", ""]
-    for o in outcomes:
-        head = f"- **{text(o.config)}** (event {code(o.event)}): **{o.result}**"
-        if o.result == MISSING:
-            lines.append(head + ": the A/B job left no measurement; the event stays suspected")
-            continue
-        lines.append(f"{head}, {o.repeats} repeats each, {o.mode}")
-        for s in o.steps:
-            what = "A/B" if s.candidate is None else f"bisection step {s.step}"
-            lines.append(
-                f"  - {what}: A {short(s.a)} against B {short(s.b)}, "
-                f"{s.turns} of {s.expected} turns measured; "
-                + "; ".join(judgement_text(j) for j in s.judgements)
-            )
-        if o.first_bad is not None:
-            lines.append(f"  - first bad image: {short(o.first_bad)}")
-        elif o.between is not None:
-            lines.append(
-                f"  - first bad image: after {short(o.between[0])}, "
-                f"at or before {short(o.between[1])}"
-            )
-    return [*lines, ""]
-
-
-def from_dict(data: dict[str, Any]) -> Outcome:
-    """An outcome read back from `Outcome.as_dict()`."""
-    steps = tuple(
-        Step(
-            **{k: v for k, v in s.items() if k not in ("judgements", "points")},
-            judgements=tuple(ab.Judgement(**j) for j in s["judgements"]),
-            points=tuple(
-                (str(p), tuple(ab.Judgement(**j) for j in js))
-                for p, js in (s.get("points") or {}).items()
-            ),
-        )
-        for s in data.get("steps") or ()
-    )
-    between = data.get("between")
-    return Outcome(
-        event=data["event"],
-        job_id=data["job_id"],
-        config=data["config"],
-        mode=data.get("mode"),
-        repeats=int(data["repeats"]),
-        result=data["result"],
-        steps=steps,
-        first_bad=data.get("first_bad"),
-        exact=bool(data.get("exact")),
-        between=(between[0], between[1]) if between else None,
-        versions=data.get("versions") or {},
-    )
-
-
-def load(path: Path) -> dict[str, Outcome]:
-    """The outcomes of `sglang-ci confirm outcomes --json`, by event id."""
-    try:
-        data = jsonread.load(path)
-    except (OSError, ValueError) as exc:
-        msg = f"{path}: cannot read the outcomes: {exc}"
-        raise ResultsError(msg) from exc
-    if not isinstance(data, list):
-        msg = f"{path}: not the JSON of `sglang-ci confirm outcomes --json`"
-        raise ResultsError(msg)
-    return {o.event: o for o in (from_dict(d) for d in data)}

@@ -32,7 +32,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from generator.confirm.issues import Issue
+    from generator.confirm.tracking_issue import Issue
 
 SCHEMA = "sglang-ci/triage/1"
 FILE = "triage.json"
@@ -76,12 +76,13 @@ class Mark:
         return f"{what} by {self.by}{when}"
 
 
-def _applies(issue: Issue, at: str | None) -> list[str]:
-    """The events `issue` tracked at time `at` (all of them when a time is unknown); the
-    newest first, so a mark made after a reopening names the event it was reopened for."""
+def _applies(issue: Issue, at: str | None) -> str:
+    """The event a mark made at time `at` applies to: the newest `issue` tracked then (any
+    when a time is unknown), so a mark made after a reopening names the event it was
+    reopened for."""
     known = [(e, t) for e, t in issue.events] or [(issue.event, None)]
     found = [e for e, t in known if at is None or t is None or t <= at]
-    return found[::-1] or [known[0][0]]
+    return found[-1] if found else known[0][0]
 
 
 def _commands(issue: Issue, warn: Callable[[str], None]) -> list[Mark]:
@@ -97,9 +98,9 @@ def _commands(issue: Issue, warn: Callable[[str], None]) -> list[Mark]:
                 warn(f"issue #{issue.number}: a triage command by {c.author} "
                      f"({c.association}), who may not triage this repository: ignored")  # fmt: skip
                 continue
-            out += [
+            out.append(
                 Mark(
-                    event=event,
+                    event=_applies(issue, c.created_at),
                     issue=issue.number,
                     state=state,
                     reason=(reason or None) if state == "invalid" else None,
@@ -108,8 +109,7 @@ def _commands(issue: Issue, warn: Callable[[str], None]) -> list[Mark]:
                     at=c.created_at,
                     source="comment",
                 )
-                for event in _applies(issue, c.created_at)[:1]
-            ]
+            )
     return out
 
 
@@ -130,9 +130,9 @@ def _labelled(issue: Issue, events: Sequence[Mapping[str, Any]]) -> list[Mark]:
         by = actor.get("login") if isinstance(actor, dict) else None
         at = last.get("created_at")
         at = at if isinstance(at, str) else None
-        out += [
+        out.append(
             Mark(
-                event=event,
+                event=_applies(issue, at),
                 issue=issue.number,
                 state=state,
                 reason=reason,
@@ -141,8 +141,7 @@ def _labelled(issue: Issue, events: Sequence[Mapping[str, Any]]) -> list[Mark]:
                 at=at,
                 source="label",
             )
-            for event in _applies(issue, at)[:1]
-        ]
+        )
     return out
 
 

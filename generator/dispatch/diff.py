@@ -179,15 +179,11 @@ def diff(root: Path, base: str, head: Expanded, *, head_ref: str | None = None) 
     """What changed between `base` (a git ref) and the working tree under `root`, whose
     catalogs `head` holds; or, with `head_ref`, the commit whose catalogs `head` holds
     (`catalog.at_ref`: a pull request's GPU run reads them as data)."""
-    if head_ref is None:
-        merge_base = output(root, "merge-base", base, "HEAD").strip()
-        committed = output(root, "diff", "--name-only", merge_base).split()
-        untracked = output(root, "ls-files", "--others", "--exclude-standard").split()
-    else:
-        merge_base = output(root, "merge-base", base, head_ref).strip()
-        committed = output(root, "diff", "--name-only", merge_base, head_ref).split()
-        untracked = []
-    files = tuple(sorted({*committed, *untracked}))
+    head_refs = [] if head_ref is None else [head_ref]
+    merge_base = output(root, "merge-base", base, *(head_refs or ["HEAD"])).strip()
+    committed = output(root, "diff", "--name-only", merge_base, *head_refs).split()
+    untracked = output(root, "ls-files", "--others", "--exclude-standard") if not head_refs else ""
+    files = tuple(sorted({*committed, *untracked.split()}))
     new_cases, new_jobs = _head(head)
     old = _base(root, merge_base)
     if old is None:

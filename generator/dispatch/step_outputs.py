@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from generator.dispatch import pr_select
 from generator.dispatch import steps as dispatch
 from generator.errors import SelectionError
 from generator.images import prbuild, pushed_image
@@ -46,11 +47,11 @@ def write_selected(c: Context, kind: str, **options: Any) -> None:
 
 def write_pr(root: Path, **options: Any) -> None:
     """`dispatch pr`: dispatch.pr's run, today's, with the registry the environment names."""
-    selected = dispatch.pr(
+    selected = pr_select.pr(
         root, today=datetime.now(UTC).date(), client=registry_from_env(os.environ), **options
     )
     accuracy, jobs = selected.accuracy, selected.jobs
-    append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs, selected.build))
+    append("GITHUB_OUTPUT", pr_select.pr_outputs(accuracy, jobs, selected.build))
     append("GITHUB_STEP_SUMMARY", accuracy.summary + jobs.summary)
     built = f"; builds {selected.build.repository}:{selected.build.tag}" if selected.build else ""
     click.echo(f"selected {one_line(accuracy.what)}; {one_line(jobs.what)}{built}")
@@ -78,6 +79,6 @@ def write_built(*, matrix_file: Path, jobs_file: Path, build_file: Path, digest:
         matrices = pushed_image.apply(plan, digest, matrices, registry_from_env(os.environ))
         append("GITHUB_STEP_SUMMARY", prbuild.summary_markdown(plan, digest=digest))
     accuracy, jobs = (dispatch.Selected(what="", matrix=m, summary="") for m in matrices)
-    append("GITHUB_OUTPUT", dispatch.pr_outputs(accuracy, jobs))
+    append("GITHUB_OUTPUT", pr_select.pr_outputs(accuracy, jobs))
     where = f"the image built, {digest}" if text else "their own images (nothing built)"
     click.echo(f"{accuracy.count} cases and {jobs.count} jobs run on {where}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.confirm.matrix import MAX_TIMEOUT_MINUTES
+from generator.confirm.ab_matrix import MAX_TIMEOUT_MINUTES
 from generator.errors import CheckFailed
 from generator.expand.entries import case_entry
 from generator.expand.rederive import NotDerived, job_for
@@ -77,18 +77,11 @@ def check_caller(
 _MISSING = object()
 
 
-def _differences(
-    handed: Mapping[str, Any], derived: Mapping[str, Any], skip: Iterable[str]
-) -> list[str]:
-    ignored = set(skip)
-    keys = (set(handed) | set(derived)) - ignored
-    return sorted(k for k in keys if handed.get(k, _MISSING) != derived.get(k, _MISSING))
-
-
 def _same(
     what: str, handed: Mapping[str, Any], derived: Mapping[str, Any], skip: Iterable[str], sha: str
 ) -> None:
-    differ = _differences(handed, derived, skip)
+    keys = (set(handed) | set(derived)) - set(skip)
+    differ = sorted(k for k in keys if handed.get(k, _MISSING) != derived.get(k, _MISSING))
     if differ:
         msg = (
             f"{what}: the entry handed differs from what the catalogs at {sha[:12]} derive, "

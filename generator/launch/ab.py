@@ -24,7 +24,7 @@ A | B B | A A | ..., consecutive repeats sharing one launch),
 se^2 = (launch^2 (2K - 1) / K + point^2 / n) / K. With both servers up at once
 (`parallel`) one launch per side serves every repeat, each side on its own half of the
 GPUs: those offsets never average out, se^2 = 2 launch^2 + point^2 / (n K). The parts
-are what the A/As of the runner label measured (generator/confirm/noise.py, carried by
+are what the A/As of the runner label measured (generator/confirm/aa_noise.py, carried by
 the job), else DEFAULT_NOISE; when the K repeats spread more than the model says, their
 spread is used.
 A job of several points also judges each point alone, so that a change at one point is not

@@ -98,7 +98,7 @@ def render_devices(devices: Sequence[str]) -> list[str] | None:
 
 def choose_mode(entry: ConfirmationEntry, devices: Sequence[str]) -> str:
     """`parallel` when two servers fit on the runner's GPUs, but an A/A (the same image on
-    both sides, generator/confirm/noise.py) restarts: what it measures is a launch."""
+    both sides, generator/confirm/aa_noise.py) restarts: what it measures is a launch."""
     conf = entry["confirmation"]
     found = render_devices(devices)
     if found is None or conf["a"]["image_digest"] == conf["b"]["image_digest"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.confirm.outcomes import MISSING, Outcome, judgement_text
+from generator.confirm.outcome import MISSING, Outcome, judgement_text
 from generator.report.markdown import SHORT
 from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-    from generator.confirm.outcomes import Outcome
+    from generator.confirm.outcome import Outcome
     from generator.confirm.tracked import Tracked
     from generator.confirm.triage import Mark
 

@@ -11,7 +11,7 @@ import click
 
 from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
-from generator.confirm import outcomes, tracked, triaged
+from generator.confirm import outcome, tracked, triaged
 from generator.launch import jsonread
 from generator.report.compare_text import markdown as compare_markdown
 from generator.report.dashboard import REPORT, Latest, report
@@ -64,7 +64,7 @@ def print_summary(
     output = Output("results summarize", as_json, out, max_bytes)
     output.check()
     around = Around(
-        outcomes=outcomes.load(outcomes_path) if outcomes_path else {},
+        outcomes=outcome.load(outcomes_path) if outcomes_path else {},
         issues=_issues_of(issues_path) if issues_path else [],
         dashboard=dashboard,
         awaiting_ab=awaiting_ab,

@@ -38,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from generator.confirm.outcomes import Outcome
+    from generator.confirm.outcome import Outcome
     from generator.confirm.tracked import Tracked
 
 # What differs between the last good and the first bad run, as a line names it.

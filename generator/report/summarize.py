@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from generator.confirm.outcomes import Outcome
+    from generator.confirm.outcome import Outcome
     from generator.confirm.tracked import Tracked
     from generator.results.store import Store
 

@@ -13,6 +13,7 @@ import pytest
 
 from generator.catalog import load
 from generator.catalog.at_ref import load_at
+from generator.dispatch import pr_select
 from generator.dispatch import steps as dispatch
 from generator.dispatch.verify import Refused, derive_job, verify_case, verify_confirm, verify_job
 from generator.errors import SelectionError
@@ -465,7 +466,7 @@ def test_the_pr_selection_reads_the_head_as_data_and_its_entries_verify(
     """The PR GPU run's select step (the default branch's code) and the caller check
     agree: the head's server change is run, its runner contract change is not."""
     sha = change(repo, SERVER_CHANGE, OPTIONS)
-    selected = dispatch.pr(
+    selected = pr_select.pr(
         repo, base="main", head=sha, benchmark=True, today=date(2026, 12, 1), client=Registry()
     )
     cases, jobs = selected.accuracy, selected.jobs
@@ -515,7 +516,7 @@ def test_a_pr_onto_another_branch_is_refused_and_the_summary_lists_what_the_gpus
         "take pull requests into the default branch only (retarget it, or merge its base "
         "first)\n"
     )
-    summary = dispatch.pr(
+    summary = pr_select.pr(
         repo, base="main", head=sha, benchmark=False, today=date(2026, 12, 1),
         client=Registry(), pr_base="main", default_branch="main",
     ).accuracy.summary  # fmt: skip
@@ -623,7 +624,7 @@ def test_a_pr_image_is_built_from_the_head_where_the_default_branch_says_and_ver
     sha = git(repo, "rev-parse", "HEAD").strip()
     git(repo, "checkout", "--quiet", "main")
 
-    selected = dispatch.pr(
+    selected = pr_select.pr(
         repo, base="main", head=sha, benchmark=False, today=date(2026, 12, 1),
         client=Pushed(), number=7,
     )  # fmt: skip

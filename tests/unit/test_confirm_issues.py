@@ -1,5 +1,5 @@
-"""Tracking issues (generator/confirm/issues.py) against the stand-in gh, which keeps a
-repository in a JSON file and records every call."""
+"""Tracking issues (generator/confirm/issues.py, issue_gh.py) against the stand-in gh,
+which keeps a repository in a JSON file and records every call."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ import pytest
 
 from generator.confirm import issues
 from generator.confirm.events import Verdicts, parse
+from generator.confirm.issue_gh import Gh, IssueError, apply, tracked
+from generator.confirm.issue_gh import issues as tracking_issues
+from generator.confirm.issues import plan
 from generator.confirm.tracked import Tracked
+from generator.confirm.tracking_issue import RunInfo, parse_issue
 from generator.launch.logtext import one_line
 from tests.helpers import ROOT
 from tests.unit.test_markdown_text import PAYLOADS, assert_harmless, inside_code, render_markdown
@@ -65,12 +69,12 @@ def verdicts(
 
 
 @pytest.fixture
-def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> issues.Gh:
+def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
     monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
     monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("GH_TOKEN", "token")
     monkeypatch.setenv("GH_STANDIN_PYTHON", sys.executable)  # not a version manager's shim
-    return issues.Gh("owner/repo", program=GH)
+    return Gh("owner/repo", program=GH)
 
 
 def calls(tmp_path: Path) -> list[str]:
@@ -83,13 +87,11 @@ def writes(tmp_path: Path) -> list[str]:
     return [c for c in calls(tmp_path) if c not in ("issue list", "issue view")]
 
 
-def keep(gh: issues.Gh, v: Verdicts) -> list[str]:
+def keep(gh: Gh, v: Verdicts) -> list[str]:
     servers = frozenset(e.server.key() for e in v.events)
-    found = issues.issues(gh, "perf", {e.id for e in v.events}, servers=servers)
-    run = issues.RunInfo(
-        name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}"
-    )
-    return issues.apply(gh, issues.plan(v, {}, found, run), "perf")
+    found = tracking_issues(gh, "perf", {e.id for e in v.events}, servers=servers)
+    run = RunInfo(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
+    return apply(gh, plan(v, {}, found, run), "perf")
 
 
 def repo(tmp_path: Path) -> dict[str, Any]:
@@ -98,7 +100,7 @@ def repo(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_one_issue_per_event_commented_while_open_and_closed_on_recovery(
-    gh: issues.Gh, tmp_path: Path
+    gh: Gh, tmp_path: Path
 ) -> None:
     assert keep(gh, verdicts("run-07", [event()])) == [
         "opened https://github.com/owner/repo/issues/1 for event ev-3f2a9c41d07b"
@@ -134,13 +136,13 @@ def test_one_issue_per_event_commented_while_open_and_closed_on_recovery(
 
 
 @pytest.mark.parametrize("state", ["suspected", "cleared"])
-def test_an_event_not_confirmed_opens_no_issue(gh: issues.Gh, tmp_path: Path, state: str) -> None:
+def test_an_event_not_confirmed_opens_no_issue(gh: Gh, tmp_path: Path, state: str) -> None:
     # cleared: the A/B found no difference (noise alone)
     assert keep(gh, verdicts("run-07", [event(state, confirmed_by=None)])) == []
     assert writes(tmp_path) == []
 
 
-def test_an_event_back_after_its_issue_closed_reopens_it(gh: issues.Gh, tmp_path: Path) -> None:
+def test_an_event_back_after_its_issue_closed_reopens_it(gh: Gh, tmp_path: Path) -> None:
     keep(gh, verdicts("run-07", [event()]))
     keep(gh, verdicts("run-08", []))
     assert keep(gh, verdicts("run-09", [event(runs=3)])) == ["reopened #1 (event ev-3f2a9c41d07b)"]
@@ -149,7 +151,7 @@ def test_an_event_back_after_its_issue_closed_reopens_it(gh: issues.Gh, tmp_path
     assert writes(tmp_path).count("issue create") == 1
 
 
-def test_issues_without_the_marker_are_not_touched(gh: issues.Gh, tmp_path: Path) -> None:
+def test_issues_without_the_marker_are_not_touched(gh: Gh, tmp_path: Path) -> None:
     state = {"issues": [{"number": 1, "title": "t", "body": "hand-written", "state": "OPEN",
                          "labels": ["perf"], "comments": []}], "labels": ["perf"]}  # fmt: skip
     (tmp_path / "repo.json").write_text(json.dumps(state))
@@ -159,26 +161,26 @@ def test_issues_without_the_marker_are_not_touched(gh: issues.Gh, tmp_path: Path
     ]
 
 
-def test_a_failing_gh_is_one_line(gh: issues.Gh, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_gh_is_one_line(gh: Gh, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GH_TOKEN")
-    with pytest.raises(issues.IssueError) as caught:
+    with pytest.raises(IssueError) as caught:
         keep(gh, verdicts("run-07", [event()]))
     assert str(caught.value) == (
         "gh issue list failed (4): To get started with GitHub CLI, please run:  gh auth login"
     )
 
 
-def kept(gh: issues.Gh, v: Verdicts) -> list[Tracked]:
+def kept(gh: Gh, v: Verdicts) -> list[Tracked]:
     """What `confirm issues --out` records for run `v`."""
-    listed = issues.issues(gh, "perf", {e.id for e in v.events})
+    listed = tracking_issues(gh, "perf", {e.id for e in v.events})
     done: list[Tracked] = []
-    issues.apply(gh, issues.plan(v, {}, listed, issues.RunInfo(name=v.current, url=None)),
+    apply(gh, plan(v, {}, listed, RunInfo(name=v.current, url=None)),
                  "perf", done)  # fmt: skip
-    return issues.tracked(v, listed, done)
+    return tracked(v, listed, done)
 
 
 def test_each_issue_is_recorded_with_its_number_url_and_the_action_taken(
-    gh: issues.Gh,
+    gh: Gh,
 ) -> None:
     url = "https://github.com/owner/repo/issues/1"
 
@@ -257,25 +259,8 @@ def test_confirm_issues_out_never_replaces_a_file_it_did_not_write(
     assert not (tmp_path / "calls.jsonl").exists()
 
 
-@pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
-def test_record_text_in_the_issue_body_stays_in_its_code_span(payload: str) -> None:
-    hostile = event(
-        config=payload,
-        server={**SERVER, "runner_label": payload},
-        first_bad_run=payload,
-        differences={"sglang_version": ["0.5.6", payload], payload: ["a", "b"]},
-    )
-    v = verdicts("run-07", [hostile])
-    url = "https://github.com/owner/repo/actions/runs/7"
-    text = issues.body(v.events[0], None, issues.RunInfo(name="run-07", url=url))
-    rendered = render_markdown(text)
-    assert_harmless(text, rendered, link=url)
-    assert one_line(payload) in inside_code(rendered)
-    assert issues.parse_issue(1, "OPEN", text, ()) is not None
-
-
 def test_a_step_that_comes_back_reopens_the_issue_its_first_event_closed(
-    gh: issues.Gh, tmp_path: Path
+    gh: Gh, tmp_path: Path
 ) -> None:
     keep(gh, verdicts("run-07", [event()]))
     assert keep(gh, verdicts("run-08", [])) == ["closed #1 (event ev-3f2a9c41d07b)"]
@@ -373,3 +358,36 @@ def test_a_forged_marker_is_ignored_with_a_warning_and_the_step_exits_0(
     assert (result.exit_code, result.stdout) == (0, f"closed #{mine} (event ev-3f2a9c41d07b)\n")
     states = {i["number"]: (i["state"], i["author"]) for i in repo(tmp_path)["issues"]}
     assert states[1] == ("CLOSED" if mine == 1 else "OPEN", forged[0]["author"])
+
+
+def test_the_title_and_size_name_the_defining_metric_and_its_interval() -> None:
+    found = verdicts("run-07", [event()]).events[0]
+    assert issues.title(found) == (
+        "Performance regression: deepseek-r1-fp8-tp4 -8.0% output_throughput_per_gpu since run-07"
+    )
+    assert issues.size(found) == "output_throughput_per_gpu -8.0% [-9.0%, -7.0%]"
+
+
+def test_this_runs_numbers_are_each_points_value_and_change() -> None:
+    v = verdicts("run-07", [event()], value=1208.0)
+    assert issues.tonight(v.events[0], v) == (
+        "This run's output_throughput_per_gpu: 1024x1024 c4 1,208.0 (-10.0%)."
+    )
+    assert issues.tonight(v.events[0], verdicts("run-07", [event()], measured=False)) == ""
+
+
+@pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
+def test_record_text_in_the_issue_body_stays_in_its_code_span(payload: str) -> None:
+    hostile = event(
+        config=payload,
+        server={**SERVER, "runner_label": payload},
+        first_bad_run=payload,
+        differences={"sglang_version": ["0.5.6", payload], payload: ["a", "b"]},
+    )
+    v = verdicts("run-07", [hostile])
+    url = "https://github.com/owner/repo/actions/runs/7"
+    text = issues.body(v.events[0], None, RunInfo(name="run-07", url=url))
+    rendered = render_markdown(text)
+    assert_harmless(text, rendered, link=url)
+    assert one_line(payload) in inside_code(rendered)
+    assert parse_issue({"number": 1, "state": "OPEN", "body": text}, ()) is not None

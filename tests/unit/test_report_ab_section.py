@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.confirm.outcomes import Outcome, Step
+from generator.confirm.outcome import Outcome, Step
 from generator.launch import ab
 from generator.launch.abjob import SideImage
 from generator.report.ab_section import ab_result

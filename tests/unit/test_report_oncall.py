@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from generator.confirm.outcomes import Outcome, Step
+from generator.confirm.outcome import Outcome, Step
 from generator.confirm.tracked import Tracked
 from generator.launch import ab
 from generator.report import oncall

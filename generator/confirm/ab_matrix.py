@@ -15,24 +15,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
-from generator.confirm import noise
+from generator.confirm import aa_noise
+from generator.confirm.ab_images import candidates, job_side, server_image
 from generator.expand.rederive import NotDerived
-from generator.launch import ab, jsonread
-from generator.launch.abjob import SideImage
+from generator.launch import ab
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
-from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
+    from pathlib import Path
 
     from generator.confirm.events import Event, Verdicts
+    from generator.launch.abjob import SideImage
 
 MAX_TIMEOUT_MINUTES = 72 * 60
 THROUGHPUT = "output_throughput_per_gpu"
@@ -43,71 +43,6 @@ class Skipped:
     event: str
     config: str
     reason: str
-
-
-def _family(ref: str) -> str:
-    name = ref.split("@", 1)[0]
-    head, _, tail = name.rpartition("/")
-    return f"{head}/{tail.split(':', 1)[0]}" if head else tail.split(":", 1)[0]
-
-
-def _side(image: dict[str, Any], run: str | None) -> SideImage | None:
-    """A side image from a record's provenance.image, when it is pinned by digest."""
-    digest = image.get("digest") or ""
-    requested = image.get("requested") or ""
-    if not digest.startswith("sha256:"):
-        return None
-    pinned = image.get("pinned") or f"{_family(requested)}@{digest}"
-    return SideImage(
-        image=pinned,
-        image_requested=requested,
-        image_tag=image.get("tag") or "",
-        image_digest=digest,
-        run=run,
-    )
-
-
-def _records(run: Path) -> list[dict[str, Any]]:
-    out = []
-    for name in json_files(run):
-        try:
-            data = jsonread.load(Path(name))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("schema") == "sglang-ci/record/1":
-            out.append(data)
-    return out
-
-
-def _server_image(history: Path, run: str | None, event: Event) -> SideImage | None:
-    """The image the server of `event` ran in history run `run`."""
-    if run is None or not (history / run).is_dir():
-        return None
-    for data in _records(history / run):
-        if data.get("kind") == "point" and data.get("config") == event.server.config:
-            return _side((data.get("provenance") or {}).get("image") or {}, run)
-    return None
-
-
-def candidates(history: Path, a: SideImage, b: SideImage) -> list[SideImage]:
-    """The digests of A's image family the history saw after A's run, before B's, oldest
-    first, each once (neither A nor B)."""
-    start = started(history / a["run"]) if a["run"] else None
-    family = _family(a["image"])
-    seen = {a["image_digest"], b["image_digest"]}
-    found: list[tuple[Any, str, SideImage]] = []
-    for run in sorted(p for p in history.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        when = started(run)
-        if start is None or when is None or when <= start or run.name == b["run"]:
-            continue
-        for data in _records(run):
-            side = _side((data.get("provenance") or {}).get("image") or {}, run.name)
-            if side is not None and _family(side["image"]) == family:
-                if side["image_digest"] not in seen:
-                    seen.add(side["image_digest"])
-                    found.append((when, run.name, side))
-                break
-    return [s for _, _, s in sorted(found, key=lambda t: (t[0], t[1]))]
 
 
 def size(changes: Iterable[float | None]) -> float:
@@ -183,16 +118,8 @@ def build(
         if not points:
             skip(event, "none of its points is a point of this run's job")
             continue
-        b = _side(
-            {
-                "requested": job.get("image_requested") or job["image"],
-                "tag": job.get("image_tag"),
-                "digest": job.get("image_digest"),
-                "pinned": job["image"] if "@sha256:" in job["image"] else None,
-            },
-            verdicts.current,
-        )
-        a = _server_image(history, event.last_good_run, event)
+        b = job_side(job, verdicts.current)
+        a = server_image(history, event.last_good_run, event)
         if a is None or b is None:
             which = "the current" if b is None else f"the last good run's ({event.last_good_run})"
             skip(event, f"{which} image is not pinned by digest")
@@ -210,35 +137,46 @@ def build(
             continue
         metrics = [m for m in event.metrics if m in METRICS] or [THROUGHPUT]
         between = candidates(history, a, b) if c.bisect else []
-        entries.append(
-            {
-                **job,
-                **derived,
-                "timeout_minutes": _timeout(job, points, policy),
-                "confirmation": {
-                    "event": event.id,
-                    "repeats": c.repeats,
-                    "level": c.level,
-                    "metrics": {
-                        m: {"higher_is_better": METRICS[m], "min_change": policy.change(m)}
-                        for m in metrics
-                    },
-                    "a": a,
-                    "b": b,
-                    "candidates": between,
-                    "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
-                    **_noise(history, str(job["runner"])),
-                },
-            }
-        )
+        noise = aa_noise.measured(history, str(job["runner"]))
+        sides = (a, b, between)
+        entries.append(entry(job, derived, points, policy, event.id, metrics, sides, noise))
     return entries, skipped
 
 
-def _noise(history: Path, label: str) -> dict[str, Any]:
-    """The confirmation block's `noise`: what the A/As of the runner label measured
-    (noise.py); nothing when none did (the A/B takes ab.DEFAULT_NOISE)."""
-    found = noise.measured(history, label)
-    return {} if found is None else {"noise": found.as_dict()}
+def entry(
+    job: dict[str, Any],
+    derived: dict[str, Any],
+    points: list[dict[str, Any]],
+    policy: Policy,
+    event: str,
+    metrics: Sequence[str],
+    sides: tuple[SideImage, SideImage, list[SideImage]],
+    noise: ab.Noise | None,
+) -> dict[str, Any]:
+    """An A/B job: the run's `job` as the catalogs derive it for `points`, with the
+    confirmation block of `event` (`sides`: A, B and the candidates between them).
+    `noise`: what the A/As of the runner label measured (aa_noise.py); None: the A/B
+    takes ab.DEFAULT_NOISE."""
+    c = policy.confirm
+    a, b, between = sides
+    return {
+        **job,
+        **derived,
+        "timeout_minutes": _timeout(job, points, policy),
+        "confirmation": {
+            "event": event,
+            "repeats": c.repeats,
+            "level": c.level,
+            "metrics": {
+                m: {"higher_is_better": METRICS[m], "min_change": policy.change(m)} for m in metrics
+            },
+            "a": a,
+            "b": b,
+            "candidates": between,
+            "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
+            **({} if noise is None else {"noise": noise.as_dict()}),
+        },
+    }
 
 
 def aa_entries(
@@ -248,20 +186,12 @@ def aa_entries(
 ) -> list[dict[str, Any]]:
     """An A/A per job of a selected matrix (`sglang-ci dispatch`): its first `max_points`
     points on its image on both sides, as an A/B of the same catalogs would measure them
-    (noise.py); refused when a job's image is not pinned by digest."""
+    (aa_noise.py); refused when a job's image is not pinned by digest."""
     c = policy.confirm
     entries = []
     for job in jobs:
         points = list(job["points"])[: c.max_points]
-        side = _side(
-            {
-                "requested": job.get("image_requested") or job["image"],
-                "tag": job.get("image_tag"),
-                "digest": job.get("image_digest"),
-                "pinned": job["image"] if "@sha256:" in job["image"] else None,
-            },
-            None,
-        )
+        side = job_side(job, None)
         if side is None:
             msg = f"job {job['id']}: its image {job['image']} is not pinned by digest"
             raise ResultsError(msg)
@@ -270,27 +200,9 @@ def aa_entries(
         except NotDerived as e:
             msg = f"job {job['id']}: no job of the catalogs measures its points: {e}"
             raise ResultsError(msg) from e
+        event = f"aa-{job['id']}"
         entries.append(
-            {
-                **job,
-                **derived,
-                "timeout_minutes": _timeout(job, points, policy),
-                "confirmation": {
-                    "event": f"aa-{job['id']}",
-                    "repeats": c.repeats,
-                    "level": c.level,
-                    "metrics": {
-                        THROUGHPUT: {
-                            "higher_is_better": True,
-                            "min_change": policy.change(THROUGHPUT),
-                        }
-                    },
-                    "a": side,
-                    "b": side,
-                    "candidates": [],
-                    "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
-                },
-            }
+            entry(job, derived, points, policy, event, [THROUGHPUT], (side, side, []), None)
         )
     return entries
 

@@ -68,13 +68,7 @@ def sums(measured: list[ab.Measurement]) -> dict[str, float]:
             steps += (after[0] - mean) ** 2
             steps_n += 1
             steps_points += 1 / n + 1 / after[1]
-    return {
-        "within": within,
-        "within_df": within_df,
-        "steps": steps,
-        "steps_n": steps_n,
-        "steps_points": steps_points,
-    }
+    return dict(zip(SUMS, (within, within_df, steps, steps_n, steps_points), strict=True))
 
 
 def figures(total: dict[str, float], source: str) -> ab.Noise | None:
@@ -104,11 +98,12 @@ def read(path: Path) -> dict[str, Any] | None:
 def measured(history: Path, label: str) -> ab.Noise | None:
     """What the A/As of runner `label` measured, pooled; None: never measured."""
     data = read(file_for(history, label))
-    if data is None:
-        return None
+    return None if data is None else _pooled(data, label)
+
+
+def _pooled(data: dict[str, Any], label: str) -> ab.Noise | None:
     total = {k: float(sum(a[k] for a in data["measurements"])) for k in SUMS}
-    runs = len(data["measurements"])
-    return figures(total, f"A/A of {label}, {runs} run(s)")
+    return figures(total, f"A/A of {label}, {len(data['measurements'])} run(s)")
 
 
 def add(history: Path, label: str, measurement: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
@@ -119,8 +114,7 @@ def add(history: Path, label: str, measurement: dict[str, Any]) -> tuple[Path, d
     key = (measurement["run"], measurement["job_id"])
     if all((m["run"], m["job_id"]) != key for m in data["measurements"]):
         data["measurements"].append(measurement)
-    total = {k: float(sum(a[k] for a in data["measurements"])) for k in SUMS}
-    noise = figures(total, f"A/A of {label}, {len(data['measurements'])} run(s)")
+    noise = _pooled(data, label)
     data["noise"] = None if noise is None else noise.as_dict()
     return path, data
 

@@ -1,4 +1,4 @@
-"""generator/confirm/noise.py: what A/As measure of the A/B's noise, pooled per runner label.
+"""generator/confirm/aa_noise.py: what A/As measure of the A/B's noise, pooled per runner label.
 
 The A/As here are simulated as a restarting confirmation job runs them (blocks A | B B |
 A A | B: consecutive repeats share one launch of a side), with a known offset per server
@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from generator.confirm import noise
+from generator.confirm import aa_noise
 from generator.launch import ab
 from generator.results.record import ResultsError
 
@@ -39,19 +39,19 @@ def simulated_aa(rng: random.Random) -> list[ab.Measurement]:
         for point in POINTS:
             for side, offset in ((ab.A, a_launch), (ab.B, b_launch)):
                 value = 1000.0 * math.exp(offset + rng.gauss(0.0, POINT_SD))
-                metrics = {noise.THROUGHPUT: value}
+                metrics = {aa_noise.THROUGHPUT: value}
                 out.append(ab.Measurement(side=side, repeat=repeat, point=point, metrics=metrics))
     return out
 
 
 def test_pooled_a_as_give_back_the_launch_and_point_noise_they_were_made_with() -> None:
     rng = random.Random(7)
-    total = dict.fromkeys(noise.SUMS, 0.0)
+    total = dict.fromkeys(aa_noise.SUMS, 0.0)
     for _ in range(400):
-        for key, value in noise.sums(simulated_aa(rng)).items():
+        for key, value in aa_noise.sums(simulated_aa(rng)).items():
             total[key] += value
     assert (total["within_df"], total["steps_n"]) == (400 * REPEATS * 3, 400 * 2)
-    found = noise.figures(total, "simulated")
+    found = aa_noise.figures(total, "simulated")
     assert found is not None
     # The figures are of a difference of two: sqrt(2) of one launch's and one point's.
     assert found.launch == pytest.approx(math.sqrt(2) * LAUNCH_SD, rel=0.1)
@@ -61,39 +61,39 @@ def test_pooled_a_as_give_back_the_launch_and_point_noise_they_were_made_with() 
 
 def test_one_point_measures_no_point_noise_and_gives_no_figures() -> None:
     one = [m for m in simulated_aa(random.Random(1)) if m.point == "p1"]
-    got = noise.sums(one)
+    got = aa_noise.sums(one)
     assert (got["within"], got["within_df"], got["steps_n"]) == (0.0, 0, 2)
-    assert noise.figures(got, "one point") is None
+    assert aa_noise.figures(got, "one point") is None
 
 
 def test_a_file_pools_every_a_a_of_its_label_and_a_re_run_adds_nothing(tmp_path: Path) -> None:
     history = tmp_path / "runs"
     rng = random.Random(3)
-    one, two = noise.sums(simulated_aa(rng)), noise.sums(simulated_aa(rng))
+    one, two = aa_noise.sums(simulated_aa(rng)), aa_noise.sums(simulated_aa(rng))
     first = {"run": "r1", "job_id": "j", **one}
     second = {"run": "r2", "job_id": "j", **two}
-    assert noise.measured(history, "mi355") is None
-    path, data = noise.add(history, "mi355", first)
-    noise.save(path, data)
-    path, data = noise.add(history, "mi355", second)
-    noise.save(path, data)
-    path, data = noise.add(history, "mi355", first)  # the same run and job again
-    noise.save(path, data)
+    assert aa_noise.measured(history, "mi355") is None
+    path, data = aa_noise.add(history, "mi355", first)
+    aa_noise.save(path, data)
+    path, data = aa_noise.add(history, "mi355", second)
+    aa_noise.save(path, data)
+    path, data = aa_noise.add(history, "mi355", first)  # the same run and job again
+    aa_noise.save(path, data)
     assert path == tmp_path / "ab-noise" / "mi355.json"
     assert [m["run"] for m in data["measurements"]] == ["r1", "r2"]
-    pooled = {k: one[k] + two[k] for k in noise.SUMS}
-    expected = noise.figures(pooled, "A/A of mi355, 2 run(s)")
-    assert noise.measured(history, "mi355") == expected
+    pooled = {k: one[k] + two[k] for k in aa_noise.SUMS}
+    expected = aa_noise.figures(pooled, "A/A of mi355, 2 run(s)")
+    assert aa_noise.measured(history, "mi355") == expected
     assert data["noise"] == (None if expected is None else expected.as_dict())
 
 
 def test_a_label_that_cannot_name_a_file_and_a_foreign_file_are_one_line(tmp_path: Path) -> None:
     history = tmp_path / "runs"
     with pytest.raises(ResultsError, match=r"^runner label '\.\./x' cannot name a file$"):
-        noise.file_for(history, "../x")
+        aa_noise.file_for(history, "../x")
     foreign = tmp_path / "ab-noise" / "mi355.json"
     foreign.parent.mkdir()
     foreign.write_text('{"schema": "something-else"}')
     refused = r"not an A/A noise file \(schema sglang-ci/ab-noise/1\)$"
     with pytest.raises(ResultsError, match=refused):
-        noise.measured(history, "mi355")
+        aa_noise.measured(history, "mi355")
