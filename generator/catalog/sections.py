@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog.model import Estimates, Model, Pair, Parallel, PointModel, StartupRule
-from generator.launch.contract import model_path_problem
+from generator.launch.field_checks import model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

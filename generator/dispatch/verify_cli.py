@@ -18,8 +18,9 @@ from generator.context import run
 from generator.dispatch import verify
 from generator.errors import SglangCIError
 from generator.expand import expand
-from generator.launch.contract import check_case, check_job, load_object
-from generator.launch.errors import InputError
+from generator.launch.entry_checks import check_case, check_job
+from generator.launch.field_checks import load_object
+from generator.launch.launch_errors import InputError
 from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False

@@ -13,8 +13,9 @@ import re
 from typing import Any, NotRequired, TypedDict, cast
 
 from generator.launch import ab
-from generator.launch.contract import JobEntry, check_job
-from generator.launch.errors import InputError
+from generator.launch.contract import JobEntry
+from generator.launch.entry_checks import check_job
+from generator.launch.launch_errors import InputError
 
 PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 EVENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")

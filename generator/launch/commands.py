@@ -12,14 +12,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from generator.launch.contract import (
-    LM_EVAL,
-    MODEL_FLAGS,
-    CaseEntry,
-    JobEntry,
-    PointEntry,
-    ServerEntry,
-)
+from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry, PointEntry, ServerEntry
+from generator.launch.field_checks import MODEL_FLAGS
 from generator.launch.versions import version_key
 
 HOST = "127.0.0.1"

@@ -39,9 +39,16 @@ from generator.launch import ab, commands, jsonread, record, turns
 from generator.launch.abjob import check_confirmation, noise_of
 from generator.launch.console import say
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
-from generator.launch.contract import load_object
-from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
+from generator.launch.field_checks import load_object
 from generator.launch.knobs import DEFAULTS
+from generator.launch.launch_errors import (
+    FAILED,
+    INFRASTRUCTURE,
+    OK,
+    InputError,
+    LaunchError,
+    error,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

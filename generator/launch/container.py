@@ -18,12 +18,15 @@ from typing import NoReturn
 
 from generator.launch import commands
 from generator.launch.console import say
-from generator.launch.contract import ServerEntry, check_case, check_job, load_object
-from generator.launch.errors import InputError
+from generator.launch.entry_checks import check_case, check_job
+from generator.launch.field_checks import load_object
+from generator.launch.launch_errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from generator.launch.contract import ServerEntry
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 # A render device as an allocation file names it.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.launch import commands
-from generator.launch.contract import check_case
+from generator.launch.entry_checks import check_case
 from tests.launchers.support import (
     Harness,
     assert_valid_record,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from generator.launch import commands
-from generator.launch.contract import check_job
+from generator.launch.entry_checks import check_job
 from generator.launch.results import last_json_line
 from tests.launchers.support import (
     Harness,

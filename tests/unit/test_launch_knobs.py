@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from generator.launch.benchmark import point_timeout
-from generator.launch.contract import check_job
-from generator.launch.errors import InputError
+from generator.launch.entry_checks import check_job
 from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
+from generator.launch.launch_errors import InputError
 from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")
