@@ -3,7 +3,7 @@ affected server, its points the affected ones, and a `confirmation` block naming
 event, the last good image (A), the current one (B), the nightly images between them
 for a bisection, the repeats and how each metric is judged.
 
-The orchestrator on the runner (confirm.py) turns it into one ordinary job per side and
+The orchestrator on the runner (confirm_job.py) turns it into one ordinary job per side and
 block, with `turns` set when both sides run at once; those jobs follow contract.py.
 """
 

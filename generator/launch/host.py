@@ -1,13 +1,13 @@
 """On the runner host: `scripts/run_in_container.py benchmark|accuracy|confirm FILE
 [CHECKOUT]`, the entry the GPU workflows call from the default branch's checkout. A
 benchmark or accuracy job replaces this process with its container (container.py); an A/B
-confirmation job runs its two sides (confirm.py)."""
+confirmation job runs its two sides (confirm_job.py)."""
 
 from __future__ import annotations
 
 import sys
 
-from generator.launch.confirm import main_confirm
+from generator.launch.confirm_job import main_confirm
 from generator.launch.container import PROGRAMS, start
 from generator.launch.launch_errors import InputError, LaunchError, bug, error
 

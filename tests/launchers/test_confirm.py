@@ -1,5 +1,5 @@
 """`run_in_container.py confirm`: the A/B of two images on one runner, end to end against
-the stand-in docker, server and client (generator/launch/confirm.py)."""
+the stand-in docker, server and client (generator/launch/confirm_job.py)."""
 
 from __future__ import annotations
 
