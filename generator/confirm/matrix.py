@@ -21,7 +21,7 @@ from typing import Any
 from generator.catalog.regression import METRICS, Policy
 from generator.confirm import noise
 from generator.expand.rederive import NotDerived
-from generator.launch import ab, jsonread
+from generator.launch import ab_order, jsonread
 from generator.launch.abjob import SideImage
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
@@ -149,7 +149,7 @@ def _points(
 def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) -> int:
     """Every A/B step with restarts (the longer form), twice over, within 72 hours."""
     c = policy.confirm
-    per = float(ab.launches(ab.RESTART, c.repeats) * job["startup_minutes"])
+    per = float(ab_order.launches(ab_order.RESTART, c.repeats) * job["startup_minutes"])
     per += 2 * c.repeats * sum(float(p["estimate_minutes"]) for p in points)
     least = int(job["timeout_minutes"])
     return min(MAX_TIMEOUT_MINUTES, max(least, math.ceil(2 * c.steps * per)))
@@ -236,7 +236,7 @@ def build(
 
 def _noise(history: Path, label: str) -> dict[str, Any]:
     """The confirmation block's `noise`: what the A/As of the runner label measured
-    (noise.py); nothing when none did (the A/B takes ab.DEFAULT_NOISE)."""
+    (noise.py); nothing when none did (the A/B takes ab_noise.DEFAULT_NOISE)."""
     found = noise.measured(history, label)
     return {} if found is None else {"noise": found.as_dict()}
 

@@ -1,6 +1,6 @@
 """What the A/B jobs of a run found: their documents (schema sglang-ci/confirmation/1)
 judged again by the summary, with the same function the runner bisected with
-(generator/launch/ab.py), one outcome per event.
+(generator/launch/ab_verdict.py), one outcome per event.
 
 A job of the matrix that left no document is `missing`: its event stays suspected.
 `results compare --confirmation FILE` takes `confirmation_file(outcomes)`.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import ab, jsonread
+from generator.launch import ab_verdict, bisection, jsonread
 from generator.launch.abjob import noise_of
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
@@ -38,11 +38,11 @@ class Step:
     a: SideImage
     b: SideImage
     verdict: str
-    judgements: tuple[ab.Judgement, ...]
+    judgements: tuple[ab_verdict.Judgement, ...]
     turns: int  # turns with a valid record
     expected: int
     # per point id: each metric's ratio B / A over the repeats, with its interval
-    points: tuple[tuple[str, tuple[ab.Judgement, ...]], ...] = ()
+    points: tuple[tuple[str, tuple[ab_verdict.Judgement, ...]], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,12 +100,12 @@ def documents(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def measurement(doc: dict[str, Any]) -> ab.Measurement:
+def measurement(doc: dict[str, Any]) -> ab_verdict.Measurement:
     """One turn of an A/B from its document: its metrics when its record is valid."""
     record = doc.get("record")
     valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
     metrics = record.get("metrics") if valid and isinstance(record, dict) else None
-    return ab.Measurement(
+    return ab_verdict.Measurement(
         side=doc["side"], repeat=int(doc["repeat"]), point=doc["point"], metrics=metrics
     )
 
@@ -116,9 +116,9 @@ def _versions(record: dict[str, Any] | None) -> dict[str, str | None]:
     return {k: prov.get(k) for k in keys}
 
 
-def _rules(entry: ConfirmationEntry) -> dict[str, ab.Rule]:
+def _rules(entry: ConfirmationEntry) -> dict[str, ab_verdict.Rule]:
     return {
-        name: ab.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
+        name: ab_verdict.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
         for name, r in entry["confirmation"]["metrics"].items()
     }
 
@@ -154,12 +154,14 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
             if isinstance(record, dict) and digest not in versions:
                 versions[digest] = _versions(record)
         how, noise = str(docs[0]["mode"]), noise_of(conf)
-        verdict, judgements = ab.judge_step(measured, _rules(entry), conf["level"], how, noise)
+        verdict, judgements = ab_verdict.judge_step(
+            measured, _rules(entry), conf["level"], how, noise
+        )
         per_point = tuple(
             (
                 point,
                 tuple(
-                    ab.judge_step(
+                    ab_verdict.judge_step(
                         [m for m in measured if m.point == point],
                         _rules(entry),
                         conf["level"],
@@ -186,11 +188,11 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
                 points=per_point,
             )
         )
-    first = steps[0].verdict if steps and steps[0].step == 0 else ab.INCONCLUSIVE
+    first = steps[0].verdict if steps and steps[0].step == 0 else ab_verdict.INCONCLUSIVE
     bisected = [(s.candidate, s.verdict) for s in steps if s.candidate is not None]
-    bounds = ab.bisect_bounds(len(candidates), [(int(i), v) for i, v in bisected])
+    bounds = bisection.bisect_bounds(len(candidates), [(int(i), v) for i, v in bisected])
     chain: list[SideImage] = [conf["a"], *candidates, conf["b"]]
-    named = first == ab.CONFIRMED
+    named = first == ab_verdict.CONFIRMED
     return dataclasses.replace(
         empty,
         mode=str(docs[0]["mode"]),
@@ -232,7 +234,7 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     return [
         {"event": o.event, "result": o.result}
         for o in outcomes
-        if o.result in (ab.CONFIRMED, ab.CLEARED)
+        if o.result in (ab_verdict.CONFIRMED, ab_verdict.CLEARED)
     ]
 
 
@@ -247,7 +249,7 @@ def short(image: SideImage | dict[str, Any] | None) -> str:
     return f"{code(tag)} ({code(digest.removeprefix('sha256:')[:12])})"
 
 
-def judgement_text(j: ab.Judgement) -> str:
+def judgement_text(j: ab_verdict.Judgement) -> str:
     if j.ratio is None:
         return f"{j.what}: {j.verdict} ({text(j.reason)})"
     interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"
@@ -287,9 +289,9 @@ def from_dict(data: dict[str, Any]) -> Outcome:
     steps = tuple(
         Step(
             **{k: v for k, v in s.items() if k not in ("judgements", "points")},
-            judgements=tuple(ab.Judgement(**j) for j in s["judgements"]),
+            judgements=tuple(ab_verdict.Judgement(**j) for j in s["judgements"]),
             points=tuple(
-                (str(p), tuple(ab.Judgement(**j) for j in js))
+                (str(p), tuple(ab_verdict.Judgement(**j) for j in js))
                 for p, js in (s.get("points") or {}).items()
             ),
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import time
 
-from generator.launch import ab, turns
+from generator.launch import ab_order, turns
 from generator.launch.ab_side import Context, Run, log, side_job
 
 TYPE_CHECKING = False
@@ -35,14 +35,14 @@ def _wait_for(ctx: Context, path: Path, runs: Sequence[Run]) -> bool:
 
 
 def parallel(
-    ctx: Context, step: int, images: dict[str, SideImage], order: list[ab.Turn]
-) -> list[tuple[Run, ab.Turn]]:
+    ctx: Context, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
+) -> list[tuple[Run, ab_order.Turn]]:
     entry = ctx.entry
     gpus = entry["gpus"]
-    halves = {ab.A: ctx.devices[:gpus], ab.B: ctx.devices[gpus : 2 * gpus]}
-    gates = {side: _gate_dir(ctx, step, side) for side in (ab.A, ab.B)}
+    halves = {ab_order.A: ctx.devices[:gpus], ab_order.B: ctx.devices[gpus : 2 * gpus]}
+    gates = {side: _gate_dir(ctx, step, side) for side in (ab_order.A, ab_order.B)}
     runs: dict[str, Run] = {}
-    for side in (ab.A, ab.B):
+    for side in (ab_order.A, ab_order.B):
         job = side_job(
             entry,
             name=f"{entry['id']}-ab{step}-{side.lower()}",
@@ -52,7 +52,7 @@ def parallel(
         )
         runs[side] = Run(ctx, job, side, halves[side])
     both = list(runs.values())
-    ready = all(_wait_for(ctx, gates[s] / turns.READY, both) for s in (ab.A, ab.B))
+    ready = all(_wait_for(ctx, gates[s] / turns.READY, both) for s in (ab_order.A, ab_order.B))
     if not ready:
         ctx.broken = True
         log("a side's server never served: the A/B of this step stops")
@@ -73,11 +73,11 @@ def parallel(
 
 
 def restart(
-    ctx: Context, step: int, images: dict[str, SideImage], order: list[ab.Turn]
-) -> list[tuple[Run, ab.Turn]]:
+    ctx: Context, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
+) -> list[tuple[Run, ab_order.Turn]]:
     entry = ctx.entry
-    out: list[tuple[Run, ab.Turn]] = []
-    for number, block in enumerate(ab.blocks(order), 1):
+    out: list[tuple[Run, ab_order.Turn]] = []
+    for number, block in enumerate(ab_order.blocks(order), 1):
         side = block[0].side
         job = side_job(
             entry,

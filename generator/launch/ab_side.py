@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-from generator.launch import ab, commands, jsonread
+from generator.launch import ab_order, ab_verdict, commands, jsonread
 from generator.launch.console import say
 from generator.launch.knobs import DEFAULTS
 
@@ -42,7 +42,7 @@ class Context:
     passed: list[str]
     poll_s: float
     container: str = "sglang-ci"  # the runner's container name; a side adds -a or -b
-    how: str = ab.RESTART
+    how: str = ab_order.RESTART
     children: list[subprocess.Popen[bytes]] = field(default_factory=list)
     failed_turns: int = 0
     broken: bool = False  # a side never served
@@ -63,8 +63,8 @@ def choose_mode(entry: ConfirmationEntry, devices: Sequence[str]) -> str:
     conf = entry["confirmation"]
     found = render_devices(devices)
     if found is None or conf["a"]["image_digest"] == conf["b"]["image_digest"]:
-        return ab.RESTART
-    return ab.mode(entry["gpus"], len(found))
+        return ab_order.RESTART
+    return ab_order.mode(entry["gpus"], len(found))
 
 
 def side_job(
@@ -72,7 +72,7 @@ def side_job(
     *,
     name: str,
     image: SideImage,
-    order: Sequence[ab.Turn],
+    order: Sequence[ab_order.Turn],
     gate: str | None,
 ) -> dict[str, Any]:
     """An ordinary benchmark job of one side: the entry's server and client, `image`,
@@ -112,7 +112,7 @@ class Run:
         path.write_text(json.dumps(job), encoding="utf-8")
         self.name = f"{ctx.container}-{side.lower()}"
         port = int(ctx.environ.get("SGLANG_PORT") or DEFAULTS["SGLANG_PORT"])
-        port += 1 if side == ab.B else 0
+        port += 1 if side == ab_order.B else 0
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
         argv = commands.container_argv(
@@ -147,7 +147,9 @@ class Run:
         self._pump.join()
         return code
 
-    def measurement(self, turn: ab.Turn) -> tuple[dict[str, Any] | None, ab.Measurement]:
+    def measurement(
+        self, turn: ab_order.Turn
+    ) -> tuple[dict[str, Any] | None, ab_verdict.Measurement]:
         """The turn's record (None when absent or unreadable) and its measurement."""
         try:
             data = jsonread.load(self.results / f"{turn.tag}.json")
@@ -155,6 +157,6 @@ class Run:
             data = None
         valid = isinstance(data, dict) and bool(data.get("validity", {}).get("valid"))
         metrics = data.get("metrics") if valid and isinstance(data, dict) else None
-        return data, ab.Measurement(
+        return data, ab_verdict.Measurement(
             side=turn.side, repeat=turn.repeat, point=turn.point, metrics=metrics
         )

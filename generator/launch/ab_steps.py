@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from generator.launch import ab, record
+from generator.launch import ab_order, ab_verdict, bisection, record
 from generator.launch.ab_schedule import parallel, restart
 from generator.launch.ab_side import Context, log
 from generator.launch.abjob import noise_of
@@ -25,7 +25,7 @@ def _document(
     *,
     step: int,
     index: int,
-    turn: ab.Turn,
+    turn: ab_order.Turn,
     images: dict[str, SideImage],
     data: dict[str, Any] | None,
 ) -> dict[str, Any]:
@@ -47,16 +47,18 @@ def _document(
     }
 
 
-def measure(ctx: Context, step: int, a: SideImage, b: SideImage) -> tuple[str, list[ab.Judgement]]:
+def measure(
+    ctx: Context, step: int, a: SideImage, b: SideImage
+) -> tuple[str, list[ab_verdict.Judgement]]:
     """One A/B of `a` against `b`: its documents written, its verdict."""
     conf = ctx.entry["confirmation"]
-    images = {ab.A: a, ab.B: b}
-    order = ab.turns(conf["repeats"], [p["id"] for p in ctx.entry["points"]], ctx.how)
+    images = {ab_order.A: a, ab_order.B: b}
+    order = ab_order.turns(conf["repeats"], [p["id"] for p in ctx.entry["points"]], ctx.how)
     log(
         f"step {step}: A {a['image']} against B {b['image']}, {ctx.how}, "
-        f"{len(order)} turns, {ab.launches(ctx.how, conf['repeats'])} server launches"
+        f"{len(order)} turns, {ab_order.launches(ctx.how, conf['repeats'])} server launches"
     )
-    done = (parallel if ctx.how == ab.PARALLEL else restart)(ctx, step, images, order)
+    done = (parallel if ctx.how == ab_order.PARALLEL else restart)(ctx, step, images, order)
     folder = ctx.results / FOLDER / ctx.entry["id"] / f"step-{step}"
     measured = []
     for index, (run, turn) in enumerate(done, 1):
@@ -66,11 +68,11 @@ def measure(ctx: Context, step: int, a: SideImage, b: SideImage) -> tuple[str, l
         doc = _document(ctx, step=step, index=index, turn=turn, images=images, data=data)
         record.write(folder / f"{turn.side.lower()}-{turn.tag}.json", doc)
     rules = {
-        name: ab.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
+        name: ab_verdict.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
         for name, r in conf["metrics"].items()
     }
     noise = noise_of(conf)
-    verdict, judgements = ab.judge_step(measured, rules, conf["level"], ctx.how, noise)
+    verdict, judgements = ab_verdict.judge_step(measured, rules, conf["level"], ctx.how, noise)
     for j in judgements:
         interval = "-" if j.low is None else f"[{j.low:.4f}, {j.high:.4f}]"
         z = "" if j.z is None else f", z {j.z:.2f} (noise: {noise.source})"
@@ -101,12 +103,14 @@ def run_steps(ctx: Context) -> dict[str, Any]:
     first = one(0, conf["b"], None)
     candidates = conf["candidates"]
     tried: list[tuple[int, str]] = []
-    if first == ab.CONFIRMED and not ctx.broken:
-        while (mid := ab.bisect_next(len(candidates), tried, conf["max_bisect_steps"])) is not None:
+    if first == ab_verdict.CONFIRMED and not ctx.broken:
+        while (
+            mid := bisection.bisect_next(len(candidates), tried, conf["max_bisect_steps"])
+        ) is not None:
             tried.append((mid, one(len(tried) + 1, candidates[mid], mid)))
             if ctx.broken:
                 break
-    bounds = ab.bisect_bounds(len(candidates), tried)
+    bounds = bisection.bisect_bounds(len(candidates), tried)
     return {
         "schema": SUMMARY_SCHEMA,
         "event": conf["event"],

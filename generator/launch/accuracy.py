@@ -19,7 +19,7 @@ from typing import Any
 from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import LM_EVAL, CaseEntry
-from generator.launch.launch_errors import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
 from generator.launch.server import Server
@@ -61,7 +61,7 @@ class _Case:
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """OK when the gates pass, FAILED when one does not, INFRASTRUCTURE when there is no
-    score or the record could not be written to RESULTS_DIR (launch/launch_errors.py). A bug
+    score or the record could not be written to RESULTS_DIR (launch/exits.py). A bug
     records the case as an error of the launcher, then propagates."""
     state = _Case(case, knobs, supervisor, Sink(knobs, supervisor))
     try:

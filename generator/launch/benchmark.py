@@ -17,7 +17,7 @@ from typing import Any
 
 from generator.launch import commands, preflight, record, summary
 from generator.launch.console import echo_tail, log, tail
-from generator.launch.launch_errors import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import Server
@@ -71,7 +71,7 @@ def point_timeout(job: JobEntry, point: PointEntry, knobs: Knobs) -> tuple[float
 
 def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """OK when every point is ok, FAILED when one is not, INFRASTRUCTURE when the job could
-    not run or its results could not be written to RESULTS_DIR (launch/launch_errors.py). A bug
+    not run or its results could not be written to RESULTS_DIR (launch/exits.py). A bug
     records the points not done yet as failed by the launcher, then propagates."""
     ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
     ctx.gate = Gate(job.get("turns"), knobs.ready_poll_s)

@@ -1,7 +1,7 @@
 """On the runner: an A/B confirmation job (abjob.py), `run_in_container.py confirm FILE`.
 
 The job's affected points are measured on the last good image (A) and the current one
-(B), interleaved (ab.py), with the job's server args, env and client on both: each side
+(B), interleaved (ab_order.py), with the job's server args, env and client on both: each side
 is an ordinary benchmark job run by the launcher in its own container of its image.
 
 - `parallel` (the runner's GPU allocation holds two servers of the layout): both
@@ -35,16 +35,9 @@ from generator.launch.ab_side import Context, choose_mode, log
 from generator.launch.ab_steps import FOLDER, run_steps
 from generator.launch.abjob import check_confirmation
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
+from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
 from generator.launch.field_checks import load_object
 from generator.launch.knobs import DEFAULTS
-from generator.launch.launch_errors import (
-    FAILED,
-    INFRASTRUCTURE,
-    OK,
-    InputError,
-    LaunchError,
-    error,
-)
 from generator.launch.process import Cancelled
 
 TYPE_CHECKING = False

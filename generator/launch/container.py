@@ -19,8 +19,8 @@ from typing import NoReturn
 from generator.launch import commands
 from generator.launch.console import say
 from generator.launch.entry_checks import check_case, check_job
+from generator.launch.exits import InputError
 from generator.launch.field_checks import load_object
-from generator.launch.launch_errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from generator.launch.contract import EVALUATOR_KINDS, LM_EVAL
+from generator.launch.exits import InputError
 from generator.launch.field_checks import MAX_POINTS, check_env, number, string, strings
-from generator.launch.launch_errors import InputError
 from generator.launch.server_check import server_fields
 
 TYPE_CHECKING = False

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from generator.launch import jsonread
-from generator.launch.launch_errors import InputError
+from generator.launch.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

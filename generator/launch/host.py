@@ -9,7 +9,7 @@ import sys
 
 from generator.launch.confirm_job import main_confirm
 from generator.launch.container import PROGRAMS, start
-from generator.launch.launch_errors import InputError, LaunchError, bug, error
+from generator.launch.exits import InputError, LaunchError, bug, error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ USAGE = f"usage: {PROGRAM} benchmark|accuracy|confirm FILE [CHECKOUT]"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Exit status: as the launcher's (launch/launch_errors.py); a benchmark or accuracy job never
+    """Exit status: as the launcher's (launch/exits.py); a benchmark or accuracy job never
     returns on success (the process becomes the container's `docker run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) not in (2, 3) or args[0] not in (*PROGRAMS, "confirm"):

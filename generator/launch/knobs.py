@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.launch.commands import Where
-from generator.launch.launch_errors import InputError
+from generator.launch.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from generator.launch import commands, jsonread
 from generator.launch.console import framed, log, tail
-from generator.launch.launch_errors import Infrastructure
+from generator.launch.exits import Infrastructure
 from generator.launch.process import Supervisor, describe_exit
 
 TYPE_CHECKING = False

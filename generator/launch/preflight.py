@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from generator.launch import commands, gpus, models, provenance
 from generator.launch.console import log
-from generator.launch.launch_errors import Infrastructure
+from generator.launch.exits import Infrastructure
 from generator.launch.record import Common
 
 TYPE_CHECKING = False

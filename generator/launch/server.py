@@ -15,7 +15,7 @@ from pathlib import Path
 
 from generator.launch import commands, process, sockets
 from generator.launch.console import echo_tail, log, say, tail
-from generator.launch.launch_errors import NotReady
+from generator.launch.exits import NotReady
 from generator.launch.process import Child, Supervisor, describe_exit
 from generator.launch.record import finite
 

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from generator.launch import field_checks as field
-from generator.launch.launch_errors import InputError
+from generator.launch.exits import InputError
 
 # The flags the launcher gives every server (commands.server_argv). SGLang's parser takes a
 # unique prefix of a flag for the flag (`--hos` is `--host`), so a job may carry none of

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from generator.launch import ab
+    from generator.launch import ab_verdict
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import Judged, RunView
     from generator.results.store import Store
@@ -145,7 +145,7 @@ def _image(image: Mapping[str, Any], outcome: Outcome) -> str:
     return f"{tag} ({short_digest(digest)})" + (f", {', '.join(found)}" if found else "")
 
 
-def _interval(j: ab.Judgement) -> str:
+def _interval(j: ab_verdict.Judgement) -> str:
     return "-" if j.low is None or j.high is None else f"[{j.low:.3f}, {j.high:.3f}]"
 
 

@@ -409,7 +409,7 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
             for row in event.find_elements(By.CSS_SELECTOR, "table.ab-points tr")[1:]
         ]
         assert per_point == [
-            # parallel, no A/A: the default noise model's two launches and one point (ab.py);
+            # parallel, no A/A: the default noise model's two launches and one point (ab_noise.py);
             # 3% down at one point cannot be told from a 5% change on it
             ["1024x1024 c=16", "tok/s/GPU", "0.600", "[0.575, 0.626]", "confirmed"],
             ["1024x1024 c=64", "tok/s/GPU", "0.970", "[0.930, 1.012]", "inconclusive"],

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from generator.launch.entry_checks import check_case, check_job
-from generator.launch.launch_errors import InputError
+from generator.launch.exits import InputError
 from tests.helpers import ROOT
 
 TYPE_CHECKING = False

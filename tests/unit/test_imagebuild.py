@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from generator.launch.exits import InputError
 from generator.launch.imagebuild import build, docker_argv
-from generator.launch.launch_errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

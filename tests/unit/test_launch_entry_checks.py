@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from generator.launch.entry_checks import check_case, check_job
-from generator.launch.launch_errors import InputError
+from generator.launch.exits import InputError
 from tests.launchers.support import fixture_case, fixture_job, small_points
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from generator.launch.exits import InputError
 from generator.launch.field_checks import load_object
-from generator.launch.launch_errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from generator.launch.exits import Infrastructure
 from generator.launch.gpus import Gpus, Process, check, probe
-from generator.launch.launch_errors import Infrastructure
 
 STANDIN = Path(__file__).resolve().parents[1] / "standin"
 

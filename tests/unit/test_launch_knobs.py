@@ -8,8 +8,8 @@ import pytest
 
 from generator.launch.benchmark import point_timeout
 from generator.launch.entry_checks import check_job
+from generator.launch.exits import InputError
 from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
-from generator.launch.launch_errors import InputError
 from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")

@@ -10,7 +10,7 @@ import pytest
 from generator.expand.entries import spellings
 from generator.launch.commands import spelled
 from generator.launch.entry_checks import check_job
-from generator.launch.launch_errors import InputError
+from generator.launch.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
