@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from generator.launch import ab_order, ab_verdict, bisection, record
+from generator.launch import ab_order, ab_verdict, bisection, record_doc
 from generator.launch.ab_schedule import parallel, restart
 from generator.launch.ab_side import Context, log
 from generator.launch.abjob import noise_of
@@ -66,7 +66,7 @@ def measure(
         measured.append(measurement)
         ctx.failed_turns += measurement.metrics is None
         doc = _document(ctx, step=step, index=index, turn=turn, images=images, data=data)
-        record.write(folder / f"{turn.side.lower()}-{turn.tag}.json", doc)
+        record_doc.write(folder / f"{turn.side.lower()}-{turn.tag}.json", doc)
     rules = {
         name: ab_verdict.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
         for name, r in conf["metrics"].items()

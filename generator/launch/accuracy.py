@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import commands, preflight, record, summary
+from generator.launch import commands, preflight, record_doc, record_rules, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import LM_EVAL, CaseEntry
 from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
@@ -51,7 +51,7 @@ class _Case:
     knobs: Knobs
     supervisor: Supervisor
     sink: Sink
-    common: record.Common | None = None
+    common: record_doc.Common | None = None
     download_s: float | None = None
     server_start_s: float | None = None
     evaluator_version: str | None = None
@@ -167,7 +167,7 @@ def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Resu
     if result.error is not None:
         return
     minimum = case["min_acceptance_rate"]
-    rate = record.acceptance_rate(result.accept_length, case["draft_tokens"])
+    rate = record_rules.acceptance_rate(result.accept_length, case["draft_tokens"])
     if minimum is not None and rate is None:
         result.error = "the speculative-decoding server reported no acceptance length"
         return
@@ -205,12 +205,12 @@ def _write(state: _Case) -> dict[str, Any]:
         "latency_s": extra.get("latency"),
         "output_throughput": extra.get("output_throughput"),
         "accept_length": result.accept_length,
-        "acceptance_rate": record.acceptance_rate(result.accept_length, case["draft_tokens"]),
+        "acceptance_rate": record_rules.acceptance_rate(result.accept_length, case["draft_tokens"]),
         "min_acceptance_rate": case["min_acceptance_rate"],
     }
     if state.common is None:
         state.common = preflight.bare_common(case, state.knobs)
-    data = state.data = record.case_record(
+    data = state.data = record_doc.case_record(
         case,
         status=result.status,
         error=result.error,
@@ -218,7 +218,7 @@ def _write(state: _Case) -> dict[str, Any]:
         evaluator_argv=commands.eval_argv(case, state.knobs.where),
         evaluator_version=state.evaluator_version,
         common=state.common,
-        timings=record.timings(
+        timings=record_doc.Timings(
             started_at=result.started_at,
             ended_at=utc_now(),  # a case that never started: when it was given up
             wall_time_s=result.wall_s,

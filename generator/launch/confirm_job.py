@@ -30,7 +30,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from generator.launch import record
+from generator.launch import record_doc
 from generator.launch.ab_side import Context, choose_mode, log
 from generator.launch.ab_steps import FOLDER, run_steps
 from generator.launch.abjob import check_confirmation
@@ -93,7 +93,7 @@ def run_confirmation(
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    record.write(results / FOLDER / entry["id"] / "ab.json", summary)
+    record_doc.write(results / FOLDER / entry["id"] / "ab.json", summary)
     if ctx.broken:
         return INFRASTRUCTURE
     return FAILED if ctx.failed_turns else OK

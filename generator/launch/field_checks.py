@@ -82,9 +82,9 @@ def string(obj: dict[str, Any], key: str, where: str, *, ident: bool = False) ->
     return value
 
 
-def short(value: str) -> str:
+def short(value: object, width: int = 60) -> str:
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def strings(value: object, what: str, where: str) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from generator.launch import commands, gpus, models, provenance
 from generator.launch.console import log
 from generator.launch.exits import Infrastructure
-from generator.launch.record import Common
+from generator.launch.record_doc import Common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import json
 import os
 import time
 
-from generator.launch.record import finite
+from generator.launch.record_rules import finite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

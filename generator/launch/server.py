@@ -17,7 +17,7 @@ from generator.launch import commands, process, sockets
 from generator.launch.console import echo_tail, log, say, tail
 from generator.launch.exits import NotReady
 from generator.launch.process import Child, Supervisor, describe_exit
-from generator.launch.record import finite
+from generator.launch.record_rules import finite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import Any
 
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
-from generator.launch.record import error_line
+from generator.launch.record_rules import error_line
 from generator.report import compare_text, oncall
 from generator.report.markdown import number, percent, table
 from generator.results.expected import Expected, counts, missing_jobs, missing_points

@@ -25,7 +25,7 @@ from generator.catalog.upstream import (
     model_arg_problem,
     release,
 )
-from generator.launch.server_check import LAUNCHER_FLAGS
+from generator.launch.entry_checks import LAUNCHER_FLAGS
 from tests.helpers import ROOT
 
 TYPE_CHECKING = False
