@@ -15,8 +15,8 @@ import os
 import sys
 from pathlib import Path
 
-from generator.launch.accuracy import run_accuracy
-from generator.launch.benchmark import run_benchmark
+from generator.launch.accuracy_case import run_accuracy
+from generator.launch.benchmark_job import run_benchmark
 from generator.launch.entry_checks import check_case, check_job
 from generator.launch.exits import InputError, LaunchError, bug, error
 from generator.launch.field_checks import load_object

@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.launch.console import log, say
 from generator.launch.logtext import md_code, md_text
-from generator.launch.provenance import markdown as provenance_markdown
+from generator.launch.provenance_probe import markdown as provenance_markdown
 from generator.launch.record_rules import error_line
 
 TYPE_CHECKING = False

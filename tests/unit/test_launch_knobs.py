@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.benchmark import point_timeout
+from generator.launch.benchmark_job import point_timeout
 from generator.launch.entry_checks import check_job
 from generator.launch.exits import InputError
 from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
