@@ -16,7 +16,7 @@ from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
 from generator.expand.select import check_mode, default_mode, image_for
 from generator.launch import commands
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
-from generator.launch.knobs import DEFAULTS, LOGS
+from generator.launch.knob_table import DEFAULTS, LOGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import IO, Any, cast
 
 from generator.launch import ab_order, ab_verdict, commands, jsonread
 from generator.launch.console import say
-from generator.launch.knobs import DEFAULTS
+from generator.launch.knob_table import DEFAULTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

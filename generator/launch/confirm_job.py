@@ -37,7 +37,7 @@ from generator.launch.abjob import check_confirmation
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
 from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
 from generator.launch.field_checks import load_object
-from generator.launch.knobs import DEFAULTS
+from generator.launch.knob_table import DEFAULTS
 from generator.launch.process import Cancelled
 
 TYPE_CHECKING = False

@@ -12,7 +12,7 @@ from generator.errors import Loc, SglangCIError
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode
 from generator.explain import case_text, job_text
-from generator.launch.knobs import KNOBS
+from generator.launch.knob_table import KNOBS
 from generator.plan.coverage import markdown, summary
 
 TYPE_CHECKING = False
@@ -104,7 +104,7 @@ def recipes(expanded: Expanded, t: Templates) -> dict[str, str]:
 
 
 LAUNCHERS = "docs/launchers.md"
-KNOBS_BEGIN = "<!-- @generated from generator/launch/knobs.py by `make workflows` -->\n"
+KNOBS_BEGIN = "<!-- @generated from generator/launch/knob_table.py by `make workflows` -->\n"
 KNOBS_END = "<!-- end of the generated table -->\n"
 LINT = "docs/lint.md"
 RELEASES_BEGIN = (
