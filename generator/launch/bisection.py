@@ -3,7 +3,6 @@ where the first bad one lies, which to measure next."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from generator.launch.ab_verdict import CLEARED, CONFIRMED
@@ -48,8 +47,3 @@ def bisect_next(count: int, steps: list[tuple[int, str]], max_steps: int) -> int
     if bounds.exact or bounds.stopped or len(steps) >= max_steps:
         return None
     return (bounds.good + bounds.bad) // 2
-
-
-def bisect_steps(count: int) -> int:
-    """Steps that name the first bad of `count` candidates (and the current image)."""
-    return math.ceil(math.log2(count + 1)) if count else 0

@@ -228,7 +228,8 @@ def eval_argv(case: CaseEntry, where: Where) -> list[str]:
             (
                 f"base_url={base_url(where)}{COMPLETIONS_PATH}",
                 f"model={models(case, where)[case['model_path']]}",
-                *(f"{k}={_arg(v)}" for k, v in ev["model_args"].items()),
+                # As lm-eval's parser reads them (booleans as True/False).
+                *(f"{k}={v}" for k, v in ev["model_args"].items()),
             )
         )
         return [
@@ -265,8 +266,3 @@ def eval_argv(case: CaseEntry, where: Where) -> list[str]:
 def _number(value: float) -> str:
     """A ratio as the matrix JSON writes it (0.8, 1.0)."""
     return repr(float(value))
-
-
-def _arg(value: str | float | bool) -> str:
-    """An lm-eval model argument as its parser reads it (booleans as True/False)."""
-    return str(value)

@@ -75,11 +75,6 @@ def result_line(path: Path) -> tuple[dict[str, object] | None, str | None]:
     return line, None
 
 
-def last_json_line(path: Path) -> dict[str, object] | None:
-    """`result_line` without the reason."""
-    return result_line(path)[0]
-
-
 def lm_eval_score(output_dir: Path, task: str, metric: str) -> tuple[float | None, str | None]:
     """results[task][metric] of the newest results_*.json under `output_dir`, or why not."""
     try:

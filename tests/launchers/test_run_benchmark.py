@@ -12,7 +12,7 @@ import pytest
 
 from generator.launch import commands
 from generator.launch.entry_checks import check_job
-from generator.launch.results import last_json_line
+from generator.launch.results import result_line
 from tests.launchers.support import (
     Harness,
     assert_valid_record,
@@ -47,7 +47,7 @@ def qwen_job(concurrencies: list[int], **point: Any) -> dict[str, Any]:
 
 def bench_line(h: Harness, point_id: str) -> dict[str, Any]:
     """The result line the client appended for a point."""
-    line = last_json_line(h.logs / f"{point_id}.bench.jsonl")
+    line, _ = result_line(h.logs / f"{point_id}.bench.jsonl")
     assert line is not None
     return dict(line)
 

@@ -13,7 +13,6 @@ def test_bisection_halves_the_candidates_and_names_the_first_bad_one() -> None:
     assert [i for i, _ in steps] == [3, 5, 4]
     bounds = bisection.bisect_bounds(7, steps)
     assert (bounds.good, bounds.bad, bounds.exact) == (3, 4, True)
-    assert bisection.bisect_steps(7) == 3
 
 
 def test_bisection_stops_at_an_inconclusive_step_or_when_its_steps_are_spent() -> None:
