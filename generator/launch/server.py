@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from generator.launch import commands, process, sockets
+from generator.launch import commands, proc_table, sockets
 from generator.launch.console import echo_tail, log, say, tail
 from generator.launch.exits import NotReady
 from generator.launch.process import Child, Supervisor, describe_exit
@@ -172,8 +172,8 @@ class Server:
         if inodes is None:
             log("warning: /proc/net/tcp cannot be read: the listener on the port is not checked")
             return
-        table = process.processes() or {}
-        ours = {child.pid, *process.descendants([child.pid], table)}
+        table = proc_table.processes() or {}
+        ours = {child.pid, *proc_table.descendants([child.pid], table)}
         ours |= {p.pid for p in table.values() if p.pgrp == child.pid}
         held = sockets.holders(inodes, ours)
         foreign = inodes - held.keys()

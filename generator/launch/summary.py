@@ -42,7 +42,7 @@ def cell(value: object, digits: int = 2) -> str:
 
 def first_line(error: object) -> str:
     """An error as one cell: its first line and the tool's last meaningful line
-    (record.error_line), at most 300 characters."""
+    (record_rules.error_line), at most 300 characters."""
     return cell(error_line(str(error)) or "")
 
 
