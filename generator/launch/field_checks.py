@@ -9,6 +9,7 @@ from typing import Any
 
 from generator.launch import jsonread
 from generator.launch.exits import InputError
+from generator.launch.logtext import clip
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,14 +78,9 @@ def string(obj: dict[str, Any], key: str, where: str, *, ident: bool = False) ->
         msg = f"{where}: '{key}' is {len(value)} characters; at most {limit}"
         raise InputError(msg)
     if ident and not ID_RE.fullmatch(value):
-        msg = f"{where}: '{key}' {short(value)} must match {ID_RE.pattern}"
+        msg = f"{where}: '{key}' {clip(repr(value))} must match {ID_RE.pattern}"
         raise InputError(msg)
     return value
-
-
-def short(value: object, width: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def strings(value: object, what: str, where: str) -> list[str]:

@@ -10,7 +10,7 @@ import math
 import re
 from typing import Any
 
-from generator.launch.field_checks import short
+from generator.launch.logtext import clip
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,11 +114,11 @@ def line_problems(line: Mapping[str, object]) -> list[str]:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):
-            problems.append(f"{key} {short(value, 40)} is not a number")
+            problems.append(f"{key} {clip(repr(value), 40)} is not a number")
         elif value < 0:
             problems.append(f"{key} {value} is negative")
     if line.get("completed") is not None and whole(line["completed"]) is None:
-        problems.append(f"completed {short(line['completed'], 40)} is not a whole number")
+        problems.append(f"completed {clip(repr(line['completed']), 40)} is not a whole number")
     return problems
 
 
