@@ -14,7 +14,7 @@ from generator.errors import SelectionError, did_you_mean
 from generator.expand.entries import case_entry, job_entry, point_entry
 from generator.expand.model import KINDS, CaseRun, Cell, Expanded, Job, Target
 from generator.expand.select import check_mode, default_mode, image_for
-from generator.launch import commands
+from generator.launch import commands, docker_run, eval_commands
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
 from generator.launch.knob_table import DEFAULTS, LOGS
 
@@ -36,7 +36,7 @@ PREAMBLE = (
     f"PYTHON=${{PYTHON:-{DEFAULTS['PYTHON']}}}",
     f"SGLANG_PORT=${{SGLANG_PORT:-{DEFAULTS['SGLANG_PORT']}}}",
     'SGLANG_CI_ROOT=$(realpath "${SGLANG_CI_ROOT:-.}")',
-    f"MODEL_CACHE=${{MODEL_CACHE:-{commands.CONTAINER_CACHE}}}",
+    f"MODEL_CACHE=${{MODEL_CACHE:-{docker_run.CONTAINER_CACHE}}}",
     f'RESULTS_DIR=$(realpath -m "${{RESULTS_DIR:-{DEFAULTS["RESULTS_DIR"]}}}")',
     f'LOG_DIR=$(realpath -m "${{LOG_DIR:-$RESULTS_DIR/{LOGS}}}")',
     'mkdir -p "${LOG_DIR}"',
@@ -71,8 +71,8 @@ def _models(entry: JobEntry | CaseEntry) -> list[str]:
     lines = [
         (
             "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
-            f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
-            "under a lock:"
+            f"{docker_run.CONTAINER_CACHE}); a model that is not complete there is first "
+            "downloaded, under a lock:"
         )
     ]
     for model, path in commands.models(entry, WHERE).items():
@@ -154,12 +154,12 @@ def case_text(case: CaseEntry, level: str = "", release: str | None = None) -> s
     """The commands of one case run; `level` is named when the case's levels run on
     different runner labels."""
     ev = case["evaluator"]
-    work = quote(commands.eval_dir(case, WHERE))
+    work = quote(eval_commands.eval_dir(case, WHERE))
     gate = (
         f'results["{ev["task"]}"]["{ev["metric"]}"]'
         if ev["kind"] == LM_EVAL
         else 'the unrounded "accuracy" run_eval returned, in '
-        + quote(commands.metrics_file(case, WHERE))
+        + quote(eval_commands.metrics_file(case, WHERE))
     )
     lines = [
         f"# accuracy case {case['id']}: {case['name']}" + (f" (level {level})" if level else ""),
@@ -168,9 +168,9 @@ def case_text(case: CaseEntry, level: str = "", release: str | None = None) -> s
         *_server(case, release),
         f"# the evaluator ({ev['kind']}), in a directory of its own",
         f"rm -rf {work} && mkdir -p {work} && cd {work}",
-        line(commands.eval_argv(case, WHERE))
+        line(eval_commands.eval_argv(case, WHERE))
         + " > "
-        + quote(commands.eval_log(case, WHERE))
+        + quote(eval_commands.eval_log(case, WHERE))
         + " 2>&1",
         "cd - > /dev/null",
         f"# gate: {gate} >= {case['threshold']}",

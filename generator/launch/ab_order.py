@@ -1,5 +1,4 @@
-"""The paired A/B measurement of two images on one runner: the order of the turns. Standard
-library only: the runner's confirmation job runs it, `sglang-ci plan` counts with it.
+"""The order of an A/B's turns on one runner (standard library only).
 
 **Order.** Each of K repeats measures every point on image A and on image B, the side
 that goes first alternating by repeat (A B, B A, A B, ...), so a drift of the machine

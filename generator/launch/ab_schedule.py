@@ -1,5 +1,4 @@
-"""On the runner: the turns of one A/B step, both sides at once (`parallel`, each point
-waiting for its turn, turns.py) or one container at a time (`restart`, a block of turns each)."""
+"""On the runner: the turns of one A/B step, both sides at once or one container at a time."""
 
 from __future__ import annotations
 

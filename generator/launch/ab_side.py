@@ -1,6 +1,4 @@
-"""On the runner: one side of an A/B confirmation job (confirm_job.py), an ordinary
-benchmark job of one image run by the launcher in a container of its own (`Run`), and the
-job's state (`Context`)."""
+"""On the runner: one A/B side's container of the launcher (`Run`), and the job's state."""
 
 from __future__ import annotations
 
@@ -12,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-from generator.launch import ab_order, ab_verdict, commands, jsonread
+from generator.launch import ab_order, ab_verdict, docker_run, jsonread
 from generator.launch.console import say
 from generator.launch.knob_table import DEFAULTS
 
@@ -115,7 +113,7 @@ class Run:
         port += 1 if side == ab_order.B else 0
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
-        argv = commands.container_argv(
+        argv = docker_run.container_argv(
             cast("JobEntry", job),
             name=self.name,
             devices=devices,

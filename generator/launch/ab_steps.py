@@ -1,5 +1,4 @@
-"""On the runner: the A/B steps of a confirmation job, the confirmation and the bisection;
-each measurement one confirmation document, the steps and verdicts in `ab.json`."""
+"""On the runner: an A/B job's steps (confirmation, bisection), their documents and ab.json."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The verdict of an A/B's measured pairs (standard library only: the runner's
-confirmation job and the summary judge with it).
+"""The verdict of an A/B's measured pairs (standard library only).
 
 **Verdict** of one metric: for each repeat, the mean over the points of log(B / A), w_r,
 counted positive in the metric's bad direction. Their mean over the K repeats is tested,

@@ -1,5 +1,5 @@
-"""An accuracy case: the server, the case's evaluator (`commands.eval_argv`, run in a fresh
-`commands.eval_dir`, bounded by the case's evaluation timeout), the score gated on the
+"""An accuracy case: the server, the case's evaluator (`eval_commands.eval_argv`, run in a fresh
+`eval_commands.eval_dir`, bounded by the case's evaluation timeout), the score gated on the
 threshold (and, for a speculative-decoding case, the acceptance rate on its minimum), one
 record.
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import commands, preflight, record_doc, record_rules, summary
+from generator.launch import commands, eval_commands, preflight, record_doc, record_rules, summary
 from generator.launch.console import echo_tail, log, tail
 from generator.launch.contract import LM_EVAL, CaseEntry
 from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
@@ -115,9 +115,9 @@ def _run(state: _Case) -> int:
 
 def _evaluate(state: _Case, server: Server) -> None:
     case, result, where = state.case, state.result, state.knobs.where
-    work_dir = Path(commands.eval_dir(case, where))
-    eval_log = Path(commands.eval_log(case, where))
-    argv = commands.eval_argv(case, where)
+    work_dir = Path(eval_commands.eval_dir(case, where))
+    eval_log = Path(eval_commands.eval_log(case, where))
+    argv = eval_commands.eval_argv(case, where)
     limit_s = case["eval_timeout_minutes"] * 60.0
     log(f"evaluator (in {work_dir}, at most {limit_s:g}s): {shlex.join(argv)}")
     result.started_at = utc_now()
@@ -151,7 +151,7 @@ def _evaluate(state: _Case, server: Server) -> None:
         return
     if case["spec"] != "none":
         result.accept_length = server.accept_length()
-    _score(case, Path(commands.eval_dir(case, where)), where, result)
+    _score(case, Path(eval_commands.eval_dir(case, where)), where, result)
 
 
 def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Result) -> None:
@@ -161,7 +161,7 @@ def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Resu
         result.score, result.error = lm_eval_score(work_dir, ev["task"], ev["metric"])
         result.extra = {}
     else:
-        metrics, result.error = few_shot_metrics(Path(commands.metrics_file(case, where)))
+        metrics, result.error = few_shot_metrics(Path(eval_commands.metrics_file(case, where)))
         result.score = metrics.get("accuracy")
         result.extra = metrics
     if result.error is not None:
@@ -215,7 +215,7 @@ def _write(state: _Case) -> dict[str, Any]:
         status=result.status,
         error=result.error,
         metrics=metrics,
-        evaluator_argv=commands.eval_argv(case, state.knobs.where),
+        evaluator_argv=eval_commands.eval_argv(case, state.knobs.where),
         evaluator_version=state.evaluator_version,
         common=state.common,
         timings=record_doc.Timings(

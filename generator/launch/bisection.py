@@ -1,5 +1,4 @@
-"""The bisection among the nightly images between the last good image and the current one:
-where the first bad one lies, which to measure next."""
+"""The bisection among the nightly images between the last good image and the current one."""
 
 from __future__ import annotations
 

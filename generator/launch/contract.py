@@ -1,5 +1,4 @@
-"""The JSON contract between the generator and the launcher: one matrix entry per job or
-case, as TypedDicts (their checks: entry_checks.py)."""
+"""The JSON contract between the generator and the launcher: one job or case, as TypedDicts."""
 
 from __future__ import annotations
 

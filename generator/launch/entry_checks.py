@@ -1,6 +1,4 @@
-"""The checks the launcher applies to a job or case file before it starts anything: the
-server's fields every job and case carries, then a job's client and points or a case's
-evaluator."""
+"""The checks of a job or case file (its server's fields, a job's points, a case's evaluator)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The field checks of a job or case file: its size and JSON, strings, numbers, model
-paths and env, each refused with an InputError naming the field."""
+"""A job or case file's size and JSON, and its strings, numbers, model paths and env."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The environment variables the launcher reads: one table, with what an unset one stands
-for, that the launcher, `sglang-ci explain` and docs/launchers.md read (their values: knobs.py)."""
+"""The launcher's environment knobs, one table (their values: knobs.py)."""
 
 from __future__ import annotations
 

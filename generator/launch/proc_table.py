@@ -1,5 +1,4 @@
-"""The process table from /proc: each process's parent, group and state, the processes below
-some, and whether a process group still runs."""
+"""The process table from /proc: parents, groups, states, descendants, a group running."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Result records (schema `sglang-ci/record/1`, generator/results/schemas): one file per
-benchmark point and per accuracy case, with identity, metrics, the exact commands,
-provenance, timings and a validity verdict (record_rules.py). Only valid records enter a
-baseline."""
+"""A result record's document (schema sglang-ci/record/1; its rules: record_rules.py), written."""
 
 from __future__ import annotations
 
