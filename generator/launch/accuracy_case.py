@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch import commands, eval_commands, preflight, record_doc, record_rules, summary
-from generator.launch.console import echo_tail, log, tail
+from generator.launch.console import log
 from generator.launch.contract import LM_EVAL, CaseEntry
 from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
 from generator.launch.server import Server

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch import commands, preflight, record_doc, record_rules, summary
-from generator.launch.console import echo_tail, log, tail
+from generator.launch.console import log
 from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import Server

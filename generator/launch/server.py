@@ -14,8 +14,9 @@ import urllib.request
 from pathlib import Path
 
 from generator.launch import commands, proc_table, sockets
-from generator.launch.console import echo_tail, log, say, tail
+from generator.launch.console import log, say
 from generator.launch.exits import NotReady
+from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Child, Supervisor, describe_exit
 from generator.launch.record_rules import finite
 

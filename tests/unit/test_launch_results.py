@@ -7,7 +7,6 @@ import os
 
 import pytest
 
-from generator.launch.console import MAX_LINE_CHARS, MAX_TAIL_BYTES, tail
 from generator.launch.results import few_shot_metrics, lm_eval_score, result_line
 
 TYPE_CHECKING = False
@@ -127,11 +126,3 @@ def test_malformed_few_shot_metrics_give_a_reason(
         assert error is not None
         assert reason in error
         assert metrics.get("accuracy") is None
-
-
-def test_the_tail_of_a_log_without_newlines_is_bounded(tmp_path: Path) -> None:
-    log = tmp_path / "client.log"
-    log.write_bytes(b"x" * (3 * MAX_TAIL_BYTES) + b"\xff\n" + b"\xfelast\n")
-    text = tail(log, 20)
-    assert text.endswith(" more characters)\n\ufffdlast")
-    assert len(text) < MAX_LINE_CHARS + 100
