@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.launch import ab  # noqa: E402
+from generator.launch import ab_noise, ab_order, ab_verdict  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,23 +47,23 @@ def measure(
     changes: Mapping[str, float],
     noise: tuple[float, ...],
     metric: str = "t",
-) -> list[ab.Measurement]:
+) -> list[ab_verdict.Measurement]:
     """Every turn of one A/B job over the points of `changes` (point id -> B's true change
     against A), measured with `noise` (cv, launch, gpus) as the module docstring says."""
     cv, launch, gpus = noise
-    order = ab.turns(k, changes, how)
+    order = ab_order.turns(k, changes, how)
     offsets: dict[object, float] = {}
-    if how == ab.PARALLEL:
-        offsets = {side: rng.gauss(0, launch) for side in (ab.A, ab.B)}
-        offsets[ab.B] += rng.gauss(0, gpus)
+    if how == ab_order.PARALLEL:
+        offsets = {side: rng.gauss(0, launch) for side in (ab_order.A, ab_order.B)}
+        offsets[ab_order.B] += rng.gauss(0, gpus)
     measured = []
-    for block in ab.blocks(order):
-        offset = offsets.get(block[0].side) if how == ab.PARALLEL else rng.gauss(0, launch)
+    for block in ab_order.blocks(order):
+        offset = offsets.get(block[0].side) if how == ab_order.PARALLEL else rng.gauss(0, launch)
         for turn in block:
-            base = 1000.0 * (1 + changes[turn.point] if turn.side == ab.B else 1.0)
+            base = 1000.0 * (1 + changes[turn.point] if turn.side == ab_order.B else 1.0)
             value = base * (1 + (offset or 0.0)) * (1 + rng.gauss(0, cv))
             measured.append(
-                ab.Measurement(
+                ab_verdict.Measurement(
                     side=turn.side,
                     repeat=turn.repeat,
                     point=turn.point,
@@ -75,8 +75,8 @@ def measure(
 
 def trial(rng: random.Random, how: str, k: int, change: float, noise: tuple[float, ...]) -> str:
     measured = measure(rng, how, k, dict.fromkeys(POINTS, change), noise)
-    rule = {"t": ab.Rule(higher_is_better=True, min_change=MIN_CHANGE)}
-    verdict, _ = ab.judge_step(measured, rule, LEVEL, how, ab.DEFAULT_NOISE)
+    rule = {"t": ab_verdict.Rule(higher_is_better=True, min_change=MIN_CHANGE)}
+    verdict, _ = ab_verdict.judge_step(measured, rule, LEVEL, how, ab_noise.DEFAULT_NOISE)
     return verdict
 
 
@@ -92,12 +92,15 @@ def main() -> int:
     print(f"| noise (cv, launch, GPUs) | mode | K | {header} |")
     print("|---|---|---|" + "---|" * len(CHANGES))
     for noise in NOISE:
-        for how in (ab.PARALLEL, ab.RESTART):
+        for how in (ab_order.PARALLEL, ab_order.RESTART):
             for k in (2, 3, 5):
                 cells = []
                 for change in CHANGES:
                     got = [trial(rng, how, k, change, noise) for _ in range(TRIALS)]
-                    share = [100 * got.count(v) / TRIALS for v in (ab.CONFIRMED, ab.CLEARED)]
+                    share = [
+                        100 * got.count(v) / TRIALS
+                        for v in (ab_verdict.CONFIRMED, ab_verdict.CLEARED)
+                    ]
                     rest = 100 - sum(share)
                     cells.append(f"{share[0]:.0f} / {share[1]:.0f} / {rest:.0f}")
                 label = ", ".join(f"{x:.1%}" for x in noise)

@@ -10,7 +10,7 @@ changes early in a config's life, a config that changes fingerprint), and unseen
 both. Each is judged history-only and with the A/B: every suspected, unconfirmed event
 gets an A/B that night (at most `confirm.max_jobs` a night), measured as
 bench_confirm.py's restart mode measures a job (K = 3) and judged by the real verdict
-(generator/launch/ab.py, one-sided at the policy's level), confirmed or cleared, else left
+(generator/launch/ab_verdict.py, one-sided at the policy's level), confirmed or cleared, else left
 to the runs.
 
 Beside the rule, on the held-out sets, on each config's level series (the median over its
@@ -74,7 +74,7 @@ from verdict_history import ConfigRun, ConfigSpec, History, Injection, generate 
 
 from generator.catalog import load  # noqa: E402
 from generator.expand import expand  # noqa: E402
-from generator.launch import ab  # noqa: E402
+from generator.launch import ab_noise, ab_order, ab_verdict  # noqa: E402
 from generator.results.history import PointKey, RunInfo, Sample, ServerKey, ServerSeries  # noqa: E402
 from generator.verdicts.judge import history_noise, judge_server  # noqa: E402
 
@@ -353,7 +353,7 @@ def _ab(
     """The A/B of an event's points (at most `confirm.max_points`) against the image before
     the event: B's true change at each point (throughput), measured as bench_confirm.py
     measures a job (restart mode, K repeats, its middle noise row), judged by the real
-    verdict (generator/launch/ab.py) with the shipped catalog's `regression.confirm` (its
+    verdict (generator/launch/ab_verdict.py) with the shipped catalog's `regression.confirm` (its
     repeats, points and level) and the default noise model."""
     changes = {}
     for p in list(points)[: conf.max_points]:
@@ -361,10 +361,12 @@ def _ab(
         effect = sum(i.effect(cr.index, raw) for i in injections if i.kind != "fingerprint")
         changes[f"{p.isl}x{p.osl}c{p.concurrency}"] = math.expm1(effect)
     if not changes:
-        return ab.INCONCLUSIVE
-    measured = bench_confirm.measure(rng, ab.RESTART, conf.repeats, changes, AB_NOISE)
-    rule = {"t": ab.Rule(higher_is_better=True, min_change=0.05)}
-    verdict, _ = ab.judge_step(measured, rule, conf.level, ab.RESTART, ab.DEFAULT_NOISE)
+        return ab_verdict.INCONCLUSIVE
+    measured = bench_confirm.measure(rng, ab_order.RESTART, conf.repeats, changes, AB_NOISE)
+    rule = {"t": ab_verdict.Rule(higher_is_better=True, min_change=0.05)}
+    verdict, _ = ab_verdict.judge_step(
+        measured, rule, conf.level, ab_order.RESTART, ab_noise.DEFAULT_NOISE
+    )
     return verdict
 
 
@@ -444,9 +446,11 @@ def oracle_rows(t: Tally, policy: Policy, *, with_ab: bool) -> list[tuple[str, s
     # The oracle's A/B (verdict_ceiling.py): the standard deviation of the A/B's estimate
     # of a config-wide change (restart, the policy's K and points) and its one-sided z.
     conf = policy.confirm
-    sd = ab.DEFAULT_NOISE.se(ab.RESTART, conf.max_points, conf.repeats)
+    sd = ab_noise.DEFAULT_NOISE.se(ab_order.RESTART, conf.max_points, conf.repeats)
     model = (
-        AB(suspect=policy.significance.suspect, sd=sd, z=ab.z_of(conf.level)) if with_ab else None
+        AB(suspect=policy.significance.suspect, sd=sd, z=ab_noise.z_of(conf.level))
+        if with_ab
+        else None
     )
     level_sd, point_sd = float(np.mean(t.level_sd)), float(np.mean(t.point_sd))
     c = ceiling(max(rate, 1e-5), level_sd, point_sd, model)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import shlex
 
-from generator.launch import commands
+from generator.launch import commands, docker_run, eval_commands
 from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
-from generator.launch.knobs import DEFAULTS, LOGS
+from generator.launch.eval_commands import eval_argv, eval_log
+from generator.launch.knob_table import DEFAULTS, LOGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ PREAMBLE = (
     f"PYTHON=${{PYTHON:-{DEFAULTS['PYTHON']}}}",
     f"SGLANG_PORT=${{SGLANG_PORT:-{DEFAULTS['SGLANG_PORT']}}}",
     'SGLANG_CI_ROOT=$(realpath "${SGLANG_CI_ROOT:-.}")',
-    f"MODEL_CACHE=${{MODEL_CACHE:-{commands.CONTAINER_CACHE}}}",
+    f"MODEL_CACHE=${{MODEL_CACHE:-{docker_run.CONTAINER_CACHE}}}",
     f'RESULTS_DIR=$(realpath -m "${{RESULTS_DIR:-{DEFAULTS["RESULTS_DIR"]}}}")',
     f'LOG_DIR=$(realpath -m "${{LOG_DIR:-$RESULTS_DIR/{LOGS}}}")',
     'mkdir -p "${LOG_DIR}"',
@@ -65,8 +66,8 @@ def _models(entry: JobEntry | CaseEntry) -> list[str]:
     lines = [
         (
             "# models from the runner's cache (MODEL_CACHE, the label's model_cache mounted at "
-            f"{commands.CONTAINER_CACHE}); a model that is not complete there is first downloaded, "
-            "under a lock:"
+            f"{docker_run.CONTAINER_CACHE}); a model that is not complete there is first "
+            "downloaded, under a lock:"
         )
     ]
     for model, path in commands.models(entry, WHERE).items():
@@ -143,12 +144,12 @@ def case_text(case: CaseEntry, level: str = "", release: str | None = None) -> s
     """The commands of one case run; `level` is named when the case's levels run on
     different runner labels."""
     ev = case["evaluator"]
-    work = quote(commands.eval_dir(case, WHERE))
+    work = quote(eval_commands.eval_dir(case, WHERE))
     gate = (
         f'results["{ev["task"]}"]["{ev["metric"]}"]'
         if ev["kind"] == LM_EVAL
         else 'the unrounded "accuracy" run_eval returned, in '
-        + quote(commands.metrics_file(case, WHERE))
+        + quote(eval_commands.metrics_file(case, WHERE))
     )
     lines = [
         f"# accuracy case {case['id']}: {case['name']}" + (f" (level {level})" if level else ""),
@@ -157,7 +158,7 @@ def case_text(case: CaseEntry, level: str = "", release: str | None = None) -> s
         *_server(case, release),
         f"# the evaluator ({ev['kind']}), in a directory of its own",
         f"rm -rf {work} && mkdir -p {work} && cd {work}",
-        f"{line(commands.eval_argv(case, WHERE))} > {quote(commands.eval_log(case, WHERE))} 2>&1",
+        f"{line(eval_argv(case, WHERE))} > {quote(eval_log(case, WHERE))} 2>&1",
         "cd - > /dev/null",
         f"# gate: {gate} >= {case['threshold']}",
     ]

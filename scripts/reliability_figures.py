@@ -42,7 +42,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "Dispatch inputs and job files": (
         "tests/acceptance/test_dispatch_hostile.py",
-        "tests/unit/test_launch_contract.py",
+        "tests/unit/test_launch_entry_checks.py",
+        "tests/unit/test_launch_field_checks.py",
     ),
     "Results and histories": (
         "tests/acceptance/test_hostile_results.py",

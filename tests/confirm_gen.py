@@ -8,7 +8,7 @@ import hashlib
 import random
 from typing import Any
 
-from generator.launch import ab
+from generator.launch import ab_order
 from tests import results_gen as gen
 from tests.launchers.support import fixture_job
 
@@ -110,11 +110,13 @@ def ab_documents(
 ) -> dict[str, dict[str, Any]]:
     """The documents the runner leaves for the first step of the A/B `entry` (path below
     the run's confirmation folder -> document), both servers at once, the turns in the
-    order ab.turns gives; `record(side, point, repeat)` is the launcher's record of a turn."""
+    order ab_order.turns gives; `record(side, point, repeat)` is the launcher's record of a turn."""
     conf = entry["confirmation"]
     points = {p["id"]: p for p in entry["points"]}
     out = {}
-    for index, turn in enumerate(ab.turns(conf["repeats"], list(points), ab.PARALLEL), 1):
+    for index, turn in enumerate(
+        ab_order.turns(conf["repeats"], list(points), ab_order.PARALLEL), 1
+    ):
         path = (
             f"confirmation-{entry['id']}/{entry['id']}/step-0/{turn.side.lower()}-{turn.tag}.json"
         )
@@ -124,7 +126,7 @@ def ab_documents(
             "job_id": entry["id"],
             "step": 0,
             "order": index,
-            "mode": ab.PARALLEL,
+            "mode": ab_order.PARALLEL,
             "side": turn.side,
             "repeat": turn.repeat,
             "point": turn.point,

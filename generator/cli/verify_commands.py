@@ -16,8 +16,9 @@ from generator.dispatch import verify
 from generator.dispatch.step_outputs import append
 from generator.errors import SglangCIError
 from generator.expand import expand
-from generator.launch.contract import check_case, check_job, load_object
-from generator.launch.errors import InputError
+from generator.launch.entry_checks import check_case, check_job
+from generator.launch.exits import InputError
+from generator.launch.field_checks import load_object
 from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False

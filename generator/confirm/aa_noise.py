@@ -11,7 +11,7 @@ From its throughput per GPU, w(p, r) = log(B / A) at point p in repeat r:
 
 Each A/A's sums are kept in `ab-noise/<runner label>.json` beside the history's runs and
 pooled with the earlier ones: the figures the confirmation matrix gives every later A/B
-on that label (ab.Noise), in place of the default."""
+on that label (ab_noise.Noise), in place of the default."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.jsonio import dumps
-from generator.launch import ab, jsonread
+from generator.launch import ab_noise, ab_order, ab_verdict, jsonread
 from generator.results.record import ResultsError
 
 SCHEMA = "sglang-ci/ab-noise/1"
@@ -42,7 +42,7 @@ def file_for(history: Path, label: str) -> Path:
     return history.parent / FOLDER / f"{label}.json"
 
 
-def sums(measured: list[ab.Measurement]) -> dict[str, float]:
+def sums(measured: list[ab_verdict.Measurement]) -> dict[str, float]:
     """The sums one A/A gives (module docstring), from its turns' throughput."""
     values = {
         (m.side, m.point, m.repeat): (m.metrics or {}).get(THROUGHPUT)
@@ -51,8 +51,8 @@ def sums(measured: list[ab.Measurement]) -> dict[str, float]:
     }
     by_repeat: dict[int, list[float]] = defaultdict(list)
     for (side, point, repeat), a in values.items():
-        b = values.get((ab.B, point, repeat))
-        if side == ab.A and a and b and a > 0 and b > 0:
+        b = values.get((ab_order.B, point, repeat))
+        if side == ab_order.A and a and b and a > 0 and b > 0:
             by_repeat[repeat].append(math.log(b / a))
     within, within_df = 0.0, 0
     means: dict[int, tuple[float, int]] = {}
@@ -71,13 +71,15 @@ def sums(measured: list[ab.Measurement]) -> dict[str, float]:
     return dict(zip(SUMS, (within, within_df, steps, steps_n, steps_points), strict=True))
 
 
-def figures(total: dict[str, float], source: str) -> ab.Noise | None:
+def figures(total: dict[str, float], source: str) -> ab_noise.Noise | None:
     """The pooled noise, or None while the sums cannot give both parts."""
     if total["within_df"] < 1 or total["steps_n"] < 1:
         return None
     point2 = total["within"] / total["within_df"]
     launch2 = (total["steps"] - point2 * total["steps_points"]) / total["steps_n"]
-    return ab.Noise(launch=math.sqrt(max(launch2, 0.0)), point=math.sqrt(point2), source=source)
+    return ab_noise.Noise(
+        launch=math.sqrt(max(launch2, 0.0)), point=math.sqrt(point2), source=source
+    )
 
 
 def read(path: Path) -> dict[str, Any] | None:
@@ -95,13 +97,13 @@ def read(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def measured(history: Path, label: str) -> ab.Noise | None:
+def measured(history: Path, label: str) -> ab_noise.Noise | None:
     """What the A/As of runner `label` measured, pooled; None: never measured."""
     data = read(file_for(history, label))
     return None if data is None else _pooled(data, label)
 
 
-def _pooled(data: dict[str, Any], label: str) -> ab.Noise | None:
+def _pooled(data: dict[str, Any], label: str) -> ab_noise.Noise | None:
     total = {k: float(sum(a[k] for a in data["measurements"])) for k in SUMS}
     return figures(total, f"A/A of {label}, {len(data['measurements'])} run(s)")
 

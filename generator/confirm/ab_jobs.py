@@ -15,7 +15,7 @@ from generator.confirm.outcome import markdown as outcomes_markdown
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
 from generator.launch.abjob import check_confirmation
-from generator.launch.errors import InputError
+from generator.launch.exits import InputError
 from generator.results.expected import matrix_entries
 from generator.results.output import JSON, check_file, write_file
 from generator.results.record import ResultsError

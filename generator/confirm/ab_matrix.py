@@ -21,7 +21,7 @@ from generator.catalog.regression import METRICS, Policy
 from generator.confirm import aa_noise
 from generator.confirm.ab_images import candidates, job_side, server_image
 from generator.expand.rederive import NotDerived
-from generator.launch import ab
+from generator.launch import ab_noise, ab_order
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
@@ -84,7 +84,7 @@ def _points(
 def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) -> int:
     """Every A/B step with restarts (the longer form), twice over, within 72 hours."""
     c = policy.confirm
-    per = float(ab.launches(ab.RESTART, c.repeats) * job["startup_minutes"])
+    per = float(ab_order.launches(ab_order.RESTART, c.repeats) * job["startup_minutes"])
     per += 2 * c.repeats * sum(float(p["estimate_minutes"]) for p in points)
     least = int(job["timeout_minutes"])
     return min(MAX_TIMEOUT_MINUTES, max(least, math.ceil(2 * c.steps * per)))
@@ -151,12 +151,12 @@ def entry(
     event: str,
     metrics: Sequence[str],
     sides: tuple[SideImage, SideImage, list[SideImage]],
-    noise: ab.Noise | None,
+    noise: ab_noise.Noise | None,
 ) -> dict[str, Any]:
     """An A/B job: the run's `job` as the catalogs derive it for `points`, with the
     confirmation block of `event` (`sides`: A, B and the candidates between them).
     `noise`: what the A/As of the runner label measured (aa_noise.py); None: the A/B
-    takes ab.DEFAULT_NOISE."""
+    takes ab_noise.DEFAULT_NOISE."""
     c = policy.confirm
     a, b, between = sides
     return {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.launch import ab, jsonread
+from generator.launch import ab_verdict, jsonread
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
@@ -28,11 +28,11 @@ class Step:
     a: SideImage
     b: SideImage
     verdict: str
-    judgements: tuple[ab.Judgement, ...]
+    judgements: tuple[ab_verdict.Judgement, ...]
     turns: int  # turns with a valid record
     expected: int
     # per point id: each metric's ratio B / A over the repeats, with its interval
-    points: tuple[tuple[str, tuple[ab.Judgement, ...]], ...] = ()
+    points: tuple[tuple[str, tuple[ab_verdict.Judgement, ...]], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,9 +78,9 @@ def from_dict(data: dict[str, Any]) -> Outcome:
     steps = tuple(
         Step(
             **{k: v for k, v in s.items() if k not in ("judgements", "points")},
-            judgements=tuple(ab.Judgement(**j) for j in s["judgements"]),
+            judgements=tuple(ab_verdict.Judgement(**j) for j in s["judgements"]),
             points=tuple(
-                (str(p), tuple(ab.Judgement(**j) for j in js))
+                (str(p), tuple(ab_verdict.Judgement(**j) for j in js))
                 for p, js in (s.get("points") or {}).items()
             ),
         )
@@ -126,7 +126,7 @@ def short(image: SideImage | dict[str, Any] | None) -> str:
     return f"{code(tag)} ({code(digest.removeprefix('sha256:')[:12])})"
 
 
-def judgement_text(j: ab.Judgement) -> str:
+def judgement_text(j: ab_verdict.Judgement) -> str:
     if j.ratio is None:
         return f"{j.what}: {j.verdict} ({text(j.reason)})"
     interval = "" if j.low is None else f" [{j.low:.3f}, {j.high:.3f}] at {j.level:.0%}"

@@ -1,6 +1,6 @@
 """What the A/B jobs of a run found: their documents (schema sglang-ci/confirmation/1)
 judged again by the summary, with the same function the runner bisected with
-(generator/launch/ab.py), one outcome per event.
+(generator/launch/ab_verdict.py), one outcome per event.
 
 A job of the matrix that left no document is `missing`: its event stays suspected.
 `results compare --confirmation FILE` takes `confirmation_file(outcomes)`.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.confirm.outcome import MISSING, Outcome, Step
-from generator.launch import ab, jsonread
+from generator.launch import ab_verdict, bisection, jsonread
 from generator.launch.abjob import noise_of
 
 TYPE_CHECKING = False
@@ -45,12 +45,12 @@ def documents(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def measurement(doc: dict[str, Any]) -> ab.Measurement:
+def measurement(doc: dict[str, Any]) -> ab_verdict.Measurement:
     """One turn of an A/B from its document: its metrics when its record is valid."""
     record = doc.get("record")
     valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
     metrics = record.get("metrics") if valid and isinstance(record, dict) else None
-    return ab.Measurement(
+    return ab_verdict.Measurement(
         side=doc["side"], repeat=int(doc["repeat"]), point=doc["point"], metrics=metrics
     )
 
@@ -61,9 +61,9 @@ def _versions(record: dict[str, Any] | None) -> dict[str, str | None]:
     return {k: prov.get(k) for k in keys}
 
 
-def _rules(entry: ConfirmationEntry) -> dict[str, ab.Rule]:
+def _rules(entry: ConfirmationEntry) -> dict[str, ab_verdict.Rule]:
     return {
-        name: ab.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
+        name: ab_verdict.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])
         for name, r in entry["confirmation"]["metrics"].items()
     }
 
@@ -89,8 +89,8 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
     per_step = len(entry["points"]) * 2 * conf["repeats"]
     rules, how, noise = _rules(entry), str(docs[0]["mode"]), noise_of(conf)
 
-    def judge(turns: list[ab.Measurement]) -> tuple[str, list[ab.Judgement]]:
-        return ab.judge_step(turns, rules, conf["level"], how, noise)
+    def judge(turns: list[ab_verdict.Measurement]) -> tuple[str, list[ab_verdict.Judgement]]:
+        return ab_verdict.judge_step(turns, rules, conf["level"], how, noise)
 
     steps: list[Step] = []
     versions: dict[str, dict[str, str | None]] = {}
@@ -124,11 +124,11 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
                 points=per_point,
             )
         )
-    first = steps[0].verdict if steps and steps[0].step == 0 else ab.INCONCLUSIVE
+    first = steps[0].verdict if steps and steps[0].step == 0 else ab_verdict.INCONCLUSIVE
     bisected = [(s.candidate, s.verdict) for s in steps if s.candidate is not None]
-    bounds = ab.bisect_bounds(len(candidates), [(int(i), v) for i, v in bisected])
+    bounds = bisection.bisect_bounds(len(candidates), [(int(i), v) for i, v in bisected])
     chain: list[SideImage] = [conf["a"], *candidates, conf["b"]]
-    named = first == ab.CONFIRMED
+    named = first == ab_verdict.CONFIRMED
     return dataclasses.replace(
         empty,
         mode=how,
@@ -170,5 +170,5 @@ def confirmation_file(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     return [
         {"event": o.event, "result": o.result}
         for o in outcomes
-        if o.result in (ab.CONFIRMED, ab.CLEARED)
+        if o.result in (ab_verdict.CONFIRMED, ab_verdict.CLEARED)
     ]

@@ -46,7 +46,7 @@ def write_selected(c: Context, kind: str, **options: Any) -> None:
 
 
 def write_pr(root: Path, **options: Any) -> None:
-    """`dispatch pr`: dispatch.pr's run, today's, with the registry the environment names."""
+    """`dispatch pr`: pr_select.pr's run, today's, with the registry the environment names."""
     selected = pr_select.pr(
         root, today=datetime.now(UTC).date(), client=registry_from_env(os.environ), **options
     )

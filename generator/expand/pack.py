@@ -11,7 +11,7 @@ from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
 from generator.expand.expanded import Cell, Job, Server
 from generator.expand.ids import bounded
-from generator.launch.contract import MAX_POINTS
+from generator.launch.field_checks import MAX_POINTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ affected server, its points the affected ones, and a `confirmation` block naming
 event, the last good image (A), the current one (B), the nightly images between them
 for a bisection, the repeats and how each metric is judged.
 
-The orchestrator on the runner (confirm.py) turns it into one ordinary job per side and
+The orchestrator on the runner (confirm_job.py) turns it into one ordinary job per side and
 block, with `turns` set when both sides run at once; those jobs follow contract.py.
 """
 
@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any, NotRequired, TypedDict, cast
 
-from generator.launch import ab
-from generator.launch.contract import JobEntry, check_job
-from generator.launch.errors import InputError
+from generator.launch import ab_noise
+from generator.launch.contract import JobEntry
+from generator.launch.entry_checks import check_job
+from generator.launch.exits import InputError
 
 PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 EVENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
@@ -38,7 +39,7 @@ class MetricRule(TypedDict):
 
 
 class NoiseFields(TypedDict):
-    """What an A/A of the runner label measured (ab.Noise)."""
+    """What an A/A of the runner label measured (ab_noise.Noise)."""
 
     launch: float
     point: float
@@ -54,7 +55,7 @@ class ConfirmationFields(TypedDict):
     b: SideImage
     candidates: list[SideImage]  # the nightly images between a and b, oldest first
     max_bisect_steps: int
-    noise: NotRequired[NoiseFields]  # absent: ab.DEFAULT_NOISE
+    noise: NotRequired[NoiseFields]  # absent: ab_noise.DEFAULT_NOISE
 
 
 class ConfirmationEntry(JobEntry):
@@ -156,9 +157,9 @@ def _noise(data: object, where: str) -> None:
         raise InputError(msg)
 
 
-def noise_of(conf: ConfirmationFields) -> ab.Noise:
+def noise_of(conf: ConfirmationFields) -> ab_noise.Noise:
     """The A/B's noise model: what an A/A of the runner label measured, else the default."""
     got = conf.get("noise")
     if got is None:
-        return ab.DEFAULT_NOISE
-    return ab.Noise(launch=got["launch"], point=got["point"], source=got["source"])
+        return ab_noise.DEFAULT_NOISE
+    return ab_noise.Noise(launch=got["launch"], point=got["point"], source=got["source"])

@@ -12,15 +12,12 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from generator.launch.contract import (
-    LM_EVAL,
-    MODEL_FLAGS,
-    CaseEntry,
-    JobEntry,
-    PointEntry,
-    ServerEntry,
-)
+from generator.launch.field_checks import MODEL_FLAGS
 from generator.launch.versions import version_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.launch.contract import JobEntry, PointEntry, ServerEntry
 
 HOST = "127.0.0.1"
 # Polled in this order until each answers 200: the server is up, then its model is loaded.
@@ -33,12 +30,9 @@ FLUSH_PATH = "/flush_cache"
 # Read before a flush (which resets it) for the speculative acceptance length; SGLang
 # 0.5.10 and later serve the first, earlier versions the second.
 SERVER_INFO_PATHS = ("/server_info", "/get_server_info")
-# Used by lm-eval's `local-completions` model; the SGLang server's OpenAI endpoint.
-COMPLETIONS_PATH = "/v1/completions"
 # The one of them whose model needs only its tokenizer files, no weights.
 TOKENIZER_FLAG = "--tokenizer-path"
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", re.ASCII)
-FEW_SHOT_SCRIPT = "scripts/few_shot_gsm8k.py"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,42 +73,6 @@ def models(entry: ServerEntry, where: Where) -> dict[str, str]:
 
 def _at(revision: str | None) -> str:
     return "" if revision is None else f"@{revision}"
-
-
-CONTAINER_CACHE = "/models"  # where the runner's model cache appears in the container
-DOWNLOADS_DIR = "models"  # a read-only cache's downloads, in the job's scratch directory
-
-
-def container_argv(
-    entry: ServerEntry,
-    *,
-    name: str,
-    devices: list[str],
-    workspace: str,
-    scratch: str,
-    passed: list[str],
-    program: str,
-    entry_file: str,
-    read_only_cache: bool = False,
-) -> list[str]:
-    """`docker run` of the launcher in the entry's image, on the runner: only the runner's
-    GPUs, the label's container options, the model cache at /models (read-only for code
-    that is not the default branch's: its downloads go to the job's scratch directory),
-    this checkout and the runner's scratch directory at their own paths, the environment
-    passed by name."""
-    container = entry["container"]
-    argv = ["docker", "run", "--rm", "--init", f"--name={name}", "--device=/dev/kfd", *devices]
-    argv += container["options"]
-    if container["model_cache"]:
-        mode = ":ro" if read_only_cache else ""
-        argv += [f"--volume={container['model_cache']}:{CONTAINER_CACHE}{mode}"]
-        argv += [f"--env=MODEL_CACHE={CONTAINER_CACHE}"]
-        if read_only_cache:
-            argv += [f"--env=MODEL_DOWNLOADS={scratch}/{DOWNLOADS_DIR}"]
-    argv += [f"--volume={workspace}:{workspace}", f"--workdir={workspace}"]
-    argv += [f"--volume={scratch}:{scratch}"]
-    argv += [f"--env={variable}" for variable in passed]
-    return [*argv, entry["image"], "bash", program, entry_file]
 
 
 def tokenizer_only(entry: ServerEntry) -> set[str]:
@@ -211,68 +169,6 @@ def bench_argv(job: JobEntry, point: PointEntry, where: Where) -> list[str]:
     return [where.python, "-m", client["module"], *args]
 
 
-def eval_dir(case: CaseEntry, where: Where) -> str:
-    """The evaluator's working directory (created empty); lm-eval writes its results
-    under it, few_shot_gsm8k its answers and the metrics file."""
-    return f"{where.logs}/{case['id']}.{case['evaluator']['kind']}"
-
-
-def eval_log(case: CaseEntry, where: Where) -> str:
-    return f"{where.logs}/{case['id']}.eval.log"
-
-
-def metrics_file(case: CaseEntry, where: Where) -> str:
-    """Where the few-shot GSM8K evaluation writes the metrics `run_eval` returned."""
-    return f"{eval_dir(case, where)}/metrics.json"
-
-
-def eval_argv(case: CaseEntry, where: Where) -> list[str]:
-    """The case's evaluator, run in `eval_dir`, against the case's server."""
-    ev = case["evaluator"]
-    if ev["kind"] == LM_EVAL:
-        model_args = ",".join(
-            (
-                f"base_url={base_url(where)}{COMPLETIONS_PATH}",
-                f"model={models(case, where)[case['model_path']]}",
-                *(f"{k}={_arg(v)}" for k, v in ev["model_args"].items()),
-            )
-        )
-        return [
-            "lm_eval",
-            "--model",
-            ev["model"],
-            "--model_args",
-            model_args,
-            "--tasks",
-            ev["task"],
-            "--num_fewshot",
-            str(ev["num_fewshot"]),
-            "--output_path",
-            eval_dir(case, where),
-        ]
-    return [
-        where.python,
-        f"{where.root}/{FEW_SHOT_SCRIPT}",
-        "--num-shots",
-        str(ev["num_shots"]),
-        "--num-questions",
-        str(ev["num_questions"]),
-        "--parallel",
-        str(ev["parallel"]),
-        "--max-new-tokens",
-        str(ev["max_new_tokens"]),
-        "--port",
-        where.port,
-        "--metrics-file",
-        metrics_file(case, where),
-    ]
-
-
 def _number(value: float) -> str:
     """A ratio as the matrix JSON writes it (0.8, 1.0)."""
     return repr(float(value))
-
-
-def _arg(value: str | float | bool) -> str:
-    """An lm-eval model argument as its parser reads it (booleans as True/False)."""
-    return str(value)

@@ -2,7 +2,7 @@
 
 `scripts/run_in_container.py benchmark|accuracy FILE` reads the entry's runner contract
 (`container`: model cache, GPU allocation file, options), removes a container of ours that
-a cancelled run left behind, and replaces itself with `docker run` (commands.container_argv)
+a cancelled run left behind, and replaces itself with `docker run` (docker_run.container_argv)
 of the launcher inside the job's image. Docker forwards a cancel's SIGINT/SIGTERM to the
 container, where `--init` passes it on to the launcher.
 """
@@ -16,14 +16,17 @@ import subprocess
 from pathlib import Path
 from typing import NoReturn
 
-from generator.launch import commands
+from generator.launch import docker_run
 from generator.launch.console import say
-from generator.launch.contract import ServerEntry, check_case, check_job, load_object
-from generator.launch.errors import InputError
+from generator.launch.entry_checks import check_case, check_job
+from generator.launch.exits import InputError
+from generator.launch.field_checks import load_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from generator.launch.contract import ServerEntry
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 # A render device as an allocation file names it.
@@ -139,7 +142,7 @@ def start(kind: str, path: str, given: str | None) -> NoReturn:
         raise InputError(msg)
     workspace = checkout_dir(given, environ)
     trusted = str(Path(__file__).resolve().parents[2])
-    argv_docker = commands.container_argv(
+    argv_docker = docker_run.container_argv(
         entry,
         name=container_name(entry, environ),
         devices=devices(entry),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.launch.console import log
-from generator.launch.errors import Infrastructure
+from generator.launch.exits import Infrastructure
 
 TOOL_TIMEOUT_S = 60.0
 

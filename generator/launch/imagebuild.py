@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch.console import say, token_for
-from generator.launch.errors import Infrastructure, InputError, LaunchError, bug, error
+from generator.launch.exits import Infrastructure, InputError, LaunchError, bug, error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -28,6 +28,11 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+def clip(text: str, limit: int = 60) -> str:
+    """`text`, cut to `limit` characters with `...` at its end when longer."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def one_line(text: str) -> str:
     """`text` as one line of printable text: controls, line breaks and bidirectional
     controls escaped (`\\n`, `\\x1b`, `\\u2028`), a leading `::` and every `##[` broken

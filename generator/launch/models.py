@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from generator.launch import commands, jsonread
-from generator.launch.console import framed, log, tail
-from generator.launch.errors import Infrastructure
+from generator.launch.console import framed, log
+from generator.launch.exits import Infrastructure
+from generator.launch.log_tail import tail
 from generator.launch.process import Supervisor, describe_exit
 
 TYPE_CHECKING = False

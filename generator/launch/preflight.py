@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.launch import commands, gpus, models, provenance
+from generator.launch import commands, gpus, models, provenance_probe
 from generator.launch.console import log
-from generator.launch.errors import Infrastructure
-from generator.launch.record import Common
+from generator.launch.exits import Infrastructure
+from generator.launch.record_doc import Common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,13 +28,13 @@ def prepare(entry: ServerEntry, knobs: Knobs, supervisor: Supervisor) -> Ready:
     """Models, GPUs and provenance; Infrastructure when the job cannot run here."""
     where = knobs.where
     found_gpus = gpus.probe()
-    found = provenance.versions(knobs.python)
+    found = provenance_probe.versions(knobs.python)
     log(f"versions: {', '.join(f'{k} {v}' for k, v in found.items())}")
     common = Common(
         served_model_path=commands.models(entry, where)[entry["model_path"]],
         server_argv=commands.server_argv(entry, where, found.get("sglang")),
         server_env=dict(entry["env"]),
-        provenance=provenance.collect(entry, found_gpus, found, knobs.environ, knobs.root),
+        provenance=provenance_probe.collect(entry, found_gpus, found, knobs.environ, knobs.root),
     )
     try:
         gpus.check(found_gpus, entry["gpus"])
@@ -53,8 +53,8 @@ def bare_common(entry: ServerEntry, knobs: Knobs) -> Common:
         served_model_path=commands.models(entry, where)[entry["model_path"]],
         server_argv=commands.server_argv(entry, where),
         server_env=dict(entry["env"]),
-        provenance=provenance.collect(
-            entry, unknown, dict.fromkeys(provenance.PACKAGES), knobs.environ, knobs.root
+        provenance=provenance_probe.collect(
+            entry, unknown, dict.fromkeys(provenance_probe.PACKAGES), knobs.environ, knobs.root
         ),
     )
 

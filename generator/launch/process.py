@@ -21,11 +21,15 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Self
 
 from generator.launch.console import log
+from generator.launch.proc_table import Proc, descendants, group_running, processes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # SIGHUP too: a closed terminal or a dying parent session sends it, and its default
 # action would kill the launcher and leave its server, scheduler and client running.
@@ -68,68 +72,6 @@ def describe_exit(returncode: int) -> str:
             return f"signal {signal.Signals(-returncode).name}"
         return f"signal {-returncode}"
     return f"status {returncode}"
-
-
-@dataclass(frozen=True)
-class Proc:
-    """One line of /proc/<pid>/stat: what the stop needs."""
-
-    pid: int
-    ppid: int
-    pgrp: int
-    zombie: bool
-
-
-def processes() -> dict[int, Proc] | None:
-    """Every process on this machine, or None where /proc cannot be read."""
-    try:
-        names = [entry.name for entry in Path("/proc").iterdir()]
-    except OSError:
-        return None
-    table: dict[int, Proc] = {}
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path("/proc", name, "stat").read_bytes()
-        except OSError:
-            continue
-        fields = stat.rpartition(b")")[2].split()
-        if len(fields) < 3:
-            continue
-        state, ppid, pgrp = fields[:3]
-        table[int(name)] = Proc(int(name), int(ppid), int(pgrp), state in (b"Z", b"X"))
-    return table
-
-
-def descendants(roots: Iterable[int], table: Mapping[int, Proc]) -> set[int]:
-    """The processes below `roots` in `table` (the roots not included)."""
-    children: dict[int, list[int]] = {}
-    for proc in table.values():
-        children.setdefault(proc.ppid, []).append(proc.pid)
-    found: set[int] = set()
-    todo = list(roots)
-    while todo:
-        for pid in children.get(todo.pop(), ()):
-            if pid not in found:
-                found.add(pid)
-                todo.append(pid)
-    return found
-
-
-def group_alive(pgid: int) -> bool:
-    """True while a member of process group `pgid` is running. Zombies do not count:
-    an orphaned one waits for PID 1 to reap it and must not stall a shutdown."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    table = processes()
-    if table is None:
-        return True
-    return any(p.pgrp == pgid and not p.zombie for p in table.values())
 
 
 def become_subreaper() -> bool:
@@ -336,7 +278,7 @@ class Supervisor:
                 mine = descendants([self._me], table)
                 known = {p for p in known if p in mine and not table[p].zombie}
                 known |= self._targets(table, mine, children, strays=strays, everything=everything)
-                group = [g for g in pgids if _group_running(g, table)]
+                group = [g for g in pgids if group_running(g, table)]
                 if not known and not group:
                     return
                 now = time.monotonic()
@@ -353,10 +295,3 @@ class Supervisor:
                 if killed:
                     _signal(group, known, signal.SIGKILL)
                 time.sleep(_STOP_POLL_S)
-
-
-def _group_running(pgid: int, table: Mapping[int, Proc]) -> bool:
-    """A member of group `pgid` is running (in `table`, or where /proc cannot be read)."""
-    if not table:
-        return group_alive(pgid)
-    return any(p.pgrp == pgid and not p.zombie for p in table.values())

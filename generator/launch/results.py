@@ -9,7 +9,8 @@ import json
 import os
 import time
 
-from generator.launch.record import finite
+from generator.launch.logtext import clip
+from generator.launch.record_rules import finite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,11 +50,7 @@ def _json(data: bytes, where: str) -> tuple[object, str | None]:
     except RecursionError:
         return None, f"{where} is nested too deeply to read"
     except ValueError as exc:
-        return None, f"{where} is not JSON ({_clip(str(exc))})"
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        return None, f"{where} is not JSON ({clip(str(exc), 120)})"
 
 
 def result_line(path: Path) -> tuple[dict[str, object] | None, str | None]:
@@ -73,11 +70,6 @@ def result_line(path: Path) -> tuple[dict[str, object] | None, str | None]:
     if not isinstance(line, dict):
         return None, f"the last line of {path} is not a JSON object"
     return line, None
-
-
-def last_json_line(path: Path) -> dict[str, object] | None:
-    """`result_line` without the reason."""
-    return result_line(path)[0]
 
 
 def lm_eval_score(output_dir: Path, task: str, metric: str) -> tuple[float | None, str | None]:
@@ -106,7 +98,7 @@ def score_of(value: object, where: str) -> tuple[float | None, str | None]:
     """A score: a finite number from 0 to 1, or why not."""
     score = finite(value)
     if score is None:
-        return None, f"{where}: score {_clip(repr(value), 60)} is not a finite number"
+        return None, f"{where}: score {clip(repr(value))} is not a finite number"
     if not 0 <= score <= 1:
         return None, f"{where}: score {score} is outside 0 to 1"
     return score, None
@@ -125,6 +117,6 @@ def few_shot_metrics(path: Path) -> tuple[dict[str, float | None], str | None]:
     keys = ("accuracy", "invalid", "latency", "output_throughput")
     metrics = {key: finite(loaded.get(key)) for key in keys}
     if metrics["accuracy"] is None:
-        return metrics, f"{path}: no finite accuracy ({_clip(repr(loaded.get('accuracy')), 60)})"
+        return metrics, f"{path}: no finite accuracy ({clip(repr(loaded.get('accuracy')))})"
     metrics["accuracy"], error = score_of(metrics["accuracy"], str(path))
     return metrics, error

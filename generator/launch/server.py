@@ -13,11 +13,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from generator.launch import commands, process, sockets
-from generator.launch.console import echo_tail, log, say, tail
-from generator.launch.errors import NotReady
+from generator.launch import commands, proc_table, sockets
+from generator.launch.console import log, say
+from generator.launch.exits import NotReady
+from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Child, Supervisor, describe_exit
-from generator.launch.record import finite
+from generator.launch.record_rules import finite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -172,8 +173,8 @@ class Server:
         if inodes is None:
             log("warning: /proc/net/tcp cannot be read: the listener on the port is not checked")
             return
-        table = process.processes() or {}
-        ours = {child.pid, *process.descendants([child.pid], table)}
+        table = proc_table.processes() or {}
+        ours = {child.pid, *proc_table.descendants([child.pid], table)}
         ours |= {p.pid for p in table.values() if p.pgrp == child.pid}
         held = sockets.holders(inodes, ours)
         foreign = inodes - held.keys()

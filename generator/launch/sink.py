@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from generator.launch import record, summary
+from generator.launch import record_doc, summary
 from generator.launch.console import log, say
 
 TYPE_CHECKING = False
@@ -81,7 +81,7 @@ class Sink:
             _print_record(name, data)
             return
         try:
-            record.write(folder / name, data)
+            record_doc.write(folder / name, data)
         except OSError as exc:
             self._give_up(f"cannot write {folder / name}: {exc.strerror or exc}")
 
@@ -102,7 +102,7 @@ class Sink:
 
 
 def _print_record(name: str, data: Mapping[str, Any]) -> None:
-    say(f"===== record {name} =====\n{record.text(data)}===== end of record {name} =====")
+    say(f"===== record {name} =====\n{record_doc.text(data)}===== end of record {name} =====")
 
 
 def _fallback_dir(runner_temp: Path | None) -> Path | None:

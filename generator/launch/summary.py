@@ -8,8 +8,8 @@ from typing import Any
 
 from generator.launch.console import log, say
 from generator.launch.logtext import md_code, md_text
-from generator.launch.provenance import markdown as provenance_markdown
-from generator.launch.record import error_line
+from generator.launch.provenance_probe import markdown as provenance_markdown
+from generator.launch.record_rules import error_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def cell(value: object, digits: int = 2) -> str:
 
 def first_line(error: object) -> str:
     """An error as one cell: its first line and the tool's last meaningful line
-    (record.error_line), at most 300 characters."""
+    (record_rules.error_line), at most 300 characters."""
     return cell(error_line(str(error)) or "")
 
 

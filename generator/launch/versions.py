@@ -1,5 +1,6 @@
 """An order on version texts (image tags, SGLang releases), for the select step's nightly
-pick and the launcher's choice of a flag's spelling for the SGLang its image carries."""
+pick and the launcher's choice of a flag's spelling for the SGLang its image carries; the
+commit a version names."""
 
 from __future__ import annotations
 
@@ -27,3 +28,10 @@ def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
             key.append((2, 0, word))
     key.append((1, 0, ""))  # the end of the version
     return tuple(key)
+
+
+def version_commit(version: str | None) -> str | None:
+    """The git commit a package version carries (`0.5.7.dev12+g1a2b3c4`: setuptools-scm's
+    `+g<hash>`), else None."""
+    match = re.search(r"\+g([0-9a-f]{7,40})", version or "")
+    return match[1] if match else None

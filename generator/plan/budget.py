@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.launch import ab
+from generator.launch import ab_order
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,9 +49,9 @@ def job_cost(job: Job, runner: Runner, confirm: Confirm, *, bisect: bool = True)
     k = confirm.repeats
     steps = confirm.steps if bisect else 1
     points = sorted((c.minutes for c in job.cells), reverse=True)[: confirm.max_points]
-    how = ab.mode(job.config.parallel.gpus, runner.gpus)
-    launches = ab.launches(how, k)
-    startups = job.startup_minutes * (1 if how == ab.PARALLEL else launches)
+    how = ab_order.mode(job.config.parallel.gpus, runner.gpus)
+    launches = ab_order.launches(how, k)
+    startups = job.startup_minutes * (1 if how == ab_order.PARALLEL else launches)
     minutes = steps * (startups + 2 * k * sum(points))
     return JobCost(
         id=job.id,

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.launch import ab
+    from generator.launch import ab_verdict
 
 
 def _image(image: Mapping[str, Any], outcome: Outcome) -> str:
@@ -24,7 +24,7 @@ def _image(image: Mapping[str, Any], outcome: Outcome) -> str:
     return f"{tag} ({short_digest(digest)})" + (f", {', '.join(found)}" if found else "")
 
 
-def _interval(j: ab.Judgement) -> str:
+def _interval(j: ab_verdict.Judgement) -> str:
     return "-" if j.low is None or j.high is None else f"[{j.low:.3f}, {j.high:.3f}]"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from generator.confirm import outcomes, tracked, triage
 from generator.launch import jsonread
 from generator.launch.abjob import ConfirmationEntry, check_confirmation
-from generator.launch.errors import InputError
+from generator.launch.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Any
 from generator.errors import did_you_mean
 from generator.launch.logtext import md_code as code
 from generator.launch.logtext import md_text as text
-from generator.launch.provenance import version_commit
+from generator.launch.versions import version_commit
 from generator.report.markdown import number, percent, table
 from generator.results.provenance import short_digest
 from generator.results.record import ResultsError

@@ -1,7 +1,7 @@
 """Result records (schema `sglang-ci/record/1`): find them in a run directory and validate
 them against the JSON Schema. The record's rules (validity, required metrics, the
 acceptance need, the schema id, the infrastructure words) are the launcher's, in
-generator/launch/record.py, imported here.
+generator/launch/record_rules.py, imported here.
 
 Any `*.json` below a run directory whose `schema` is `sglang-ci/record/1` is a record;
 other JSON is ignored. A file that claims to be a record and is not one is a Problem: one
@@ -21,7 +21,7 @@ from jsonschema.exceptions import best_match
 
 from generator.errors import SglangCIError
 from generator.launch import jsonread
-from generator.launch.record import (
+from generator.launch.record_rules import (
     INFRASTRUCTURE,
     SCHEMA,
     SCHEMA_FAMILY,

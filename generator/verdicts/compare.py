@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.launch import jsonread
-from generator.launch.record import is_infrastructure
+from generator.launch.record_rules import is_infrastructure
 from generator.results.expected import Expected, missing_cases, missing_points
 from generator.results.gates import gates
 from generator.results.history import PointKey, ServerKey

@@ -1,5 +1,5 @@
 """`run_in_container.py confirm`: the A/B of two images on one runner, end to end against
-the stand-in docker, server and client (generator/launch/confirm.py)."""
+the stand-in docker, server and client (generator/launch/confirm_job.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ GOOD, BAD = image("nightly-20261201"), image("nightly-20261203", version="0.5.24
 def test_two_servers_at_once_take_turns_on_their_own_gpu_halves_and_confirm_a_slower_image(
     harness: Harness,
 ) -> None:
-    # Three repeats: two give Student's t a factor of 12.7, too wide to confirm 8% (ab.py).
+    # Three repeats: two give Student's t a factor of 12.7, too wide to confirm 8% (ab_verdict.py).
     job = confirmation_job(GOOD, BAD, repeats=3)
     proc, calls = run_confirm(harness, job, [GOOD, BAD], gpus=8, slower={BAD["image_digest"]: 8})
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from generator.launch import commands, models
-from generator.launch.contract import check_job
+from generator.launch.entry_checks import check_job
 from tests.launchers.support import (
     CATALOG_SGLANG,
     Harness,

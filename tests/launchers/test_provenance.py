@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generator.launch.provenance import ROCM_VERSION_FILE
+from generator.launch.provenance_probe import ROCM_VERSION_FILE
 from tests.launchers.support import (
     AMD_SMI_DIR,
     Harness,

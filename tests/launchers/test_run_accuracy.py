@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch import commands
-from generator.launch.contract import check_case
+from generator.launch import commands, eval_commands
+from generator.launch.entry_checks import check_case
 from tests.launchers.support import (
     Harness,
     assert_valid_record,
@@ -35,13 +35,13 @@ def test_lm_eval_gets_the_catalog_model_args_and_its_score_is_gated_on_the_thres
     entry = check_case(case, "case")
     [client] = harness.client_records()
     argv = ["lm_eval", *client["argv"]]
-    assert argv == commands.eval_argv(entry, harness.where)
+    assert argv == eval_commands.eval_argv(entry, harness.where)
     assert argv[argv.index("--model_args") + 1] == (
         f"base_url=http://127.0.0.1:{harness.port}/v1/completions,"
         "model=deepseek-ai/DeepSeek-R1-0528,"
         "num_concurrent=65,max_retries=1,tokenized_requests=False,trust_remote_code=True"
     )
-    work_dir = Path(commands.eval_dir(entry, harness.where))
+    work_dir = Path(eval_commands.eval_dir(entry, harness.where))
     assert client["cwd"] == str(work_dir)
     [results_file] = list(work_dir.rglob("results_*.json"))
     assert results_file.parent == work_dir / "deepseek-ai__DeepSeek-R1-0528"
@@ -93,9 +93,9 @@ def test_the_few_shot_evaluation_passes_the_host_form_of_the_image_sglang(
     assert server["env"] == harness.expected_server_env({**knob, **case["env"]})
     assert "\n".join(printed_command(case["env"], argv)) in run.stdout
     [client] = harness.client_records()
-    assert [harness.where.python, *client["argv"]] == commands.eval_argv(entry, harness.where)
+    assert [harness.where.python, *client["argv"]] == eval_commands.eval_argv(entry, harness.where)
     assert (client["host"], client["url"]) == (host, f"http://127.0.0.1:{harness.port}")
-    work_dir = Path(commands.eval_dir(entry, harness.where))
+    work_dir = Path(eval_commands.eval_dir(entry, harness.where))
     assert client["cwd"] == str(work_dir)
     assert (work_dir / "tmp_output_gsm8k.txt").is_file()
     record = harness.result(case["id"])

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from generator.launch import commands
-from generator.launch.contract import check_job
-from generator.launch.results import last_json_line
+from generator.launch.entry_checks import check_job
+from generator.launch.results import result_line
 from tests.launchers.support import (
     Harness,
     assert_valid_record,
@@ -47,7 +47,7 @@ def qwen_job(concurrencies: list[int], **point: Any) -> dict[str, Any]:
 
 def bench_line(h: Harness, point_id: str) -> dict[str, Any]:
     """The result line the client appended for a point."""
-    line = last_json_line(h.logs / f"{point_id}.bench.jsonl")
+    line, _ = result_line(h.logs / f"{point_id}.bench.jsonl")
     assert line is not None
     return dict(line)
 
@@ -61,7 +61,7 @@ def test_the_server_gets_exactly_the_job_args_and_env_and_hostile_tokens_arrive_
 ) -> None:
     job = qwen_job([1])
     # A model path with a space or `$(...)` is refused before anything starts
-    # (test_launch_contract.py); the hostile tokens travel in the args and the env.
+    # (test_launch_entry_checks.py); the hostile tokens travel in the args and the env.
     job["model_path"] = "org/model.v2_final-x"
     job["server_args"] = ["--trust-remote-code", *HOSTILE_TOKENS]
     job["env"] = {

@@ -13,7 +13,7 @@ from collections import defaultdict
 import pytest
 
 from generator.confirm import outcomes
-from generator.launch import ab
+from generator.launch import ab_noise
 from tests.pipeline.world import LABEL, World, world
 
 TYPE_CHECKING = False
@@ -54,7 +54,7 @@ def admitted_name(w: World, run: WorkflowRun) -> str:
     return name
 
 
-def measure_noise(w: World, config: str) -> ab.Noise:
+def measure_noise(w: World, config: str) -> ab_noise.Noise:
     """The A/A of `config`'s job, dispatched: its measured noise pooled into the history."""
     aa = w.github.run(
         "ab-noise.yml", "workflow_dispatch", inputs={"suite": "SGLang-OOB", "configs": config}
@@ -77,13 +77,13 @@ def measure_noise(w: World, config: str) -> ab.Noise:
     assert noise["point"] < 1e-6
     summary = aa.job("Pool the measured noise into the history").summary
     assert f"ab-noise/{LABEL}.json: launch {noise['launch']:.4f}" in summary
-    return ab.Noise(**noise)
+    return ab_noise.Noise(**noise)
 
 
 def judged_with_aa(w: World, run: WorkflowRun, config: str) -> None:
     """The night's A/B of `config` carried the pooled A/A noise and was judged with it: a
     threshold other than the default's."""
-    measured = ab.Noise(**json.loads(w.history_file(f"ab-noise/{LABEL}.json"))["noise"])
+    measured = ab_noise.Noise(**json.loads(w.history_file(f"ab-noise/{LABEL}.json"))["noise"])
     folder = w.github.artifacts / str(run.run_id) / "verdicts-benchmark-attempt-1"
     [entry] = json.loads((folder / "matrix.json").read_text())["include"]
     assert entry["config"] == config
@@ -106,7 +106,7 @@ def judged_with_aa(w: World, run: WorkflowRun, config: str) -> None:
     how = outcome["mode"]  # both servers fit on the runner at once: parallel
     assert how == "parallel"
     assert judgement["se"] == pytest.approx(measured.se(how, n, k, spread), rel=1e-9)
-    assert judgement["se"] != pytest.approx(ab.DEFAULT_NOISE.se(how, n, k, spread))
+    assert judgement["se"] != pytest.approx(ab_noise.DEFAULT_NOISE.se(how, n, k, spread))
 
 
 def test_a_step_is_confirmed_tracked_closed_on_recovery_reopened_when_it_returns(

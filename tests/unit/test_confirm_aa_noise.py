@@ -12,7 +12,7 @@ import random
 import pytest
 
 from generator.confirm import aa_noise
-from generator.launch import ab
+from generator.launch import ab_order, ab_verdict
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -25,7 +25,7 @@ LAUNCH_SD = 0.01  # one launch's offset: two launches differ by sqrt(2) of it
 POINT_SD = 0.02  # one measurement's deviation: two differ by sqrt(2) of it
 
 
-def simulated_aa(rng: random.Random) -> list[ab.Measurement]:
+def simulated_aa(rng: random.Random) -> list[ab_verdict.Measurement]:
     """One A/A of the same image on both sides, restarting: K + 1 launches."""
     launches = [rng.gauss(0.0, LAUNCH_SD) for _ in range(REPEATS + 1)]
     out = []
@@ -37,10 +37,12 @@ def simulated_aa(rng: random.Random) -> list[ab.Measurement]:
             else (launches[repeat], launches[repeat - 1])
         )
         for point in POINTS:
-            for side, offset in ((ab.A, a_launch), (ab.B, b_launch)):
+            for side, offset in ((ab_order.A, a_launch), (ab_order.B, b_launch)):
                 value = 1000.0 * math.exp(offset + rng.gauss(0.0, POINT_SD))
                 metrics = {aa_noise.THROUGHPUT: value}
-                out.append(ab.Measurement(side=side, repeat=repeat, point=point, metrics=metrics))
+                out.append(
+                    ab_verdict.Measurement(side=side, repeat=repeat, point=point, metrics=metrics)
+                )
     return out
 
 

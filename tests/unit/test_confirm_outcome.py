@@ -11,20 +11,20 @@ from generator.confirm.outcome import (
     markdown,
     short,
 )
-from generator.launch import ab
+from generator.launch.ab_verdict import CONFIRMED, Judgement
 from generator.launch.abjob import SideImage
 
 A = SideImage(image="rocm/atom@sha256:" + "a" * 64, image_requested="rocm/atom:n1",
               image_tag="n1", image_digest="sha256:" + "a" * 64, run="run-06")  # fmt: skip
 B = SideImage(image="rocm/atom@sha256:" + "b" * 64, image_requested="rocm/atom:n2",
               image_tag="", image_digest="sha256:" + "b" * 64, run=None)  # fmt: skip
-WORSE = ab.Judgement(metric="output_throughput_per_gpu", verdict=ab.CONFIRMED, ratio=0.9,
+WORSE = Judgement(metric="output_throughput_per_gpu", verdict=CONFIRMED, ratio=0.9,
                      low=0.88, high=0.92, level=0.95, repeats=3, pairs=3,
                      threshold=0.95)  # fmt: skip
-STEP = Step(step=0, candidate=None, a=A, b=B, verdict=ab.CONFIRMED, judgements=(WORSE,),
+STEP = Step(step=0, candidate=None, a=A, b=B, verdict=CONFIRMED, judgements=(WORSE,),
             turns=6, expected=6, points=(("p1", (WORSE,)),))  # fmt: skip
 OUTCOME = Outcome(event="ev-1", job_id="job-1", config="ds-tp4", mode="restart", repeats=3,
-                  result=ab.CONFIRMED, steps=(STEP,), first_bad=B, exact=True, between=(A, B),
+                  result=CONFIRMED, steps=(STEP,), first_bad=B, exact=True, between=(A, B),
                   versions={B["image_digest"]: {"sglang_version": "0.5.7"}})  # fmt: skip
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from generator.confirm.outcome import MISSING, Outcome
 from generator.confirm.outcomes import confirmation_file, judge_entry, latest, measurement
-from generator.launch import ab
+from generator.launch import ab_verdict
 
 
 def test_only_the_latest_attempts_documents_count() -> None:
@@ -22,7 +22,7 @@ def test_only_the_latest_attempts_documents_count() -> None:
 def test_a_turn_has_metrics_only_when_its_record_is_valid() -> None:
     turn: dict[str, Any] = {"side": "A", "repeat": "2", "point": "p1"}
     valid = {"validity": {"valid": True}, "metrics": {"output_throughput_per_gpu": 10.0}}
-    assert measurement({**turn, "record": valid}) == ab.Measurement(
+    assert measurement({**turn, "record": valid}) == ab_verdict.Measurement(
         side="A", repeat=2, point="p1", metrics={"output_throughput_per_gpu": 10.0}
     )
     invalid = {**valid, "validity": {"valid": False}}
@@ -41,7 +41,7 @@ def test_a_job_without_documents_is_missing() -> None:
 def test_compare_takes_the_decided_events_only() -> None:
     found = [
         Outcome(event=f"ev-{r}", job_id="j", config="c", mode=None, repeats=3, result=r)
-        for r in (ab.CONFIRMED, ab.CLEARED, ab.INCONCLUSIVE, MISSING)
+        for r in (ab_verdict.CONFIRMED, ab_verdict.CLEARED, ab_verdict.INCONCLUSIVE, MISSING)
     ]
     assert confirmation_file(found) == [
         {"event": "ev-confirmed", "result": "confirmed"},

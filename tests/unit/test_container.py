@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from generator.launch.container import allocated_devices
-from generator.launch.errors import InputError
+from generator.launch.exits import InputError
 from tests.helpers import ROOT
 from tests.launchers.support import fixture_job
 

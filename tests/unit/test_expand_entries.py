@@ -14,7 +14,7 @@ from generator.expand.entries import (
     point_entry,
 )
 from generator.expand.estimate import shown
-from generator.launch.contract import check_case, check_job
+from generator.launch.entry_checks import check_case, check_job
 from tests.helpers import copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False

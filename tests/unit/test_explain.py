@@ -10,7 +10,7 @@ from generator.catalog.catalog_types import PER_SERVER
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode, image_for
 from generator.explain import explain
-from generator.launch import commands
+from generator.launch import commands, eval_commands
 from tests.helpers import copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False
@@ -89,7 +89,7 @@ def test_every_config_and_case_of_the_shipped_catalogs_explains_as_the_launcher_
         assert commands_of(text) == [
             argv
             for entry in entries
-            for argv in (commands.server_argv(entry, WHERE), commands.eval_argv(entry, WHERE))
+            for argv in (commands.server_argv(entry, WHERE), eval_commands.eval_argv(entry, WHERE))
         ], case.id
 
 

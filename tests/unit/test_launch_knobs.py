@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.benchmark import point_timeout
-from generator.launch.contract import check_job
-from generator.launch.errors import InputError
-from generator.launch.knobs import DEFAULTS, KNOBS, LOGS, read_knobs
+from generator.launch.benchmark_job import point_timeout
+from generator.launch.entry_checks import check_job
+from generator.launch.exits import InputError
+from generator.launch.knob_table import DEFAULTS, KNOBS, LOGS
+from generator.launch.knobs import read_knobs
 from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")

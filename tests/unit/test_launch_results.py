@@ -7,8 +7,7 @@ import os
 
 import pytest
 
-from generator.launch.console import MAX_LINE_CHARS, MAX_TAIL_BYTES, tail
-from generator.launch.results import few_shot_metrics, last_json_line, lm_eval_score, result_line
+from generator.launch.results import few_shot_metrics, lm_eval_score, result_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,8 +19,8 @@ def test_the_client_result_is_its_last_line_with_a_bare_infinity_read_as_inf(
 ) -> None:
     output = tmp_path / "point.bench.jsonl"
     output.write_text('{"completed": 1}\n{"completed": 2, "request_rate": Infinity}\n\n')
-    assert last_json_line(output) == {"completed": 2, "request_rate": float("inf")}
-    assert last_json_line(tmp_path / "missing.jsonl") is None
+    assert result_line(output)[0] == {"completed": 2, "request_rate": float("inf")}
+    assert result_line(tmp_path / "missing.jsonl")[0] is None
 
 
 def test_the_lm_eval_score_comes_from_the_newest_results_file(tmp_path: Path) -> None:
@@ -127,11 +126,3 @@ def test_malformed_few_shot_metrics_give_a_reason(
         assert error is not None
         assert reason in error
         assert metrics.get("accuracy") is None
-
-
-def test_the_tail_of_a_log_without_newlines_is_bounded(tmp_path: Path) -> None:
-    log = tmp_path / "client.log"
-    log.write_bytes(b"x" * (3 * MAX_TAIL_BYTES) + b"\xff\n" + b"\xfelast\n")
-    text = tail(log, 20)
-    assert text.endswith(" more characters)\n\ufffdlast")
-    assert len(text) < MAX_LINE_CHARS + 100

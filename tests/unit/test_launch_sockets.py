@@ -1,5 +1,4 @@
-"""generator.launch.sockets and the process tree: who listens on a port, who descends from
-whom (Linux /proc)."""
+"""generator.launch.sockets: who listens on a port (Linux /proc)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import sys
 import pytest
 
 from generator.launch import sockets
-from generator.launch.process import Proc, descendants
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -34,12 +32,3 @@ def test_a_listening_socket_is_found_with_the_process_that_holds_it() -> None:
         assert sockets.holders(inodes, [os.getpid()]) == {next(iter(inodes)): os.getpid()}
         assert sockets.holders(inodes, [os.getppid()]) == {}
     assert sockets.listening(port) == set()
-
-
-def test_descendants_follow_parents_across_groups_and_sessions() -> None:
-    table = {
-        pid: Proc(pid, ppid, pgrp, zombie=False)
-        for pid, ppid, pgrp in [(10, 1, 10), (11, 10, 10), (12, 11, 12), (13, 12, 13), (20, 1, 20)]
-    }
-    assert descendants([10], table) == {11, 12, 13}
-    assert descendants([12, 20], table) == {13}

@@ -9,8 +9,8 @@ import pytest
 
 from generator.expand.entries import spellings
 from generator.launch.commands import spelled
-from generator.launch.contract import check_job
-from generator.launch.errors import InputError
+from generator.launch.entry_checks import check_job
+from generator.launch.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.launch.logtext import is_command_like, one_line
+from generator.launch.logtext import clip, is_command_like, one_line
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,8 @@ def test_one_line_escapes_breaks_controls_and_command_starts(text: str, line: st
 )
 def test_a_command_is_found_on_any_line_the_runner_splits(text: str, command: bool) -> None:
     assert is_command_like(text) is command
+
+
+def test_a_long_text_is_clipped_to_its_limit_with_an_ellipsis() -> None:
+    assert clip("abcdef", 5) == "ab..."
+    assert clip("abcde", 5) == "abcde"

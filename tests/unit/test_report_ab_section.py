@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from generator.confirm.outcome import Outcome, Step
-from generator.launch import ab
+from generator.launch import ab_verdict
 from generator.launch.abjob import SideImage
 from generator.report.ab_section import ab_result
 from tests import confirm_gen as cg
@@ -19,7 +19,7 @@ def image(name: str) -> SideImage:
 
 
 def step(number: int, b: str, verdict: str, ratio: float) -> Step:
-    judged = ab.Judgement(metric="output_throughput_per_gpu", verdict=verdict, ratio=ratio,
+    judged = ab_verdict.Judgement(metric="output_throughput_per_gpu", verdict=verdict, ratio=ratio,
                           low=ratio - 0.01, high=ratio + 0.01, level=0.95, repeats=3, pairs=3,
                           threshold=0.95)  # fmt: skip
     return Step(step=number, candidate=None if number == 0 else 0, a=image("good"), b=image(b),

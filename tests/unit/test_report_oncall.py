@@ -12,7 +12,7 @@ import pytest
 
 from generator.confirm.outcome import Outcome, Step
 from generator.confirm.tracked import Tracked
-from generator.launch import ab
+from generator.launch import ab_verdict
 from generator.report import oncall
 from tests.helpers import ROOT
 
@@ -70,7 +70,7 @@ def side(digest: str) -> SideImage:
 
 
 def outcome(event_id: str, result: str, ratio: float, low: float, high: float) -> Outcome:
-    judged = ab.Judgement(
+    judged = ab_verdict.Judgement(
         metric="output_throughput_per_gpu",
         verdict=result,
         ratio=ratio,

@@ -1,27 +1,20 @@
-"""Result records (schema `sglang-ci/record/1`, generator/results/schemas): one file per
-benchmark point and per accuracy case, with identity, metrics, the exact commands,
-provenance, timings and a validity verdict. Only valid records enter a baseline.
-
-The record's rules live here once, on the launcher's standard-library side: the schema
-id, the metrics a valid point needs, the validity rule, the acceptance need and the
-infrastructure words. `generator.results` imports them.
+"""The rules of a result record (schema `sglang-ci/record/1`, generator/results/schemas; its
+document: record_doc.py), on the launcher's standard-library side, once: the schema id, the
+metrics a valid point needs, the validity rule, the acceptance need and the infrastructure
+words. `generator.results` imports them.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from generator.launch.logtext import clip
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+    from collections.abc import Mapping
 
 SCHEMA = "sglang-ci/record/1"
 # Any JSON whose `schema` starts with this claims to be a record (of some version).
@@ -121,17 +114,12 @@ def line_problems(line: Mapping[str, object]) -> list[str]:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):
-            problems.append(f"{key} {_short(value)} is not a number")
+            problems.append(f"{key} {clip(repr(value), 40)} is not a number")
         elif value < 0:
             problems.append(f"{key} {value} is negative")
     if line.get("completed") is not None and whole(line["completed"]) is None:
-        problems.append(f"completed {_short(line['completed'])} is not a whole number")
+        problems.append(f"completed {clip(repr(line['completed']), 40)} is not a whole number")
     return problems
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def point_metrics(
@@ -182,33 +170,6 @@ def is_infrastructure(reason: str | None, error: str | None) -> bool:
     return any((text or "").startswith(INFRASTRUCTURE_PREFIX) for text in (reason, error))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Common:
-    """What every record of one job or case shares."""
-
-    served_model_path: str
-    server_argv: list[str]
-    server_env: dict[str, str]
-    provenance: dict[str, Any]
-
-
-def _common(entry: ServerEntry, common: Common, error: str | None) -> dict[str, Any]:
-    return {
-        "schema": SCHEMA,
-        "model_path": entry["model_path"],
-        "served_model_path": common.served_model_path,
-        "server_mode": entry["server_mode"],
-        "runner_label": entry["runner"],
-        "server_fingerprint": entry["server_fingerprint"],
-        "spec": entry["spec"],
-        "draft_tokens": entry["draft_tokens"],
-        "gpus": entry["gpus"],
-        "error": error,
-        "server": {"argv": common.server_argv, "env": common.server_env},
-        "provenance": common.provenance,
-    }
-
-
 def point_validity(
     *,
     status: str,
@@ -240,136 +201,3 @@ def point_validity(
     if needs_acceptance(spec, osl) and finite(metrics.get("accept_length")) is None:
         return False, "no acceptance length from a speculative-decoding server"
     return True, None
-
-
-def point_record(
-    job: JobEntry,
-    point: PointEntry,
-    *,
-    status: str,
-    error: str | None,
-    metrics: dict[str, Any],
-    client_argv: list[str],
-    client_version: str | None,
-    common: Common,
-    timings: dict[str, Any],
-    restarted: bool = False,
-    infrastructure: str | None = None,
-) -> dict[str, Any]:
-    valid, reason = point_validity(
-        status=status,
-        completed=metrics["completed"],
-        num_prompts=point["num_prompts"],
-        metrics=metrics,
-        spec=job["spec"],
-        osl=point["osl"],
-        restarted=restarted,
-        infrastructure=infrastructure,
-    )
-    return {
-        **_common(job, common, error),
-        "kind": "point",
-        "id": point["id"],
-        "job_id": job["id"],
-        "suite": job["suite"],
-        "config": job["config"],
-        "display": job["display"],
-        "dashboard_model": job["dashboard_model"],
-        "point": {
-            "pair": f"{point['isl']}x{point['osl']}",
-            "isl": point["isl"],
-            "osl": point["osl"],
-            "concurrency": point["concurrency"],
-            "random_range_ratio": point["random_range_ratio"],
-            "num_prompts": point["num_prompts"],
-            "num_warmups": point["num_warmups"],
-        },
-        "status": status,
-        "validity": {"valid": valid, "reason": reason},
-        "metrics": metrics,
-        "client": {"name": job["client"]["module"], "version": client_version, "argv": client_argv},
-        "timings": timings,
-    }
-
-
-def case_record(
-    case: CaseEntry,
-    *,
-    status: str,
-    error: str | None,
-    metrics: dict[str, Any],
-    evaluator_argv: list[str],
-    evaluator_version: str | None,
-    common: Common,
-    timings: dict[str, Any],
-    infrastructure: str | None = None,
-) -> dict[str, Any]:
-    valid = status in ("passed", "failed")
-    reason = f"{INFRASTRUCTURE}: {infrastructure}" if infrastructure else f"status {status}"
-    return {
-        **_common(case, common, error),
-        "kind": "case",
-        "id": case["id"],
-        "case": case["case"],
-        "name": case["name"],
-        "suite": case["suite"],
-        "benchmark": case["benchmark"],
-        "status": status,
-        "validity": {"valid": valid, "reason": None if valid else reason},
-        "metrics": metrics,
-        "evaluator": {
-            "name": case["evaluator"]["kind"],
-            "version": evaluator_version,
-            "argv": evaluator_argv,
-        },
-        "timings": timings,
-    }
-
-
-def timings(
-    *,
-    started_at: str | None,
-    ended_at: str | None,
-    wall_time_s: float | None,
-    server_start_s: float | None,
-    download_s: float | None,
-    estimate_minutes: int | None,
-) -> dict[str, Any]:
-    return {
-        "started_at": started_at,
-        "ended_at": ended_at,
-        "wall_time_s": wall_time_s,
-        "server_start_s": server_start_s,
-        "download_s": download_s,
-        "estimate_minutes": estimate_minutes,
-    }
-
-
-def text(record: Mapping[str, Any]) -> str:
-    """The record as JSON; a non-finite number (never valid JSON) becomes null."""
-    return json.dumps(_finite_only(record), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _finite_only(value: object) -> object:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {key: _finite_only(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite_only(item) for item in value]
-    return value
-
-
-def write(path: Path, record: Mapping[str, Any]) -> None:
-    """Write atomically, so a reader never sees half a record; OSError when it cannot be
-    written (nothing is left behind then)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as out:
-            out.write(text(record))
-        tmp.replace(path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise

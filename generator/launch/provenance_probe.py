@@ -8,12 +8,12 @@ read is null, never guessed.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from generator.launch.logtext import md_code, md_text
+from generator.launch.versions import version_commit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,13 +68,6 @@ def versions(python: str) -> dict[str, str | None]:
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return empty
     return {key: (str(data[key]) if data.get(key) else None) for key in PACKAGES}
-
-
-def version_commit(version: str | None) -> str | None:
-    """The git commit a package version carries (`0.5.7.dev12+g1a2b3c4`: setuptools-scm's
-    `+g<hash>`), else None."""
-    match = re.search(r"\+g([0-9a-f]{7,40})", version or "")
-    return match[1] if match else None
 
 
 def _commit(version: str | None, environ: Mapping[str, str]) -> str | None:

@@ -1,5 +1,5 @@
-"""An accuracy case: the server, the case's evaluator (`commands.eval_argv`, run in a fresh
-`commands.eval_dir`, bounded by the case's evaluation timeout), the score gated on the
+"""An accuracy case: the server, the case's evaluator (`eval_commands.eval_argv`, run in a fresh
+`eval_commands.eval_dir`, bounded by the case's evaluation timeout), the score gated on the
 threshold (and, for a speculative-decoding case, the acceptance rate on its minimum), one
 record.
 
@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import commands, preflight, record, summary
-from generator.launch.console import echo_tail, log, tail
+from generator.launch import commands, eval_commands, preflight, record_doc, record_rules, summary
+from generator.launch.console import log
 from generator.launch.contract import LM_EVAL, CaseEntry
-from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
 from generator.launch.server import Server
@@ -51,7 +52,7 @@ class _Case:
     knobs: Knobs
     supervisor: Supervisor
     sink: Sink
-    common: record.Common | None = None
+    common: record_doc.Common | None = None
     download_s: float | None = None
     server_start_s: float | None = None
     evaluator_version: str | None = None
@@ -61,7 +62,7 @@ class _Case:
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """OK when the gates pass, FAILED when one does not, INFRASTRUCTURE when there is no
-    score or the record could not be written to RESULTS_DIR (launch/errors.py). A bug
+    score or the record could not be written to RESULTS_DIR (launch/exits.py). A bug
     records the case as an error of the launcher, then propagates."""
     state = _Case(case, knobs, supervisor, Sink(knobs, supervisor))
     try:
@@ -115,9 +116,9 @@ def _run(state: _Case) -> int:
 
 def _evaluate(state: _Case, server: Server) -> None:
     case, result, where = state.case, state.result, state.knobs.where
-    work_dir = Path(commands.eval_dir(case, where))
-    eval_log = Path(commands.eval_log(case, where))
-    argv = commands.eval_argv(case, where)
+    work_dir = Path(eval_commands.eval_dir(case, where))
+    eval_log = Path(eval_commands.eval_log(case, where))
+    argv = eval_commands.eval_argv(case, where)
     limit_s = case["eval_timeout_minutes"] * 60.0
     log(f"evaluator (in {work_dir}, at most {limit_s:g}s): {shlex.join(argv)}")
     result.started_at = utc_now()
@@ -151,7 +152,7 @@ def _evaluate(state: _Case, server: Server) -> None:
         return
     if case["spec"] != "none":
         result.accept_length = server.accept_length()
-    _score(case, Path(commands.eval_dir(case, where)), where, result)
+    _score(case, Path(eval_commands.eval_dir(case, where)), where, result)
 
 
 def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Result) -> None:
@@ -161,13 +162,13 @@ def _score(case: CaseEntry, work_dir: Path, where: commands.Where, result: _Resu
         result.score, result.error = lm_eval_score(work_dir, ev["task"], ev["metric"])
         result.extra = {}
     else:
-        metrics, result.error = few_shot_metrics(Path(commands.metrics_file(case, where)))
+        metrics, result.error = few_shot_metrics(Path(eval_commands.metrics_file(case, where)))
         result.score = metrics.get("accuracy")
         result.extra = metrics
     if result.error is not None:
         return
     minimum = case["min_acceptance_rate"]
-    rate = record.acceptance_rate(result.accept_length, case["draft_tokens"])
+    rate = record_rules.acceptance_rate(result.accept_length, case["draft_tokens"])
     if minimum is not None and rate is None:
         result.error = "the speculative-decoding server reported no acceptance length"
         return
@@ -205,20 +206,20 @@ def _write(state: _Case) -> dict[str, Any]:
         "latency_s": extra.get("latency"),
         "output_throughput": extra.get("output_throughput"),
         "accept_length": result.accept_length,
-        "acceptance_rate": record.acceptance_rate(result.accept_length, case["draft_tokens"]),
+        "acceptance_rate": record_rules.acceptance_rate(result.accept_length, case["draft_tokens"]),
         "min_acceptance_rate": case["min_acceptance_rate"],
     }
     if state.common is None:
         state.common = preflight.bare_common(case, state.knobs)
-    data = state.data = record.case_record(
+    data = state.data = record_doc.case_record(
         case,
         status=result.status,
         error=result.error,
         metrics=metrics,
-        evaluator_argv=commands.eval_argv(case, state.knobs.where),
+        evaluator_argv=eval_commands.eval_argv(case, state.knobs.where),
         evaluator_version=state.evaluator_version,
         common=state.common,
-        timings=record.timings(
+        timings=record_doc.Timings(
             started_at=result.started_at,
             ended_at=utc_now(),  # a case that never started: when it was given up
             wall_time_s=result.wall_s,

@@ -1,8 +1,8 @@
-"""generator.launch.errors: one error type carrying its exit status, and one line per way out."""
+"""generator.launch.exits: one error type carrying its exit status, one line per way out."""
 
 from __future__ import annotations
 
-from generator.launch.errors import (
+from generator.launch.exits import (
     BUG,
     FAILED,
     INFRASTRUCTURE,

@@ -2,7 +2,7 @@
 
 Every expected way a launch stops early is a `LaunchError` whose `return_code` is the
 status the launcher exits with, caught once by the entry point (main.py, container.py,
-confirm.py), which prints its message as one line. Anything else is a bug: one line,
+confirm_job.py), which prints its message as one line. Anything else is a bug: one line,
 exit 3. A signal ends the launcher with 128 + its number (process.Cancelled).
 """
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import commands, preflight, record, summary
-from generator.launch.console import echo_tail, log, tail
-from generator.launch.errors import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch import commands, preflight, record_doc, record_rules, summary
+from generator.launch.console import log
+from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import Server
@@ -47,14 +48,14 @@ class _Job:
     knobs: Knobs
     supervisor: Supervisor
     sink: Sink
-    common: record.Common | None = None
+    common: record_doc.Common | None = None
     download_s: float | None = None
     client_version: str | None = None
     server: Server | None = None
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     gate: Gate = field(default_factory=lambda: Gate(None, 1.0))
 
-    def shared(self) -> record.Common:
+    def shared(self) -> record_doc.Common:
         if self.common is None:
             self.common = preflight.bare_common(self.job, self.knobs)
         return self.common
@@ -71,7 +72,7 @@ def point_timeout(job: JobEntry, point: PointEntry, knobs: Knobs) -> tuple[float
 
 def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """OK when every point is ok, FAILED when one is not, INFRASTRUCTURE when the job could
-    not run or its results could not be written to RESULTS_DIR (launch/errors.py). A bug
+    not run or its results could not be written to RESULTS_DIR (launch/exits.py). A bug
     records the points not done yet as failed by the launcher, then propagates."""
     ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
     ctx.gate = Gate(job.get("turns"), knobs.ready_poll_s)
@@ -211,12 +212,12 @@ def _run_point(ctx: _Job, index: int, server: Server) -> str:
         outcome = _Outcome(
             "server-died", f"server process exited during the point; {outcome.error}"
         )
-    metrics = record.point_metrics(outcome.line, job["gpus"], accept, job["draft_tokens"])
-    lacks = record.needs_acceptance(job["spec"], point["osl"]) and accept is None
+    metrics = record_rules.point_metrics(outcome.line, job["gpus"], accept, job["draft_tokens"])
+    lacks = record_rules.needs_acceptance(job["spec"], point["osl"]) and accept is None
     if outcome.status == "ok" and lacks:
         error = "the speculative-decoding server reported no acceptance length"
         outcome = _Outcome("failed", error, outcome.line)
-    result = record.point_record(
+    result = record_doc.point_record(
         job,
         point,
         status=outcome.status,
@@ -225,7 +226,7 @@ def _run_point(ctx: _Job, index: int, server: Server) -> str:
         client_argv=argv,
         client_version=ctx.client_version,
         common=ctx.shared(),
-        timings=record.timings(
+        timings=record_doc.Timings(
             started_at=started_at,
             ended_at=utc_now(),
             wall_time_s=wall_s,
@@ -251,7 +252,7 @@ def _judge(
     line, reason = result_line(output)
     if line is None:
         return _Outcome("failed", f"{module} wrote no usable result line: {reason}")
-    problems = record.line_problems(line)
+    problems = record_rules.line_problems(line)
     if problems:
         return _Outcome("failed", f"{module} result line: {'; '.join(problems)}", line)
     done = line.get("completed")
@@ -274,17 +275,17 @@ def _missed(
     """The record of a point that did not run, or not to its end (`infra`: why the runner
     could not run it)."""
     server = ctx.server
-    result = record.point_record(
+    result = record_doc.point_record(
         ctx.job,
         point,
         status=status,
         error=error,
-        metrics=record.point_metrics(None, ctx.job["gpus"], None, ctx.job["draft_tokens"]),
+        metrics=record_rules.point_metrics(None, ctx.job["gpus"], None, ctx.job["draft_tokens"]),
         client_argv=commands.bench_argv(ctx.job, point, ctx.knobs.where),
         client_version=ctx.client_version,
         common=ctx.shared(),
         # It never started; when it was given up places it in the run.
-        timings=record.timings(
+        timings=record_doc.Timings(
             started_at=None,
             ended_at=utc_now(),
             wall_time_s=None,
