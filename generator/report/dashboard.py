@@ -15,7 +15,7 @@ once, as `plotly.min.js`, and every page loads it from there (no CDN).
   concurrency; each event's first bad run a labelled vertical line with what changed; a
   point marked only on the metric that moved, on its event's first bad run and on the
   latest run;
-- `site.html` (regressions.py): one section per event, linking to the runs that
+- `regressions.html` (regressions.py): one section per event, linking to the runs that
   reported it, with its curve before and after, the first-bad diff, the A/B on the runner
   and its tracking issue;
 - `accuracy.html`: each case's score over runs with its threshold.

@@ -222,7 +222,7 @@ def test_the_site_loads_plotly_once_from_itself(
         "config/ds-mtp.html",
         f"event/{EVENT}.html",
         "index.html",
-        "site.html",
+        "regressions.html",
     ]
     assert [p.name for p in site.rglob("*.js")] == ["plotly.min.js"]
     assert (site / "config/ds-mtp.html").read_text().count('<script src="../plotly.min.js">') == 1
@@ -236,7 +236,7 @@ def test_the_site_loads_plotly_once_from_itself(
         in index
     )
     assert "<title>DS-FP8-TP8</title>" in (site / "config/ds-fp8-tp8.html").read_text()
-    events = (site / "site.html").read_text()
+    events = (site / "regressions.html").read_text()
     assert events.count("<section ") == 1
     # day 9's event, confirmed by its A/B and still open; the other (the current run's
     # suspicion at c=64, which day 9's A/B found 3% lower and cleared, 24% lower tonight):
@@ -369,7 +369,7 @@ def test_headless_chromium_shows_digests_versions_latency_charts_and_marks(
         mtp = charts(browser)
         assert [len(c["traces"]) for c in mtp] == [2, 4, 4, 4, 4]  # 3 concurrencies, a change
         assert "regression" not in str(mtp)
-        browser.get((site / "site.html").as_uri())
+        browser.get((site / "regressions.html").as_uri())
         events = browser.find_elements(By.CSS_SELECTOR, "section.event")
         # day 9's event (its A/B confirmed it, still open) and the current run's suspicion
         assert [e.get_attribute("id") for e in events] == [EVENT, C64_EVENT]
