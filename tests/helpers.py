@@ -7,7 +7,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from generator.catalog import load
+import pytest
+
+from generator.catalog import BENCHMARK, load
+from generator.errors import CatalogError
 from generator.expand import expand
 
 TYPE_CHECKING = False
@@ -42,6 +45,18 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> int:
     line = text[: text.index(old)].count("\n") + 1
     path.write_text(text.replace(old, new, count))
     return line
+
+
+def refusal_after_edit(tmp_path: Path, old: str, new: str) -> str:
+    """The fixture's benchmark catalog with `old` replaced by `new`, loaded: the refusal,
+    which must name the file and the line of the edit (the rest is returned)."""
+    root = copy_catalogs(tmp_path)
+    line = edit(root / BENCHMARK, old, new)
+    with pytest.raises(CatalogError) as info:
+        load(root)
+    where = f"{root / BENCHMARK}:{line}: "
+    assert str(info.value).startswith(where)
+    return str(info.value).removeprefix(where)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

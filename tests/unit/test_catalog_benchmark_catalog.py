@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog import BENCHMARK, load
-from generator.errors import CatalogError
-from tests.helpers import copy_catalogs, edit
+from tests.helpers import refusal_after_edit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,8 +25,4 @@ if TYPE_CHECKING:
 def test_a_client_that_names_what_is_not_there_is_refused_at_its_line(
     tmp_path: Path, old: str, new: str, message: str
 ) -> None:
-    root = copy_catalogs(tmp_path)
-    line = edit(root / BENCHMARK, old, new)
-    with pytest.raises(CatalogError) as info:
-        load(root)
-    assert str(info.value) == f"{root / BENCHMARK}:{line}: {message}"
+    assert refusal_after_edit(tmp_path, old, new) == message

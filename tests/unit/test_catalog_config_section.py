@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog import BENCHMARK, load
+from generator.catalog import load
 from generator.catalog.catalog_types import Pair
 from generator.catalog.flags import argv
-from generator.errors import CatalogError
-from tests.helpers import FIXTURE, copy_catalogs, edit
+from tests.helpers import FIXTURE, refusal_after_edit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,8 +66,4 @@ def test_a_mesh_config_keeps_its_grid_in_the_suites_pair_order_and_its_pair_extr
 def test_a_config_that_names_what_is_not_there_is_refused_at_its_line(
     tmp_path: Path, old: str, new: str, message: str
 ) -> None:
-    root = copy_catalogs(tmp_path)
-    line = edit(root / BENCHMARK, old, new)
-    with pytest.raises(CatalogError) as info:
-        load(root)
-    assert str(info.value) == f"{root / BENCHMARK}:{line}: {message}"
+    assert refusal_after_edit(tmp_path, old, new) == message

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from generator.catalog import BENCHMARK, load
+from generator.catalog import load
 from generator.catalog.selectors import Selector
-from generator.errors import CatalogError
-from tests.helpers import FIXTURE, copy_catalogs, edit
+from tests.helpers import FIXTURE, refusal_after_edit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,8 +67,4 @@ def test_every_config_has_a_preset_of_its_own_before_the_declared_ones() -> None
 def test_a_group_that_repeats_or_names_nothing_is_refused_at_its_line(
     tmp_path: Path, old: str, new: str, message: str
 ) -> None:
-    root = copy_catalogs(tmp_path)
-    line = edit(root / BENCHMARK, old, new)
-    with pytest.raises(CatalogError) as info:
-        load(root)
-    assert str(info.value) == f"{root / BENCHMARK}:{line}: {message}"
+    assert refusal_after_edit(tmp_path, old, new) == message
