@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.launch import ab_noise, ab_order, ab_verdict  # noqa: E402
+from generator.core import ab_noise, ab_order, ab_verdict  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ changes early in a config's life, a config that changes fingerprint), and unseen
 both. Each is judged history-only and with the A/B: every suspected, unconfirmed event
 gets an A/B that night (at most `confirm.max_jobs` a night), measured as
 bench_confirm.py's restart mode measures a job (K = 3) and judged by the real verdict
-(generator/launch/ab_verdict.py, one-sided at the policy's level), confirmed or cleared, else left
+(generator/core/ab_verdict.py, one-sided at the policy's level), confirmed or cleared, else left
 to the runs.
 
 Beside the rule, on the held-out sets, on each config's level series (the median over its
@@ -73,8 +73,8 @@ from verdict_ceiling import AB, ceiling  # noqa: E402
 from verdict_history import ConfigRun, ConfigSpec, History, Injection, generate  # noqa: E402
 
 from generator.catalog import load  # noqa: E402
+from generator.core import ab_noise, ab_order, ab_verdict  # noqa: E402
 from generator.expand import expand  # noqa: E402
-from generator.launch import ab_noise, ab_order, ab_verdict  # noqa: E402
 from generator.results.history import PointKey, RunInfo, Sample, ServerKey, ServerSeries  # noqa: E402
 from generator.verdicts.judge import history_noise, judge_server  # noqa: E402
 
@@ -353,7 +353,7 @@ def _ab(
     """The A/B of an event's points (at most `confirm.max_points`) against the image before
     the event: B's true change at each point (throughput), measured as bench_confirm.py
     measures a job (restart mode, K repeats, its middle noise row), judged by the real
-    verdict (generator/launch/ab_verdict.py) with the shipped catalog's `regression.confirm` (its
+    verdict (generator/core/ab_verdict.py) with the shipped catalog's `regression.confirm` (its
     repeats, points and level) and the default noise model."""
     changes = {}
     for p in list(points)[: conf.max_points]:

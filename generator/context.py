@@ -14,9 +14,9 @@ import traceback
 import click
 
 from generator.catalog import load
+from generator.core.logtext import one_line
 from generator.errors import SglangCIError
 from generator.expand import expand
-from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

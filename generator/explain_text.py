@@ -1,6 +1,6 @@
 """A job's or an accuracy case's exact commands, as the launcher runs them (explain, docs).
 
-Every command comes from `generator.launch.commands`, the module the launcher executes;
+Every command comes from `generator.core.commands`, the module the launcher executes;
 what only the machine knows is shown as the variables the launcher reads it from
 (`PYTHON`, `SGLANG_PORT`, `LOG_DIR`).
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import shlex
 
-from generator.launch import commands, docker_run, eval_commands
-from generator.launch.contract import LM_EVAL, CaseEntry, JobEntry
-from generator.launch.eval_commands import eval_argv, eval_log
-from generator.launch.knob_table import DEFAULTS, LOGS
+from generator.core import commands, docker_run, eval_commands
+from generator.core.contract import LM_EVAL, CaseEntry, JobEntry
+from generator.core.eval_commands import eval_argv, eval_log
+from generator.core.knob_table import DEFAULTS, LOGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

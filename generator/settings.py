@@ -20,8 +20,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from generator.core.logtext import one_line
 from generator.errors import SglangCIError
-from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

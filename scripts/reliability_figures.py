@@ -42,8 +42,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "Dispatch inputs and job files": (
         "tests/acceptance/test_dispatch_hostile.py",
-        "tests/unit/test_launch_entry_checks.py",
-        "tests/unit/test_launch_field_checks.py",
+        "tests/unit/test_core_entry_checks.py",
+        "tests/unit/test_core_field_checks.py",
     ),
     "Results and histories": (
         "tests/acceptance/test_hostile_results.py",

@@ -8,7 +8,7 @@ import hashlib
 import random
 from typing import Any
 
-from generator.launch import ab_order
+from generator.core import ab_order
 from tests import results_gen as gen
 from tests.launchers.support import fixture_job
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from generator.launch.record_rules import needs_acceptance, point_validity
+from generator.core.record_rules import needs_acceptance, point_validity
 from generator.results.record import SCHEMA_ID
 
 TYPE_CHECKING = False

@@ -9,9 +9,9 @@ from generator.catalog.cron import cron_problem
 from generator.catalog.flag_checks import model_arg_problem
 from generator.catalog.flags import merge_env, merge_flags, override_env, override_flags
 from generator.catalog.sections import build_models, build_parallel, number
+from generator.core.contract import EVALUATOR_KINDS
 from generator.imageref.allowed import check_allowed
 from generator.imageref.reference import ImageError
-from generator.launch.contract import EVALUATOR_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

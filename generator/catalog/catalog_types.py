@@ -24,8 +24,8 @@ if TYPE_CHECKING:
         Sampling,
         ServerMode,
     )
+    from generator.core.contract import EvaluatorKind
     from generator.errors import Loc
-    from generator.launch.contract import EvaluatorKind
 
 SPEC_NONE = "none"
 # Accuracy levels: the nightly workflow runs one, the PR check the other.

@@ -13,7 +13,7 @@ import re
 import urllib.request
 from urllib.error import URLError
 
-from generator.launch.versions import version_key
+from generator.core.versions import version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

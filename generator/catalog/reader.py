@@ -11,8 +11,8 @@ from generator.catalog.selectors import Selector
 from generator.catalog.server_types import EnvVar, Flag, Parallel
 from generator.catalog.upstream import SERVER
 from generator.catalog.yamlio import line_of
+from generator.core.field_checks import MODEL_FLAGS, model_path_problem
 from generator.errors import CatalogError, Loc, did_you_mean
-from generator.launch.field_checks import MODEL_FLAGS, model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

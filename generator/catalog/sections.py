@@ -6,7 +6,7 @@ from typing import Any
 
 from generator.catalog.catalog_types import Pair
 from generator.catalog.server_types import Estimates, Model, Parallel, PointModel, StartupRule
-from generator.launch.field_checks import model_path_problem
+from generator.core.field_checks import model_path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

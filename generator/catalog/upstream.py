@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SGLANG = "sglang"
 LM_EVAL = "lm-eval"
 SERVER = "server"
-# What the launcher sets on every server (generator/launch/commands.py server_argv).
+# What the launcher sets on every server (generator/core/commands.py server_argv).
 LAUNCHER_DESTS = ("model_path", "host", "port")
 # The model arguments the launcher passes to lm-eval's local-completions itself.
 LAUNCHER_MODEL_ARGS = ("base_url", "model")

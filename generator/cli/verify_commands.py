@@ -12,14 +12,14 @@ from generator import settings
 from generator.catalog.at_ref import load_at
 from generator.cli.options import FILE
 from generator.context import run
+from generator.core.entry_checks import check_case, check_job
+from generator.core.exits import InputError
+from generator.core.field_checks import load_object
+from generator.core.logtext import one_line
 from generator.dispatch import verify
 from generator.dispatch.step_outputs import append
 from generator.errors import SglangCIError
 from generator.expand import expand
-from generator.launch.entry_checks import check_case, check_job
-from generator.launch.exits import InputError
-from generator.launch.field_checks import load_object
-from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from generator.core import ab_noise, ab_order, ab_verdict, jsonread
 from generator.jsonio import dumps
-from generator.launch import ab_noise, ab_order, ab_verdict, jsonread
 from generator.results.record import ResultsError
 
 SCHEMA = "sglang-ci/ab-noise/1"

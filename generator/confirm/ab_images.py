@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generator.launch import jsonread
-from generator.launch.abjob import SideImage
+from generator.core import jsonread
+from generator.core.abjob import SideImage
 from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False

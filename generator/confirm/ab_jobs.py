@@ -12,10 +12,10 @@ from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
 from generator.confirm import aa_noise, ab_matrix, events, outcomes
 from generator.confirm.outcome import markdown as outcomes_markdown
+from generator.core.abjob import check_confirmation
+from generator.core.exits import InputError
 from generator.expand.rederive import job_for
 from generator.jsonio import dumps
-from generator.launch.abjob import check_confirmation
-from generator.launch.exits import InputError
 from generator.results.expected import matrix_entries
 from generator.results.output import JSON, check_file, write_file
 from generator.results.record import ResultsError
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
-    from generator.launch.abjob import ConfirmationEntry
+    from generator.core.abjob import ConfirmationEntry
 
 
 def _job_entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:

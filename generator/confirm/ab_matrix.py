@@ -20,10 +20,10 @@ from typing import Any
 from generator.catalog.regression import METRICS, Policy
 from generator.confirm import aa_noise
 from generator.confirm.ab_images import candidates, job_side, server_image
+from generator.core import ab_noise, ab_order
+from generator.core.logtext import md_code as code
+from generator.core.logtext import md_text as text
 from generator.expand.rederive import NotDerived
-from generator.launch import ab_noise, ab_order
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.confirm.events import Event, Verdicts
-    from generator.launch.abjob import SideImage
+    from generator.core.abjob import SideImage
 
 MAX_TIMEOUT_MINUTES = 72 * 60
 THROUGHPUT = "output_throughput_per_gpu"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.catalog.regression import weight
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from generator.confirm.events import CONFIRMED, by_weight, defining_metric
 from generator.confirm.outcome import judgement_text, short
 from generator.confirm.tracking_issue import marker, run_marker
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text
+from generator.core.logtext import md_code as code
+from generator.core.logtext import md_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

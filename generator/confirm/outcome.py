@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.launch import ab_verdict, jsonread
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
+from generator.core import ab_verdict, jsonread
+from generator.core.logtext import md_code as code
+from generator.core.logtext import md_text as text
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from generator.launch.abjob import SideImage
+    from generator.core.abjob import SideImage
 
 MISSING = "missing"
 

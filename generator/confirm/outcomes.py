@@ -1,6 +1,6 @@
 """What the A/B jobs of a run found: their documents (schema sglang-ci/confirmation/1)
 judged again by the summary, with the same function the runner bisected with
-(generator/launch/ab_verdict.py), one outcome per event.
+(generator/core/ab_verdict.py), one outcome per event.
 
 A job of the matrix that left no document is `missing`: its event stays suspected.
 `results compare --confirmation FILE` takes `confirmation_file(outcomes)`.
@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from generator.confirm.outcome import MISSING, Outcome, Step
-from generator.launch import ab_verdict, bisection, jsonread
-from generator.launch.abjob import noise_of
+from generator.core import ab_verdict, bisection, jsonread
+from generator.core.abjob import noise_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from generator.launch.abjob import ConfirmationEntry, SideImage
+    from generator.core.abjob import ConfirmationEntry, SideImage
 
 
 DOCUMENT = "sglang-ci/confirmation/1"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.confirm.events import defining_metric
-from generator.launch import jsonread
+from generator.core import jsonread
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

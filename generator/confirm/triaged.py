@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.confirm import triage
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False

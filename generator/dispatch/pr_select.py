@@ -7,13 +7,13 @@ from dataclasses import dataclass, replace
 
 from generator.catalog.at_ref import commit_of, load_at
 from generator.catalog.catalog_types import PR
+from generator.core.logtext import md_code, one_line
 from generator.dispatch.diff import build_entries, diff, executed_differences
 from generator.dispatch.steps import Selected, outputs, pin
 from generator.errors import Loc, SelectionError
 from generator.expand import expand
 from generator.images import prbuild, resolve
 from generator.jsonio import compact
-from generator.launch.logtext import md_code, one_line
 from generator.render.limits import MAX_MATRIX_JOBS, check_matrix
 from generator.render.matrices import level_entries
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import click
 
+from generator.core import jsonread
+from generator.core.logtext import one_line
 from generator.dispatch import pr_select
 from generator.dispatch import steps as dispatch
 from generator.errors import SelectionError
 from generator.images import prbuild, pushed_image
 from generator.images.resolve import registry_from_env
-from generator.launch import jsonread
-from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """Jobs, cells and case runs as the JSON entries the launcher reads (the matrices hold
-them; `sglang-ci jobs/cells/cases` print them). The shapes are `generator.launch.contract`."""
+them; `sglang-ci jobs/cells/cases` print them). The shapes are `generator.core.contract`."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ from typing import Any, cast
 from generator.catalog.catalog_types import SPEC_NONE, Catalog
 from generator.catalog.release_flags import renamings
 from generator.catalog.upstream import SERVER, SGLANG, index
-from generator.expand.cells import ratio_text
-from generator.expand.estimate import shown as minutes
-from generator.launch.contract import (
+from generator.core.contract import (
     LM_EVAL,
     CaseEntry,
     ClientEntry,
@@ -22,6 +20,8 @@ from generator.launch.contract import (
     JobEntry,
     PointEntry,
 )
+from generator.expand.cells import ratio_text
+from generator.expand.estimate import shown as minutes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

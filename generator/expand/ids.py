@@ -1,7 +1,7 @@
 """Ids that name files: a job's, a cell's, a case run's, bounded in length.
 
 An id names the launcher's log and result files and the run's artifacts; NAME_MAX is 255
-bytes and the launcher refuses ids over 200 characters (generator/launch/contract.py). An
+bytes and the launcher refuses ids over 200 characters (generator/core/contract.py). An
 id longer than MAX_ID_CHARS (a job over many custom points, say) keeps its start and ends
 in a hash of the whole, so two long ids stay apart and the same id comes out every time.
 """

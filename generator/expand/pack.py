@@ -7,11 +7,11 @@ server; a config, cron group or preset with `packing: per-cell` gets one job per
 
 from __future__ import annotations
 
+from generator.core.field_checks import MAX_POINTS
 from generator.errors import CatalogError
 from generator.expand.estimate import shown, startup_minutes
 from generator.expand.expanded import Cell, Job, Server
 from generator.expand.ids import bounded
-from generator.launch.field_checks import MAX_POINTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from generator.catalog.catalog_types import Catalog, Config
 
 _SLACK = 1e-9  # float sums of the same minutes in another order
-# Points a job sweeps at most: the launcher refuses a job of more (generator/launch/contract.py).
+# Points a job sweeps at most: the launcher refuses a job of more (generator/core/contract.py).
 MAX_JOB_POINTS = MAX_POINTS
 
 

@@ -13,8 +13,8 @@ from generator.expand.select import assemble, check_mode
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.catalog_types import Catalog, Config
+    from generator.core.contract import CaseEntry
     from generator.expand.expanded import Expanded, Run, Selection
-    from generator.launch.contract import CaseEntry
 
 
 @dataclass(frozen=True, kw_only=True)

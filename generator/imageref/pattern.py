@@ -7,7 +7,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from generator.launch.versions import version_key
+from generator.core.versions import version_key
 
 # What each placeholder stands for in a tag. `{version}` is tag text without `-`, so the
 # dashes of the pattern split a tag unambiguously; `{date}` is a calendar date as YYYYMMDD.

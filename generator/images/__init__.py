@@ -2,6 +2,7 @@
 (HTTP API v2): `resolve` pins one reference, `resolve_matrix` a run's matrix, and
 `summary_markdown` lists the result for the step summary. See docs/images.md."""
 
+from generator.core.versions import version_key
 from generator.imageref.pattern import Nightly, TagPattern
 from generator.imageref.reference import ImageError, Reference, parse_reference
 from generator.images.matrix import describe, resolve_matrix, summary_markdown
@@ -14,7 +15,6 @@ from generator.images.resolve import (
     resolve,
 )
 from generator.images.transport import RegistryError
-from generator.launch.versions import version_key
 
 __all__ = [
     "RESOLVE_ENV",

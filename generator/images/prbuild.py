@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from generator.core.logtext import md_code, one_line
 from generator.errors import SelectionError
 from generator.imageref.allowed import is_pinned
-from generator.launch.logtext import md_code, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.core.logtext import one_line
 from generator.errors import SelectionError
 from generator.imageref.reference import DIGEST_RE, ImageError, parse_reference
 from generator.images.transport import RegistryError
-from generator.launch.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

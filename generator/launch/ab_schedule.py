@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 import time
 
-from generator.launch import ab_order, turns
+from generator.core import ab_order
+from generator.launch import turns
 from generator.launch.ab_side import Context, Run, log, side_job
 
 TYPE_CHECKING = False
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from generator.launch.abjob import SideImage
+    from generator.core.abjob import SideImage
 
 
 def _gate_dir(ctx: Context, step: int, side: str) -> Path:

@@ -10,17 +10,17 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-from generator.launch import ab_order, ab_verdict, docker_run, jsonread
-from generator.launch.console import say
-from generator.launch.knob_table import DEFAULTS
+from generator.core import ab_order, ab_verdict, docker_run, jsonread
+from generator.core.console import say
+from generator.core.knob_table import DEFAULTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from generator.launch.abjob import ConfirmationEntry, SideImage
-    from generator.launch.contract import JobEntry
+    from generator.core.abjob import ConfirmationEntry, SideImage
+    from generator.core.contract import JobEntry
 
 PROGRAM = "scripts/run_benchmark.sh"
 

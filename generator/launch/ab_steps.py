@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from generator.launch import ab_order, ab_verdict, bisection, record_doc
+from generator.core import ab_order, ab_verdict, bisection
+from generator.core.abjob import noise_of
+from generator.launch import record_doc
 from generator.launch.ab_schedule import parallel, restart
 from generator.launch.ab_side import Context, log
-from generator.launch.abjob import noise_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.abjob import SideImage
+    from generator.core.abjob import SideImage
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import commands, eval_commands, preflight, record_doc, record_rules, summary
-from generator.launch.console import log
-from generator.launch.contract import LM_EVAL, CaseEntry
-from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.core import commands, eval_commands, record_rules
+from generator.core.console import log
+from generator.core.contract import LM_EVAL, CaseEntry
+from generator.core.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch import preflight, record_doc, summary
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
@@ -62,7 +63,7 @@ class _Case:
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """OK when the gates pass, FAILED when one does not, INFRASTRUCTURE when there is no
-    score or the record could not be written to RESULTS_DIR (launch/exits.py). A bug
+    score or the record could not be written to RESULTS_DIR (core/exits.py). A bug
     records the case as an error of the launcher, then propagates."""
     state = _Case(case, knobs, supervisor, Sink(knobs, supervisor))
     try:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.launch import commands, preflight, record_doc, record_rules, summary
-from generator.launch.console import log
-from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.core import commands, record_rules
+from generator.core.console import log
+from generator.core.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.launch import preflight, record_doc, summary
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
@@ -27,7 +28,7 @@ from generator.launch.turns import Gate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import JobEntry, PointEntry
+    from generator.core.contract import JobEntry, PointEntry
     from generator.launch.knobs import Knobs
 
 BENCH_TAIL_LINES = 60
@@ -72,7 +73,7 @@ def point_timeout(job: JobEntry, point: PointEntry, knobs: Knobs) -> tuple[float
 
 def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     """OK when every point is ok, FAILED when one is not, INFRASTRUCTURE when the job could
-    not run or its results could not be written to RESULTS_DIR (launch/exits.py). A bug
+    not run or its results could not be written to RESULTS_DIR (core/exits.py). A bug
     records the points not done yet as failed by the launcher, then propagates."""
     ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
     ctx.gate = Gate(job.get("turns"), knobs.ready_poll_s)

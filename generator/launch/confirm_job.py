@@ -30,14 +30,14 @@ import subprocess
 import time
 from pathlib import Path
 
+from generator.core.abjob import check_confirmation
+from generator.core.exits import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
+from generator.core.field_checks import load_object
+from generator.core.knob_table import DEFAULTS
 from generator.launch import record_doc
 from generator.launch.ab_side import Context, choose_mode, log
 from generator.launch.ab_steps import FOLDER, run_steps
-from generator.launch.abjob import check_confirmation
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
-from generator.launch.exits import FAILED, INFRASTRUCTURE, OK, InputError, LaunchError, error
-from generator.launch.field_checks import load_object
-from generator.launch.knob_table import DEFAULTS
 from generator.launch.process import Cancelled
 
 TYPE_CHECKING = False
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from types import FrameType
 
-    from generator.launch.abjob import ConfirmationEntry
+    from generator.core.abjob import ConfirmationEntry
 
 STOP_WAIT_S = 30.0
 

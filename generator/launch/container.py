@@ -16,17 +16,17 @@ import subprocess
 from pathlib import Path
 from typing import NoReturn
 
-from generator.launch import docker_run
-from generator.launch.console import say
-from generator.launch.entry_checks import check_case, check_job
-from generator.launch.exits import InputError
-from generator.launch.field_checks import load_object
+from generator.core import docker_run
+from generator.core.console import say
+from generator.core.entry_checks import check_case, check_job
+from generator.core.exits import InputError
+from generator.core.field_checks import load_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
 
 PROGRAMS = {"benchmark": "run_benchmark.sh", "accuracy": "run_accuracy.sh"}
 # A render device as an allocation file names it.

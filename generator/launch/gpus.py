@@ -14,8 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from generator.launch.console import log
-from generator.launch.exits import Infrastructure
+from generator.core.console import log
+from generator.core.exits import Infrastructure
 
 TOOL_TIMEOUT_S = 60.0
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sys
 
+from generator.core.exits import InputError, LaunchError, bug, error
 from generator.launch.confirm_job import main_confirm
 from generator.launch.container import PROGRAMS, start
-from generator.launch.exits import InputError, LaunchError, bug, error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ USAGE = f"usage: {PROGRAM} benchmark|accuracy|confirm FILE [CHECKOUT]"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Exit status: as the launcher's (launch/exits.py); a benchmark or accuracy job never
+    """Exit status: as the launcher's (core/exits.py); a benchmark or accuracy job never
     returns on success (the process becomes the container's `docker run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) not in (2, 3) or args[0] not in (*PROGRAMS, "confirm"):

@@ -30,8 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from generator.launch.console import say, token_for
-from generator.launch.exits import Infrastructure, InputError, LaunchError, bug, error
+from generator.core.console import say, token_for
+from generator.core.exits import Infrastructure, InputError, LaunchError, bug, error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

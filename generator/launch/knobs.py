@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.launch.commands import Where
-from generator.launch.exits import InputError
-from generator.launch.knob_table import DEFAULTS, LOGS
+from generator.core.commands import Where
+from generator.core.exits import InputError
+from generator.core.knob_table import DEFAULTS, LOGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

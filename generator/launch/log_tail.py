@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from generator.launch.console import framed, say
+from generator.core.console import framed, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Entry point of both launchers (scripts/launch.py): `benchmark JOB_JSON_FILE` or
 `accuracy CASE_JSON_FILE`.
 
-Exit status (launch/exits.py): 0 success; 1 a failed point or a score below threshold;
+Exit status (core/exits.py): 0 success; 1 a failed point or a score below threshold;
 2 bad input (checked before anything starts), an infrastructure failure or results that
 could not be written to RESULTS_DIR; 3 a bug in the launcher (one line; the traceback in
 LOG_DIR); 128 + signal when cancelled.
@@ -15,11 +15,11 @@ import os
 import sys
 from pathlib import Path
 
+from generator.core.entry_checks import check_case, check_job
+from generator.core.exits import InputError, LaunchError, bug, error
+from generator.core.field_checks import load_object
 from generator.launch.accuracy_case import run_accuracy
 from generator.launch.benchmark_job import run_benchmark
-from generator.launch.entry_checks import check_case, check_job
-from generator.launch.exits import InputError, LaunchError, bug, error
-from generator.launch.field_checks import load_object
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Cancelled, Supervisor
 

@@ -22,9 +22,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from generator.launch import commands, jsonread
-from generator.launch.console import framed, log
-from generator.launch.exits import Infrastructure
+from generator.core import commands, jsonread
+from generator.core.console import framed, log
+from generator.core.exits import Infrastructure
 from generator.launch.log_tail import tail
 from generator.launch.process import Supervisor, describe_exit
 
@@ -32,7 +32,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
     from generator.launch.knobs import Knobs
 
 INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")

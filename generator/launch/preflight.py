@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.launch import commands, gpus, models, provenance_probe
-from generator.launch.console import log
-from generator.launch.exits import Infrastructure
+from generator.core import commands
+from generator.core.console import log
+from generator.core.exits import Infrastructure
+from generator.launch import gpus, models, provenance_probe
 from generator.launch.record_doc import Common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
     from generator.launch.knobs import Knobs
     from generator.launch.process import Supervisor
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Self
 
-from generator.launch.console import log
+from generator.core.console import log
 from generator.launch.proc_table import Proc, descendants, group_running, processes
 
 TYPE_CHECKING = False

@@ -12,14 +12,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from generator.launch.logtext import md_code, md_text
-from generator.launch.versions import version_commit
+from generator.core.logtext import md_code, md_text
+from generator.core.versions import version_commit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
     from generator.launch.gpus import Gpus
 
 PROBE_TIMEOUT_S = 120.0

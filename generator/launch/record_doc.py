@@ -9,13 +9,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from generator.launch.record_rules import INFRASTRUCTURE, SCHEMA, point_validity
+from generator.core.record_rules import INFRASTRUCTURE, SCHEMA, point_validity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.launch.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+    from generator.core.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,8 +9,8 @@ import json
 import os
 import time
 
-from generator.launch.logtext import clip
-from generator.launch.record_rules import finite
+from generator.core.logtext import clip
+from generator.core.record_rules import finite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,16 +13,17 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from generator.launch import commands, proc_table, sockets
-from generator.launch.console import log, say
-from generator.launch.exits import NotReady
+from generator.core import commands
+from generator.core.console import log, say
+from generator.core.exits import NotReady
+from generator.core.record_rules import finite
+from generator.launch import proc_table, sockets
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Child, Supervisor, describe_exit
-from generator.launch.record_rules import finite
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
     from generator.launch.knobs import Knobs
 
 LOG_TAIL_LINES = 200

@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generator.core.console import log, say
 from generator.launch import record_doc, summary
-from generator.launch.console import log, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

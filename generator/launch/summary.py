@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.launch.console import log, say
-from generator.launch.logtext import md_code, md_text
+from generator.core.console import log, say
+from generator.core.logtext import md_code, md_text
+from generator.core.record_rules import error_line
 from generator.launch.provenance_probe import markdown as provenance_markdown
-from generator.launch.record_rules import error_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from generator.launch.contract import JobEntry
+    from generator.core.contract import JobEntry
 
 SUMMARY_FILE = "summary.md"
 _VERDICTS = {

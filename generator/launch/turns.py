@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from generator.launch.console import log
+from generator.core.console import log
 
 READY = "ready"
 STOP = "stop"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.launch import ab_order
+from generator.core import ab_order
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

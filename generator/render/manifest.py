@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import PurePosixPath
 
-from generator.launch import jsonread
+from generator.core import jsonread
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

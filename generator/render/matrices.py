@@ -1,5 +1,5 @@
 """The committed matrices: one per cron group, one per preset and server mode, one per
-accuracy level. Each holds the launcher's entries (`generator.launch.contract`)."""
+accuracy level. Each holds the launcher's entries (`generator.core.contract`)."""
 
 from __future__ import annotations
 

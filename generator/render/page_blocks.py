@@ -4,8 +4,8 @@ release table of docs/lint.md, each between its page's two marker lines."""
 from __future__ import annotations
 
 from generator.catalog.upstream import LM_EVAL, SGLANG, index, supported
+from generator.core.knob_table import KNOBS
 from generator.errors import Loc, SglangCIError
-from generator.launch.knob_table import KNOBS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from generator.render.templates import Templates
 
 LAUNCHERS = "docs/launchers.md"
-KNOBS_BEGIN = "<!-- @generated from generator/launch/knob_table.py by `make workflows` -->\n"
+KNOBS_BEGIN = "<!-- @generated from generator/core/knob_table.py by `make workflows` -->\n"
 KNOBS_END = "<!-- end of the generated table -->\n"
 LINT = "docs/lint.md"
 RELEASES_BEGIN = (

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.launch import ab_verdict
+    from generator.core import ab_verdict
 
 
 def _image(image: Mapping[str, Any], outcome: Outcome) -> str:

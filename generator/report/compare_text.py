@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.launch.logtext import md_text as text
+from generator.core.logtext import md_text as text
 from generator.report.markdown import SHORT, from_template, percent
 from generator.results.verdict import IMPROVED, OK, SEVERITY
 

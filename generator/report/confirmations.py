@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.confirm import outcomes, tracked, triage
-from generator.launch import jsonread
-from generator.launch.abjob import ConfirmationEntry, check_confirmation
-from generator.launch.exits import InputError
+from generator.core import jsonread
+from generator.core.abjob import ConfirmationEntry, check_confirmation
+from generator.core.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

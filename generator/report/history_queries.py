@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from generator.catalog.regression import policy_for
+from generator.core.logtext import one_line
 from generator.jsonio import dumps
-from generator.launch.logtext import one_line
 from generator.report import eventlog, rundiff
 from generator.report.printout import Output, Warnings, warn_problems
 from generator.report.thresholds import markdown as thresholds_markdown

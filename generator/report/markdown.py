@@ -7,7 +7,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from generator.launch.logtext import md_cell, md_code, md_text
+from generator.core.logtext import md_cell, md_code, md_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

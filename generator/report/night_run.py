@@ -12,7 +12,7 @@ import click
 from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
 from generator.confirm import outcome, tracked, triaged
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.report.compare_text import markdown as compare_markdown
 from generator.report.dashboard import REPORT, Latest, report
 from generator.report.printout import Output, Warnings, warn_problems

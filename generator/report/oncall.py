@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.catalog.regression import weight
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
+from generator.core.logtext import md_code as code
+from generator.core.logtext import md_text as text
 from generator.report.markdown import SHORT
 from generator.report.rundiff import page_name
 from generator.report.site import slug

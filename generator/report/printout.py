@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
+from generator.core.logtext import one_line
 from generator.jsonio import dumps
-from generator.launch.logtext import one_line
 from generator.report.markdown import DEFAULT_MAX_BYTES, fit
 from generator.results.output import JSON, MARKDOWN, check_file, write_file
 

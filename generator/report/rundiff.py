@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from generator.core.logtext import md_code as code
+from generator.core.logtext import md_text as text
+from generator.core.versions import version_commit
 from generator.errors import did_you_mean
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
-from generator.launch.versions import version_commit
 from generator.report.markdown import number, percent, table
 from generator.results.provenance import short_digest
 from generator.results.record import ResultsError

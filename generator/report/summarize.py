@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.launch.record_rules import error_line
+from generator.core.record_rules import error_line
 from generator.report import oncall
 from generator.results.expected import Expected, counts, missing_jobs, missing_points
 from generator.results.gates import gates

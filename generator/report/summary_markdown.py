@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.launch.logtext import md_code as code
-from generator.launch.logtext import md_text as text
+from generator.core.logtext import md_code as code
+from generator.core.logtext import md_text as text
 from generator.report import compare_text
 from generator.report.markdown import SHORT, from_template, percent
 from generator.results.provenance import short_digest, versions_text

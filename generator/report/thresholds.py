@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.launch.logtext import md_text as text
+from generator.core.logtext import md_text as text
 from generator.report.markdown import number, table
 
 TYPE_CHECKING = False

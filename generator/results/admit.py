@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from generator.core import jsonread
 from generator.jsonio import dumps
-from generator.launch import jsonread
 from generator.results.admit_images import Images, screen
 from generator.results.artifact_files import attachments, sort_records
 from generator.results.expected import load_expected

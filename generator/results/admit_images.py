@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from generator.core.logtext import one_line
 from generator.imageref.allowed import is_allowed, is_pinned
 from generator.imageref.reference import ImageError
-from generator.launch.logtext import one_line
 from generator.results.record import ResultsError, read_record
 
 TYPE_CHECKING = False

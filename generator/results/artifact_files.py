@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import Problem, ResultsError, latest_attempts, read_record
 
 TYPE_CHECKING = False

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.jobs import load_jobs
 from generator.results.record import ResultsError
 from generator.results.record_columns import IMAGE_FAMILY_SQL

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.launch.record_rules import is_infrastructure, needs_acceptance
+from generator.core.record_rules import is_infrastructure, needs_acceptance
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

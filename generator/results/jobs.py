@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False

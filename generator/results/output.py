@@ -27,7 +27,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 
 OWNER_SCHEMA = "sglang-ci/owner/1"

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.output import OutputRefused, identity_of, sha256_of
 
 TYPE_CHECKING = False

@@ -1,7 +1,7 @@
 """Result records (schema `sglang-ci/record/1`): find them in a run directory and validate
 them against the JSON Schema. The record's rules (validity, required metrics, the
 acceptance need, the schema id, the infrastructure words) are the launcher's, in
-generator/launch/record_rules.py, imported here.
+generator/core/record_rules.py, imported here.
 
 Any `*.json` below a run directory whose `schema` is `sglang-ci/record/1` is a record;
 other JSON is ignored. A file that claims to be a record and is not one is a Problem: one
@@ -19,9 +19,8 @@ from typing import Any, TypeVar
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from generator.errors import SglangCIError
-from generator.launch import jsonread
-from generator.launch.record_rules import (
+from generator.core import jsonread
+from generator.core.record_rules import (
     INFRASTRUCTURE,
     SCHEMA,
     SCHEMA_FAMILY,
@@ -31,6 +30,7 @@ from generator.launch.record_rules import (
     needs_acceptance,
     point_validity,
 )
+from generator.errors import SglangCIError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False

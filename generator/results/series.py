@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.catalog.regression import METRICS
-from generator.launch.record_rules import needs_acceptance
+from generator.core.record_rules import needs_acceptance
 from generator.results.history import (
     DIFFERENCES,
     PointKey,

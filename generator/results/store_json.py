@@ -9,8 +9,8 @@ from pathlib import Path
 
 import duckdb
 
-from generator.launch import jsonread
-from generator.launch.record_rules import SCHEMA_FAMILY
+from generator.core import jsonread
+from generator.core.record_rules import SCHEMA_FAMILY
 from generator.results.record import SCHEMA_ID, Problem
 from generator.results.record_columns import COLUMNS, SHAPE, structure_literal
 from generator.results.runs import MAX_RECORD_BYTES, RunDir

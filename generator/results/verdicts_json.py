@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 from generator.results.shown_events import event_of, made_up_events
 from generator.results.shown_verdicts import (

@@ -6,7 +6,7 @@ applies it again, and a run's verdicts never depend on what an earlier night wro
 
 from __future__ import annotations
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False

@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from generator.launch import jsonread
-from generator.launch.record_rules import is_infrastructure
+from generator.core import jsonread
+from generator.core.record_rules import is_infrastructure
 from generator.results.expected import Expected, missing_cases, missing_points
 from generator.results.gates import gates
 from generator.results.history import PointKey, ServerKey

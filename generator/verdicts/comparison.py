@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.catalog.regression import weight
-from generator.launch.logtext import one_line
+from generator.core.logtext import one_line
 from generator.results.expected import empty_reason
 from generator.results.verdict import MISSING, REGRESSION
 from generator.verdicts.model import CONFIRMED

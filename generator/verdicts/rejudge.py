@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.launch import jsonread
+from generator.core import jsonread
 from generator.results.load import open_store
 from generator.results.runs import MANIFEST, history_dirs
 from generator.verdicts.ab import load_outcomes

@@ -2,7 +2,7 @@
 runs: `results compare` on a history where the fixture's Qwen TP4 server drops 12% at run
 R, `confirm matrix`, the A/B job on the stand-in runner (server 12% slower on R's image
 digest: three parallel repeats give an interval wide enough that 8% could not be told from
-the 5% minimum change, generator/launch/ab_verdict.py), `confirm outcomes`, `results compare
+the 5% minimum change, generator/core/ab_verdict.py), `confirm outcomes`, `results compare
 --confirmation`, `confirm issues` against the stand-in gh, `results admit`; then the next
 run, still low, and the recovery. And a suspected event from noise alone, which the A/B
 clears."""

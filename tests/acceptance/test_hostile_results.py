@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from generator.cli.sglang_ci import main
-from generator.launch.jsonread import MAX_DEPTH
+from generator.core.jsonread import MAX_DEPTH
 from tests.helpers import FIXTURE
 from tests.results_gen import Point, Run, point_record, write_run
 

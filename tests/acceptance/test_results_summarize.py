@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner, Result
 
 from generator.cli.sglang_ci import main
-from generator.launch.logtext import one_line
+from generator.core.logtext import one_line
 from tests.results_gen import (
     Point,
     Run,

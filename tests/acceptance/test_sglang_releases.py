@@ -12,8 +12,8 @@ import pytest
 from generator.catalog.image_releases import carried
 from generator.catalog.release_flags import argv_flags
 from generator.catalog.upstream import SERVER, SGLANG, index, takes
+from generator.core import commands
 from generator.expand.entries import spellings
-from generator.launch import commands
 from generator.lint.checks import lint
 from generator.lint.rules.base import context
 from generator.lint.rules.flag_uses import images_of
@@ -24,8 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from generator.core.contract import ServerEntry
     from generator.expand.expanded import Expanded
-    from generator.launch.contract import ServerEntry
     from tests.conftest import Invoke
 
 BENCH = "catalogs/benchmark.yaml"

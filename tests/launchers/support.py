@@ -20,7 +20,7 @@ import jsonschema
 from click.testing import CliRunner
 
 from generator.cli.sglang_ci import main as sglang_ci
-from generator.launch.commands import Where
+from generator.core.commands import Where
 from tests.helpers import FIXTURE
 
 TYPE_CHECKING = False

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from generator.launch import commands
-from generator.launch.entry_checks import check_case, check_job
+from generator.core import commands
+from generator.core.entry_checks import check_case, check_job
 from tests.launchers.support import CATALOG_SGLANG, Harness, complete_snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
     from tests.conftest import Invoke
 
 MORI = ("--mode", "sglang-mori", "--image", "lmsysorg/sglang-rocm:x")

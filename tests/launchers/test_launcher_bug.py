@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generator.launch.exits import BUG, TRACEBACK_FILE
+from generator.core.exits import BUG, TRACEBACK_FILE
 from tests.launchers.support import (
     REPO,
     RUN_TIMEOUT_S,

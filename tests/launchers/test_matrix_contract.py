@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from generator.launch.entry_checks import check_case, check_job
-from generator.launch.exits import InputError
+from generator.core.entry_checks import check_case, check_job
+from generator.core.exits import InputError
 from tests.helpers import ROOT
 
 TYPE_CHECKING = False

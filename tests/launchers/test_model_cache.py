@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from generator.launch import commands, models
-from generator.launch.entry_checks import check_job
+from generator.core import commands
+from generator.core.entry_checks import check_job
+from generator.launch import models
 from tests.launchers.support import (
     CATALOG_SGLANG,
     Harness,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch import commands, eval_commands
-from generator.launch.entry_checks import check_case
+from generator.core import commands, eval_commands
+from generator.core.entry_checks import check_case
 from tests.launchers.support import (
     Harness,
     assert_valid_record,

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from generator.launch import commands
-from generator.launch.entry_checks import check_job
+from generator.core import commands
+from generator.core.entry_checks import check_job
 from generator.launch.results import result_line
 from tests.launchers.support import (
     Harness,
@@ -61,7 +61,7 @@ def test_the_server_gets_exactly_the_job_args_and_env_and_hostile_tokens_arrive_
 ) -> None:
     job = qwen_job([1])
     # A model path with a space or `$(...)` is refused before anything starts
-    # (test_launch_entry_checks.py); the hostile tokens travel in the args and the env.
+    # (test_core_entry_checks.py); the hostile tokens travel in the args and the env.
     job["model_path"] = "org/model.v2_final-x"
     job["server_args"] = ["--trust-remote-code", *HOSTILE_TOKENS]
     job["env"] = {

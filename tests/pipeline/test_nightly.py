@@ -13,7 +13,7 @@ from collections import defaultdict
 import pytest
 
 from generator.confirm import outcomes
-from generator.launch import ab_noise
+from generator.core import ab_noise
 from tests.pipeline.world import LABEL, World, world
 
 TYPE_CHECKING = False

@@ -9,7 +9,7 @@ from typing import get_args
 import pytest
 
 from generator.catalog.catalog_types import LEVELS, PACKINGS, Config, Level, Packing, Pair, one_of
-from generator.launch.contract import EVALUATOR_KINDS, EvaluatorKind
+from generator.core.contract import EVALUATOR_KINDS, EvaluatorKind
 from tests.helpers import ROOT
 
 TYPE_CHECKING = False

@@ -14,7 +14,7 @@ import pytest
 
 from generator.catalog.flag_checks import dropped
 from generator.catalog.upstream import LAUNCHER_DESTS, LM_EVAL, SERVER, SGLANG, index
-from generator.launch.entry_checks import LAUNCHER_FLAGS
+from generator.core.entry_checks import LAUNCHER_FLAGS
 from tests.helpers import ROOT
 from tests.release_tables import Action, Release, release
 

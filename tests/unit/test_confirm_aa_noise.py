@@ -12,7 +12,7 @@ import random
 import pytest
 
 from generator.confirm import aa_noise
-from generator.launch import ab_order, ab_verdict
+from generator.core import ab_order, ab_verdict
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False

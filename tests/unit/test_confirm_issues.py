@@ -16,7 +16,7 @@ from generator.confirm.issue_gh import issues as tracking_issues
 from generator.confirm.issues import plan
 from generator.confirm.tracked import Tracked
 from generator.confirm.tracking_issue import RunInfo, parse_issue
-from generator.launch.logtext import one_line
+from generator.core.logtext import one_line
 from tests.helpers import ROOT
 from tests.unit.test_markdown_text import PAYLOADS, assert_harmless, inside_code, render_markdown
 

@@ -11,8 +11,8 @@ from generator.confirm.outcome import (
     markdown,
     short,
 )
-from generator.launch.ab_verdict import CONFIRMED, Judgement
-from generator.launch.abjob import SideImage
+from generator.core.ab_verdict import CONFIRMED, Judgement
+from generator.core.abjob import SideImage
 
 A = SideImage(image="rocm/atom@sha256:" + "a" * 64, image_requested="rocm/atom:n1",
               image_tag="n1", image_digest="sha256:" + "a" * 64, run="run-06")  # fmt: skip

@@ -6,7 +6,7 @@ from typing import Any
 
 from generator.confirm.outcome import MISSING, Outcome
 from generator.confirm.outcomes import confirmation_file, judge_entry, latest, measurement
-from generator.launch import ab_verdict
+from generator.core import ab_verdict
 
 
 def test_only_the_latest_attempts_documents_count() -> None:

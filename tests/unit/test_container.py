@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
+from generator.core.exits import InputError
 from generator.launch.container import allocated_devices
-from generator.launch.exits import InputError
 from tests.helpers import ROOT
 from tests.launchers.support import fixture_job
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from generator.catalog.catalog_types import PER_SERVER
+from generator.core.entry_checks import check_case, check_job
 from generator.expand.entries import (
     case_entry,
     cell_entry,
@@ -14,7 +15,6 @@ from generator.expand.entries import (
     point_entry,
 )
 from generator.expand.estimate import shown
-from generator.launch.entry_checks import check_case, check_job
 from tests.helpers import copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False

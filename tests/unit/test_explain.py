@@ -7,10 +7,10 @@ import shlex
 import pytest
 
 from generator.catalog.catalog_types import PER_SERVER
+from generator.core import commands, eval_commands
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode, image_for
 from generator.explain import explain
-from generator.launch import commands, eval_commands
 from tests.helpers import copy_catalogs, edit, expanded_at
 
 TYPE_CHECKING = False

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generator.launch.exits import InputError
+from generator.core.exits import InputError
 from generator.launch.imagebuild import build, docker_argv
 
 TYPE_CHECKING = False

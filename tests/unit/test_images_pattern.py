@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
+from generator.core.versions import version_key
 from generator.imageref.pattern import Nightly
 from generator.imageref.reference import parse_reference
-from generator.launch.versions import version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

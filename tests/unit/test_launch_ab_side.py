@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from generator.launch import ab_order
+from generator.core import ab_order
 from generator.launch.ab_side import choose_mode, render_devices, side_job
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.abjob import ConfirmationEntry, SideImage
+    from generator.core.abjob import ConfirmationEntry, SideImage
 
 RENDER = [f"--device=/dev/dri/renderD{128 + i}" for i in range(8)]
 

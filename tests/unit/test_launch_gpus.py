@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.launch.exits import Infrastructure
+from generator.core.exits import Infrastructure
 from generator.launch.gpus import Gpus, Process, check, probe
 
 STANDIN = Path(__file__).resolve().parents[1] / "standin"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from generator.core.entry_checks import check_job
+from generator.core.exits import InputError
+from generator.core.knob_table import DEFAULTS, KNOBS, LOGS
 from generator.launch.benchmark_job import point_timeout
-from generator.launch.entry_checks import check_job
-from generator.launch.exits import InputError
-from generator.launch.knob_table import DEFAULTS, KNOBS, LOGS
 from generator.launch.knobs import read_knobs
 from tests.launchers.support import fixture_job
 

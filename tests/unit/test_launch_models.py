@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 from typing import cast
 
-from generator.launch import commands
-from generator.launch.commands import Where
+from generator.core import commands
+from generator.core.commands import Where
 from generator.launch.models import MARKER, missing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
 
 
 def snapshot(root: Path, files: dict[str, str]) -> Path:

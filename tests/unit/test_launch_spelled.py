@@ -1,4 +1,4 @@
-"""generator.launch.commands.spelled: the server's flags as the SGLang its image carries names
+"""generator.core.commands.spelled: the server's flags as the SGLang its image carries names
 them, from the entry's `server_spellings` (written by expand from the flag tables)."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ from typing import cast
 
 import pytest
 
+from generator.core.commands import spelled
+from generator.core.entry_checks import check_job
+from generator.core.exits import InputError
 from generator.expand.entries import spellings
-from generator.launch.commands import spelled
-from generator.launch.entry_checks import check_job
-from generator.launch.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
 
 ARGS = ("--cuda-graph-bs", "1", "2", "--cuda-graph-max-bs", "256", "--page-size", "1")
 

@@ -11,8 +11,8 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from generator.core.logtext import is_command_like, md_cell, md_code, md_text, one_line
 from generator.launch import provenance_probe as launch_provenance
-from generator.launch.logtext import is_command_like, md_cell, md_code, md_text, one_line
 
 # What a record's text, a runner's name or a tool's output may hold to break out.
 PAYLOADS = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from generator.core.knob_table import KNOBS
 from generator.errors import SglangCIError
 from generator.explain_text import PREAMBLE, READY_POLL, READY_WAIT
-from generator.launch.knob_table import KNOBS
 from generator.render.page_blocks import KNOBS_BEGIN, KNOBS_END, LAUNCHERS, launcher_knobs
 from generator.render.templates import Templates
 from tests.helpers import TEMPLATES

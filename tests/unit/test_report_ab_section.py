@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from generator.confirm.outcome import Outcome, Step
-from generator.launch import ab_verdict
-from generator.launch.abjob import SideImage
+from generator.core import ab_verdict
+from generator.core.abjob import SideImage
 from generator.report.ab_section import ab_result
 from tests import confirm_gen as cg
 

@@ -12,7 +12,7 @@ import pytest
 
 from generator.confirm.outcome import Outcome, Step
 from generator.confirm.tracked import Tracked
-from generator.launch import ab_verdict
+from generator.core import ab_verdict
 from generator.report import oncall
 from tests.helpers import ROOT
 
@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from generator.launch.abjob import SideImage
+    from generator.core.abjob import SideImage
 
 GOLDEN = ROOT / "tests" / "fixtures" / "summary"
 RUN = "2026-03-06T14-00-00Z-benchmark-1006-1"

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from generator.launch import record_rules as launch_record
-from generator.launch.record_rules import point_validity
+from generator.core import record_rules as launch_record
+from generator.core.record_rules import point_validity
 from generator.results import record
 from generator.results.record import problem_of, read_record, schema
 from tests.results_gen import Point, Run, Shape, case_record, point_record

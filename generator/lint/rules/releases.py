@@ -41,7 +41,7 @@ def _hits(use: Use) -> Iterator[Hit]:
     """L802 flag-refused-by-release (error): a release the servers' images may carry has no
     such flag (under any name SGLang gave it), takes another number of values, or stops
     the launch on it. L801 flag-dropped (warning): such a release knows it by another
-    name, which the launcher gives it there (generator/launch/commands.py). L803
+    name, which the launcher gives it there (generator/core/commands.py). L803
     flag-deprecated (warning): such a release retired it and says what to use."""
     names = index(SGLANG).releases
     carried = {v for p in use.servers for v in p.carry}

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from generator.launch.commands import Where, base_url, models
-from generator.launch.contract import LM_EVAL
+from generator.core.commands import Where, base_url, models
+from generator.core.contract import LM_EVAL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import CaseEntry
+    from generator.core.contract import CaseEntry
 
 # Used by lm-eval's `local-completions` model; the SGLang server's OpenAI endpoint.
 COMPLETIONS_PATH = "/v1/completions"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.launch.ab_verdict import CLEARED, CONFIRMED
+from generator.core.ab_verdict import CLEARED, CONFIRMED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

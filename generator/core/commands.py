@@ -12,12 +12,12 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from generator.launch.field_checks import MODEL_FLAGS
-from generator.launch.versions import version_key
+from generator.core.field_checks import MODEL_FLAGS
+from generator.core.versions import version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import JobEntry, PointEntry, ServerEntry
+    from generator.core.contract import JobEntry, PointEntry, ServerEntry
 
 HOST = "127.0.0.1"
 # Polled in this order until each answers 200: the server is up, then its model is loaded.

@@ -1,4 +1,4 @@
-"""The A/B verdict (generator/launch/ab_verdict.py): pure functions, no processes."""
+"""The A/B verdict (generator/core/ab_verdict.py): pure functions, no processes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from generator.launch import ab_noise, ab_verdict
+from generator.core import ab_noise, ab_verdict
 
 THROUGHPUT = ab_verdict.Rule(higher_is_better=True, min_change=0.05)
 

@@ -20,8 +20,8 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from generator.launch.ab_noise import DEFAULT_NOISE, Noise, z_of
-from generator.launch.ab_order import RESTART, A, B
+from generator.core.ab_noise import DEFAULT_NOISE, Noise, z_of
+from generator.core.ab_order import RESTART, A, B
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from generator.launch.logtext import is_command_like
+from generator.core.logtext import is_command_like
 
 _LOCK = threading.Lock()
 

@@ -1,4 +1,4 @@
-"""generator.launch.entry_checks: what a job or case file must hold before anything starts:
+"""generator.core.entry_checks: what a job or case file must hold before anything starts:
 types, sizes and ranges, and no flag the launcher sets on every server."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from generator.launch.entry_checks import check_case, check_job
-from generator.launch.exits import InputError
+from generator.core.entry_checks import check_case, check_job
+from generator.core.exits import InputError
 from tests.launchers.support import fixture_case, fixture_job, small_points
 
 

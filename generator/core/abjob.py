@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any, NotRequired, TypedDict, cast
 
-from generator.launch import ab_noise
-from generator.launch.contract import JobEntry
-from generator.launch.entry_checks import check_job
-from generator.launch.exits import InputError
+from generator.core import ab_noise
+from generator.core.contract import JobEntry
+from generator.core.entry_checks import check_job
+from generator.core.exits import InputError
 
 PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 EVENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")

@@ -6,9 +6,9 @@ import math
 import re
 from typing import Any
 
-from generator.launch import jsonread
-from generator.launch.exits import InputError
-from generator.launch.logtext import clip
+from generator.core import jsonread
+from generator.core.exits import InputError
+from generator.core.logtext import clip
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

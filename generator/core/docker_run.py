@@ -4,7 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import ServerEntry
+    from generator.core.contract import ServerEntry
 
 
 CONTAINER_CACHE = "/models"  # where the runner's model cache appears in the container

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import traceback
 
-from generator.launch.console import say
-from generator.launch.logtext import one_line
+from generator.core.console import say
+from generator.core.logtext import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

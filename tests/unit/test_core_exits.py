@@ -1,8 +1,8 @@
-"""generator.launch.exits: one error type carrying its exit status, one line per way out."""
+"""generator.core.exits: one error type carrying its exit status, one line per way out."""
 
 from __future__ import annotations
 
-from generator.launch.exits import (
+from generator.core.exits import (
     BUG,
     FAILED,
     INFRASTRUCTURE,

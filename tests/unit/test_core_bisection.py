@@ -1,8 +1,8 @@
-"""The bisection (generator/launch/bisection.py): which candidate next, where the first bad lies."""
+"""The bisection (generator/core/bisection.py): which candidate next, where the first bad lies."""
 
 from __future__ import annotations
 
-from generator.launch import ab_verdict, bisection
+from generator.core import ab_verdict, bisection
 
 
 def test_bisection_halves_the_candidates_and_names_the_first_bad_one() -> None:

@@ -1,4 +1,4 @@
-"""The A/B noise model (generator/launch/ab_noise.py): the standard error of either mode."""
+"""The A/B noise model (generator/core/ab_noise.py): the standard error of either mode."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from generator.launch import ab_noise, ab_order
+from generator.core import ab_noise, ab_order
 
 
 def test_a_parallel_ab_keeps_its_launch_offset_however_many_repeats() -> None:

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from generator.launch.ab_order import PARALLEL
+from generator.core.ab_order import PARALLEL
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,13 +6,13 @@ import itertools
 import re
 from typing import Any, cast
 
-from generator.launch import field_checks as field
-from generator.launch.contract import EVALUATOR_KINDS, LM_EVAL
-from generator.launch.exits import InputError
+from generator.core import field_checks as field
+from generator.core.contract import EVALUATOR_KINDS, LM_EVAL
+from generator.core.exits import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.launch.contract import CaseEntry, JobEntry
+    from generator.core.contract import CaseEntry, JobEntry
 
 # The flags the launcher gives every server (commands.server_argv). SGLang's parser takes a
 # unique prefix of a flag for the flag (`--hos` is `--host`), so a job may carry none of

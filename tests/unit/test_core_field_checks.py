@@ -1,12 +1,12 @@
-"""generator.launch.field_checks: a job or case file over its size, or JSON the parser cannot
+"""generator.core.field_checks: a job or case file over its size, or JSON the parser cannot
 hold, is refused in one line."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.launch.exits import InputError
-from generator.launch.field_checks import load_object
+from generator.core.exits import InputError
+from generator.core.field_checks import load_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

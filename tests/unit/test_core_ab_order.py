@@ -1,10 +1,10 @@
-"""The A/B order (generator/launch/ab_order.py): pure functions, no processes."""
+"""The A/B order (generator/core/ab_order.py): pure functions, no processes."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.launch import ab_order
+from generator.core import ab_order
 
 
 def test_parallel_turns_alternate_per_point_and_swap_the_first_side_each_repeat() -> None:

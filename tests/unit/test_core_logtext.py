@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.launch.logtext import clip, is_command_like, one_line
+from generator.core.logtext import clip, is_command_like, one_line
 
 
 @pytest.mark.parametrize(

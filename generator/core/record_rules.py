@@ -10,7 +10,7 @@ import math
 import re
 from typing import Any
 
-from generator.launch.logtext import clip
+from generator.core.logtext import clip
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

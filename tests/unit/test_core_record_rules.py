@@ -1,10 +1,10 @@
-"""generator.launch.record_rules: a point's metrics from the client's result line."""
+"""generator.core.record_rules: a point's metrics from the client's result line."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.launch.record_rules import acceptance_rate, error_line, line_problems, point_metrics
+from generator.core.record_rules import acceptance_rate, error_line, line_problems, point_metrics
 
 LINE = {
     "completed": 4,
