@@ -76,7 +76,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def parse_and_validate_each_catalog_once() -> Iterator[None]:
-    """The two costly steps of a catalog load run once per test process for each input:
+    """It patches production code because hundreds of tests load the same fixture catalogs.
+
+    The two costly steps of a catalog load run once per test process for each input:
     ruamel.yaml's round-trip parse of a text, and the JSON Schema validation of a document.
     A text met again (the fixture catalogs, copied and loaded by hundreds of tests) gets a
     copy of the document its first parse gave, line numbers and all (pickled: no test sees

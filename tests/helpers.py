@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from generator.expand import expand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from generator.expand.expanded import Expanded
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +61,16 @@ def refusal_after_edit(tmp_path: Path, old: str, new: str) -> str:
     where = f"{root / BENCHMARK}:{line}: "
     assert str(info.value).startswith(where)
     return str(info.value).removeprefix(where)
+
+
+@contextlib.contextmanager
+def imports_forgotten() -> Iterator[None]:
+    """The modules imported inside (from scripts/, the flag tables' sources, the stand-ins)
+    leave sys.modules afterwards."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

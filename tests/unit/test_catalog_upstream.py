@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import importlib
 import json
-import sys
 import tomllib
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from generator.catalog.flag_checks import dropped
 from generator.catalog.upstream import LAUNCHER_DESTS, LM_EVAL, SERVER, SGLANG, index
 from generator.core.entry_checks import LAUNCHER_FLAGS
-from tests.helpers import ROOT
+from tests.helpers import ROOT, imports_forgotten
 from tests.release_tables import Action, Release, release
 
 TYPE_CHECKING = False
@@ -29,10 +28,8 @@ TABLES = ROOT / "generator" / "catalog" / "flagtables"
 
 @pytest.fixture(autouse=True)
 def forget_imports() -> Iterator[None]:
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
+    with imports_forgotten():
+        yield
 
 
 def releases(tool: str) -> list[Release]:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from generator.catalog.upstream import SGLANG, index
-from tests.helpers import ROOT
+from tests.helpers import ROOT, imports_forgotten
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,10 +100,8 @@ class ServerArgs:
 
 @pytest.fixture(autouse=True)
 def forget_imports() -> Iterator[None]:
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
+    with imports_forgotten():
+        yield
 
 
 def script(monkeypatch: pytest.MonkeyPatch, name: str) -> ModuleType:

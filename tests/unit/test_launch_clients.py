@@ -5,12 +5,13 @@ download), so the end-to-end tests would catch it."""
 from __future__ import annotations
 
 import importlib
-import sys
 import urllib.error
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
 import pytest
+
+from tests.helpers import imports_forgotten
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,11 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def forget_imports() -> Iterator[None]:
-    """Modules imported from scripts/ and the stand-ins leave sys.modules afterwards."""
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
+    with imports_forgotten():
+        yield
 
 
 def module(name: str, monkeypatch: pytest.MonkeyPatch, path: Path) -> ModuleType:
