@@ -3,9 +3,18 @@ checked here); what each one selects is worked out by the expand stage."""
 
 from __future__ import annotations
 
-from generator.catalog.catalog_types import PACKINGS, PER_SERVER, Config, one_of
+from generator.catalog.catalog_types import (
+    PACKINGS,
+    PER_SERVER,
+    SELECTOR_FIELDS,
+    Config,
+    Preset,
+    Schedule,
+    Selector,
+    field_value,
+    one_of,
+)
 from generator.catalog.cron import cron_problem
-from generator.catalog.selectors import SELECTOR_FIELDS, Preset, Schedule, Selector, field_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

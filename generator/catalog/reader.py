@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from generator.catalog.catalog_types import Selector
 from generator.catalog.flag_checks import flag_problem
 from generator.catalog.parallel_layout import MARKER, layout_flags, layout_problem
-from generator.catalog.selectors import Selector
 from generator.catalog.server_types import EnvVar, Flag, Parallel
 from generator.catalog.upstream import SERVER
 from generator.catalog.yamlio import line_of

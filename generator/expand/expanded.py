@@ -9,8 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.catalog.catalog_types import Case, Catalog, Config, Pair
-    from generator.catalog.selectors import Preset, Schedule
+    from generator.catalog.catalog_types import Case, Catalog, Config, Pair, Preset, Schedule
     from generator.errors import Loc
 
 

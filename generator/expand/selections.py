@@ -3,7 +3,7 @@ of each of its server modes."""
 
 from __future__ import annotations
 
-from generator.catalog.selectors import SELECTOR_FIELDS, field_value
+from generator.catalog.catalog_types import SELECTOR_FIELDS, field_value
 from generator.errors import CatalogError, SelectionError
 from generator.expand.expanded import Selection
 from generator.expand.select import assemble, check_mode
@@ -12,8 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from generator.catalog.catalog_types import Catalog, Config
-    from generator.catalog.selectors import Preset, Schedule, Selector
+    from generator.catalog.catalog_types import Catalog, Config, Preset, Schedule, Selector
     from generator.expand.expanded import Cell, Job, Run
 
     # The run of some configs in a server mode and packing (select.assemble's, bound).

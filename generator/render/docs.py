@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.catalog.catalog_types import PER_SERVER
-from generator.catalog.selectors import matches
+from generator.catalog.catalog_types import PER_SERVER, matches
 from generator.expand.entries import case_entry, job_entry
 from generator.expand.select import default_mode
 from generator.explain_text import case_text, job_text

@@ -22,10 +22,11 @@ from generator.catalog.catalog_types import (
     Catalog,
     Config,
     PairExtras,
+    Preset,
+    Selector,
     one_of,
 )
 from generator.catalog.flags import canonical, override_env, override_flags
-from generator.catalog.selectors import Preset, Selector
 from generator.catalog.server_types import EnvVar, Flag, Model, Parallel, Runner, ServerMode
 from generator.errors import Loc
 from generator.lint.rules.base import flag_map, int_flag

@@ -1,4 +1,5 @@
-"""generator.catalog.catalog_types: the typed constants the schema allows, and a config's pairs."""
+"""generator.catalog.catalog_types: the typed constants the schema allows, a config's pairs,
+the fields a selector reads of a config or case, and how selectors match."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ from typing import get_args
 
 import pytest
 
-from generator.catalog.catalog_types import LEVELS, PACKINGS, Config, Level, Packing, Pair, one_of
+from generator.catalog.catalog_types import (
+    LEVELS,
+    PACKINGS,
+    Config,
+    Level,
+    Packing,
+    Pair,
+    Selector,
+    field_value,
+    matches,
+    one_of,
+)
 from generator.core.contract import EVALUATOR_KINDS, EvaluatorKind
 from tests.helpers import ROOT
 
@@ -63,3 +75,40 @@ def test_a_config_finds_the_extras_of_a_pair_it_declares(fixture: Expanded) -> N
     assert mesh.extras_for(Pair(isl=1, osl=1024)) is None
     assert str(Pair(isl=8192, osl=1)) == "8192x1"
     assert dataclasses.replace(mesh.parallel, tp=4).gpus == 4
+
+
+def test_selector_fields_read_the_config_and_the_model(fixture: Expanded) -> None:
+    mtp = config(fixture, "deepseek-r1-fp4-tp8-mtp3")
+    assert [field_value(mtp, f) for f in ("suite", "family", "precision", "spec", "prefix")] == [
+        "SGLang-OOB",
+        "deepseek",
+        "fp4",
+        "mtp3",
+        "deepseek-r1-fp4-tp8-mtp3",
+    ]
+
+
+def test_a_selector_needs_every_field_and_a_list_of_selectors_any_of_them(
+    fixture: Expanded,
+) -> None:
+    qwen = config(fixture, "qwen3-5-397b-a17b-fp8-tp4")
+    fp8_qwen = Selector(fields=(("family", ("qwen",)), ("precision", ("fp8", "fp4"))))
+    fp4_qwen = Selector(fields=(("family", ("qwen",)), ("precision", ("fp4",))))
+    deepseek = Selector(fields=(("family", ("deepseek",)),))
+    assert fp8_qwen.matches(qwen)
+    assert not fp4_qwen.matches(qwen)
+    assert matches(qwen, (deepseek, fp8_qwen))
+    assert not matches(qwen, (deepseek, fp4_qwen))
+    assert not matches(qwen, ())
+
+
+def test_a_case_has_a_suite_and_a_prefix_only_through_its_benchmark_twin(
+    fixture: Expanded,
+) -> None:
+    twin = next(c for c in fixture.catalog.cases if c.id == "deepseek-r1-fp8-tp4")
+    alone = next(c for c in fixture.catalog.cases if c.benchmark is None)
+    assert (field_value(twin, "suite"), field_value(twin, "prefix")) == (
+        "SGLang-OOB",
+        "deepseek-r1-fp8-tp4",
+    )
+    assert (field_value(alone, "suite"), field_value(alone, "prefix")) == (None, None)

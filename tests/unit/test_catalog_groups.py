@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.catalog import load
-from generator.catalog.selectors import Selector
+from generator.catalog.catalog_types import Selector
 from tests.helpers import FIXTURE, refusal_after_edit
 
 TYPE_CHECKING = False
