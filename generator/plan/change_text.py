@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.plan.columns import row, signed
+from generator.plan.week import row, signed
 
 SIDES = ["base", "head", "change"]
 

@@ -7,8 +7,7 @@ from typing import Any
 from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
 from generator.expand.query import query
-from generator.plan.columns import hours_text, plural
-from generator.plan.week import plan_week
+from generator.plan.week import hours_text, plan_week, plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

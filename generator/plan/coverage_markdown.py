@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.plan.columns import SHAPE
+from generator.plan.week import SHAPE
 
 
 def _row(cells: list[object]) -> str:

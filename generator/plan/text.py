@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.plan.columns import SHAPE, plural, row
+from generator.plan.week import SHAPE, plural, row
 from generator.plan.week_text import week_text
 
 KIND_NAMES = {"schedule": "cron group", "preset": "preset", "suite": "suite", "all": "all"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.plan.columns import SHAPE, row, spans
+from generator.plan.week import SHAPE, row, spans
 
 
 def week_text(data: dict[str, Any]) -> str:

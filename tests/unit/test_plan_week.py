@@ -1,8 +1,8 @@
-"""`generator.plan.columns`: padded columns, headings over column groups and numbers."""
+"""`generator.plan.week`: padded columns, headings over column groups and numbers."""
 
 from __future__ import annotations
 
-from generator.plan.columns import hours_text, plural, row, signed, spans
+from generator.plan.week import hours_text, plural, row, signed, spans
 
 
 def test_a_row_pads_its_first_cell_left_and_the_others_right_without_trailing_blanks() -> None:
