@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from generator.report import rundiff
 from generator.report.ab_section import ab_result
-from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Mark, curves_figure
+from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Line, Mark, curves_figure
 from generator.report.markdown import SHORT
 from generator.report.oncall import differs_pairs
 from generator.report.site import html, link, slug
@@ -55,9 +55,7 @@ def _diff(rows: Mapping[str, Mapping[str, Any]], good: str | None, bad: str | No
             for r in found]  # fmt: skip
 
 
-def _curves(
-    store: Store, event: Event, runs: Sequence[tuple[str | None, str, dict[str, Any]]]
-) -> str:
+def _curves(store: Store, event: Event, runs: Sequence[tuple[str | None, str, Line]]) -> str:
     """One small chart per ISL/OSL pair of the event: the curve of each run in `runs`
     ((run, label, line style)), the event's points marked on the first bad run's."""
     names = [r for r, _, _ in runs if r]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from generator.catalog.regression import weight
 from generator.errors import did_you_mean
@@ -43,6 +43,46 @@ SELECT run, strftime(run_time, '%Y-%m-%dT%H:%M:%SZ') AS t FROM runs ORDER BY run
 _CONFIG_RUNS = "SELECT DISTINCT run, config FROM records WHERE kind = 'point'"
 
 
+class IssueState(TypedDict):
+    number: int | None
+    url: str | None
+    open: bool
+
+
+class Range(TypedDict):
+    """A metric's change and its interval (relative)."""
+
+    change: float
+    low: float | None
+    high: float | None
+
+
+class EventStory(TypedDict):
+    id: str
+    config: str
+    state: str | None
+    outcome: str
+    happened: str
+    first_bad_run: str | None
+    first_bad_at: str | None
+    last_good_run: str | None
+    confirmed_in: str | None
+    confirmed_by: str | None
+    runs: list[str]
+    points: list[str]
+    changes: dict[str, Range]  # the defining metric first
+    differences: dict[str, list[str]]  # what -> [last good, first bad]
+    issue: IssueState | None
+    triage: dict[str, Any] | None  # triage.Mark.as_dict()
+
+
+class EventLog(TypedDict):
+    """The events over the history (schema sglang-ci/events/1)."""
+
+    schema: str
+    events: list[EventStory]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Story:
     """One event over the history."""
@@ -52,8 +92,8 @@ class Story:
     confirmed_in: str | None
     happened: str
     outcome: str  # open | recovered | cleared | gone | invalid | fixed | acknowledged
-    issue: dict[str, Any] | None
-    mark: dict[str, Any] | None
+    issue: IssueState | None
+    mark: Mark | None
 
 
 def _happened(e: Event, seen: list[str], later: list[str], mark: Mark | None) -> tuple[str, str]:
@@ -113,22 +153,20 @@ def stories(
                 issue={"number": issue[1].number, "url": issue[1].url, "open": issue[1].open}
                 if issue
                 else None,
-                mark=mark.as_dict() if mark else None,
+                mark=mark,
             )
         )
     out.sort(key=lambda s: times.get(s.event.first_bad_run or s.seen[0], ""), reverse=True)
     return out
 
 
-def query(
-    store: Store, *, since: datetime | None = None, config: str | None = None
-) -> dict[str, Any]:
+def query(store: Store, *, since: datetime | None = None, config: str | None = None) -> EventLog:
     """The events of `store`'s history as JSON (schema sglang-ci/events/1)."""
     times = {str(r["run"]): str(r["t"]) for r in store.rows(_RUNS)}
     return as_dict(stories(store, since=since, config=config), times)
 
 
-def as_dict(found: list[Story], times: Mapping[str, str]) -> dict[str, Any]:
+def as_dict(found: list[Story], times: Mapping[str, str]) -> EventLog:
     return {
         "schema": SCHEMA,
         "events": [
@@ -151,14 +189,14 @@ def as_dict(found: list[Story], times: Mapping[str, str]) -> dict[str, Any]:
                 },
                 "differences": {w: [a, b] for w, a, b in s.event.differences},
                 "issue": s.issue,
-                "triage": s.mark,
+                "triage": s.mark.as_dict() if s.mark else None,
             }
             for s in found
         ],
     }
 
 
-def _size(changes: Mapping[str, Any]) -> str:
+def _size(changes: Mapping[str, Range]) -> str:
     """The first change (the defining one) with its interval."""
     first = next(iter(changes.items()), None)
     if first is None:
@@ -172,11 +210,11 @@ def _size(changes: Mapping[str, Any]) -> str:
     return f"{metric} {c['change']:+.1%}{interval}"
 
 
-def _issue(issue: Mapping[str, Any] | None) -> str:
+def _issue(issue: IssueState | None) -> str:
     if issue is None or issue["number"] is None:
         return "-"
     return f"#{issue['number']}" + ("" if issue["open"] else " (closed)")
 
 
-def markdown(data: Mapping[str, Any]) -> list[str]:
+def markdown(data: EventLog) -> list[str]:
     return from_template("events.md.j2", data=data, size=_size, issue=_issue)

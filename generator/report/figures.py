@@ -15,14 +15,118 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-Figure = dict[str, Any]
-MARK_STYLE = {
+
+class Font(TypedDict, total=False):
+    size: int
+    color: str
+
+
+class Title(TypedDict):
+    text: str
+    font: NotRequired[Font]
+
+
+class Line(TypedDict, total=False):
+    """A trace's or a shape's line."""
+
+    color: str
+    dash: str
+    width: int
+
+
+class Marker(TypedDict, total=False):
+    symbol: str
+    size: int
+    color: str
+
+
+class Trace(TypedDict, total=False):
+    """A scatter or heatmap trace, as far as these charts set it."""
+
+    type: Literal["scatter", "heatmap"]
+    x: Sequence[float | str]
+    y: Sequence[float | str]
+    z: list[list[int | None]]
+    text: Sequence[str] | list[list[str]]
+    mode: str
+    textposition: str
+    marker: Marker
+    line: Line
+    name: str
+    hovertemplate: str
+    meta: str
+    visible: bool | str
+    zmin: int
+    zmax: int
+    colorscale: list[list[float | str]]
+    showscale: bool
+    xgap: int
+    ygap: int
+
+
+class Axis(TypedDict, total=False):
+    title: Title
+    rangemode: str
+    type: str
+    tickangle: int
+    autorange: str
+    automargin: bool
+
+
+class Shape(TypedDict, total=False):
+    """A line across the chart (`xref`/`yref` "paper": the chart's whole width/height)."""
+
+    type: str
+    xref: str
+    x0: float | str
+    x1: float | str
+    yref: str
+    y0: float
+    y1: float
+    line: Line
+    name: str
+
+
+class Annotation(TypedDict):
+    x: str
+    xref: str
+    y: float
+    yref: str
+    text: str
+    showarrow: bool
+    xanchor: str
+    align: str
+    yanchor: str
+    font: Font
+    bgcolor: str
+    name: str
+
+
+class Layout(TypedDict, total=False):
+    title: Title
+    xaxis: Axis
+    yaxis: Axis
+    margin: dict[str, int]
+    legend: dict[str, float | str]
+    height: int
+    shapes: list[Shape]
+    annotations: list[Annotation]
+
+
+class Figure(TypedDict):
+    """A plotly figure as plain data (site.py renders it)."""
+
+    data: list[Trace]
+    layout: Layout
+
+
+MARK_STYLE: dict[str, Marker] = {
     "regression": {"symbol": "x", "size": 12, "color": "#d62728"},
     "suspected": {"symbol": "diamond-open", "size": 11, "color": "#ff7f0e"},
 }
@@ -32,7 +136,7 @@ MARK_STYLE = {
 class Mark:
     """A point or curve a run's verdicts marked, where it sits on a chart."""
 
-    x: Any
+    x: float | str  # interactivity, or a run's time on a trend
     y: float
     verdict: str
     text: str
@@ -46,7 +150,7 @@ class CurveRun:
     points: Sequence[tuple[float, float, int]]
 
 
-def _layout(title: str, x: str, y: str) -> dict[str, Any]:
+def _layout(title: str, x: str, y: str) -> Layout:
     return {
         "title": {"text": title, "font": {"size": 14}},
         "xaxis": {"title": {"text": x}},
@@ -57,8 +161,8 @@ def _layout(title: str, x: str, y: str) -> dict[str, Any]:
     }
 
 
-def _marks(marks: Sequence[Mark]) -> list[dict[str, Any]]:
-    out = []
+def _marks(marks: Sequence[Mark]) -> list[Trace]:
+    out: list[Trace] = []
     for verdict, style in MARK_STYLE.items():
         mine = [m for m in marks if m.verdict == verdict]
         if mine:
@@ -79,20 +183,20 @@ def _marks(marks: Sequence[Mark]) -> list[dict[str, Any]]:
 
 
 # How a run's curve is drawn: the latest (or first bad) solid, an earlier one dotted.
-LATEST = {"color": "#1f77b4"}
-EARLIER = {"color": "#7f7f7f", "dash": "dot"}
-BAD = {"color": "#d62728"}
+LATEST: Line = {"color": "#1f77b4"}
+EARLIER: Line = {"color": "#7f7f7f", "dash": "dot"}
+BAD: Line = {"color": "#d62728"}
 
 
 def curves_figure(
     title: str,
-    runs: Sequence[tuple[CurveRun, dict[str, Any]]],
+    runs: Sequence[tuple[CurveRun, Line]],
     marks: Sequence[Mark],
     height: int = 380,
 ) -> Figure:
     """Output throughput per GPU against interactivity of each run (with its line
     style), each point labelled with its concurrency; `marks` on top."""
-    data: list[dict[str, Any]] = []
+    data: list[Trace] = []
     for run, style in runs:
         if not run.points:
             continue
@@ -113,7 +217,8 @@ def curves_figure(
         )
     data += _marks(marks)
     layout = _layout(title, "interactivity (tok/s/user)", "output tok/s/GPU")
-    return {"data": data, "layout": {**layout, "height": height}}
+    layout["height"] = height
+    return {"data": data, "layout": layout}
 
 
 def curve_figure(
@@ -148,29 +253,21 @@ def trend_figure(
     """`series`: trace name -> (run times, values); `changes`: (run time, what changed),
     each a marker; `quiet`: changes of the image digest alone, one hidden trace; `hover`:
     trace name -> a text per value; `reference`: a horizontal line (100% of baseline)."""
-    data: list[dict[str, Any]] = [
-        {
-            "type": "scatter",
-            "x": xs,
-            "y": ys,
-            "mode": "lines+markers",
-            "name": name,
-            "marker": {"size": 4},
-            **(
-                {"text": hover[name], "hovertemplate": "%{text}<extra>%{fullData.name}</extra>"}
-                if hover and name in hover
-                else {}
-            ),
-        }
-        for name, (xs, ys) in series.items()
-    ]
+    data: list[Trace] = []
+    for name, (xs, ys) in series.items():
+        trace: Trace = {"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers",
+                        "name": name, "marker": {"size": 4}}  # fmt: skip
+        if hover and name in hover:
+            trace["text"] = hover[name]
+            trace["hovertemplate"] = "%{text}<extra>%{fullData.name}</extra>"
+        data.append(trace)
     top = max((max(ys) for _, ys in series.values() if ys), default=1.0)
+    changed: Marker = {"symbol": "triangle-down", "size": 10, "color": "#444"}
+    digest: Marker = {"symbol": "line-ns-open", "size": 8, "color": "#aaa"}
     for found, name, style, shown in (
-        (changes, "image or version changed", {"symbol": "triangle-down", "size": 10,
-                                                "color": "#444"}, True),
-        (quiet, f"image digest only ({len(quiet)})", {"symbol": "line-ns-open", "size": 8,
-                                                     "color": "#aaa"}, "legendonly"),
-    ):  # fmt: skip
+        (changes, "image or version changed", changed, True),
+        (quiet, f"image digest only ({len(quiet)})", digest, "legendonly"),
+    ):
         if found:
             data.append(
                 {
@@ -190,8 +287,8 @@ def trend_figure(
     layout = _layout(title, "run", y_title)
     if reference is not None:
         layout["yaxis"] = {"title": {"text": y_title}}
-    shapes: list[dict[str, Any]] = []
-    notes: list[dict[str, Any]] = []
+    shapes: list[Shape] = []
+    notes: list[Annotation] = []
     if reference is not None:
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y",
                        "y0": reference, "y1": reference,
@@ -215,7 +312,7 @@ def trend_figure(
 
 # The heatmap's cells: not measured (no colour), ok, suspected, regression.
 HEAT = {"ok": 0, "suspected": 1, "regression": 2}
-_HEAT_SCALE = [[0.0, "#c7e9c0"], [0.5, "#fee391"], [1.0, "#ef6548"]]
+_HEAT_SCALE: list[list[float | str]] = [[0.0, "#c7e9c0"], [0.5, "#fee391"], [1.0, "#ef6548"]]
 
 
 def heatmap_figure(
@@ -258,6 +355,8 @@ def heatmap_figure(
 def accuracy_figure(
     title: str, times: list[str], scores: list[float], thresholds: list[float]
 ) -> Figure:
+    layout = _layout(title, "run", "score")
+    layout["yaxis"] = {"title": {"text": "score"}}
     return {
         "data": [
             {"type": "scatter", "x": times, "y": scores, "mode": "lines+markers", "name": "score"},
@@ -270,5 +369,5 @@ def accuracy_figure(
                 "name": "threshold",
             },
         ],
-        "layout": {**_layout(title, "run", "score"), "yaxis": {"title": {"text": "score"}}},
+        "layout": layout,
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TypeVar
 
 import click
 
@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     from generator.results.record import Problem
     from generator.results.store import Store
 
+Doc = TypeVar("Doc")
 
-def _from_history(history: Path, query: Callable[[Store], dict[str, Any]]) -> dict[str, Any]:
+
+def _from_history(history: Path, query: Callable[[Store], Doc]) -> Doc:
     """`query` on the history's store, warning of each of its problems once."""
     warn = Warnings()
 
-    def attempt(broken: Mapping[str, Problem]) -> dict[str, Any]:
+    def attempt(broken: Mapping[str, Problem]) -> Doc:
         store = open_store(history=history, broken=broken)
         warn(store.problems)
         return query(store)

@@ -16,6 +16,7 @@ from generator.results.output import JSON, MARKDOWN, check_file, write_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 
@@ -33,7 +34,7 @@ class Output:
         if self.out is not None:
             check_file(self.out, JSON if self.as_json else MARKDOWN, self.what)
 
-    def emit(self, data: dict[str, Any], lines: list[str]) -> None:
+    def emit(self, data: Mapping[str, object], lines: list[str]) -> None:
         """JSON, or Markdown cut to `max_bytes`, on stdout; the same in full to `out` (JSON
         with --json, else Markdown)."""
         if self.as_json:

@@ -11,7 +11,8 @@ is one line, exit 2, with the closest names.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 from generator.core.logtext import md_code as code
 from generator.core.logtext import md_text as text
@@ -25,7 +26,6 @@ from generator.results.store import HISTORY, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from pathlib import Path
 
 SCHEMA = "sglang-ci/diff/1"
@@ -69,6 +69,45 @@ SELECT run, config, isl, osl, concurrency, y AS output_throughput_per_gpu,
   ttft AS median_ttft_ms, tpot AS median_tpot_ms, acceptance_rate
 FROM dash_points WHERE list_contains(?, run) ORDER BY config, isl, osl, concurrency
 """
+# A provenance row of _PROVENANCE or _DASH_PROVENANCE: every column a string or NULL.
+Provenance = Mapping[str, str | None]
+
+
+class ProvenanceRow(TypedDict):
+    what: str
+    a: str
+    b: str
+    changed: bool
+
+
+ConfigDiff = TypedDict("ConfigDiff", {"config": str, "in": list[str],
+                                      "provenance": list[ProvenanceRow]})  # fmt: skip
+
+
+class MetricDiff(TypedDict):
+    a: float | None
+    b: float | None
+    change: float | None
+
+
+class PointDiff(TypedDict):
+    config: str
+    isl: int
+    osl: int
+    concurrency: int
+    metrics: dict[str, MetricDiff]
+
+
+class RunDiff(TypedDict):
+    """Two runs side by side (schema sglang-ci/diff/1)."""
+
+    schema: str
+    a: str
+    b: str
+    configs: list[ConfigDiff]
+    points: list[PointDiff]
+
+
 _POINTS = f"""
 SELECT run, config, isl, osl, concurrency, {", ".join(m for m, _ in METRICS)}
 FROM records WHERE kind = 'point' AND valid AND status = 'ok' AND list_contains(?, run)
@@ -76,7 +115,7 @@ ORDER BY config, isl, osl, concurrency
 """
 
 
-def shown(field: str, how: str, row: Mapping[str, Any] | None) -> str:
+def shown(field: str, how: str, row: Provenance | None) -> str:
     """A provenance value as the pages show it ('-' when unknown)."""
     value = row.get(field) if row else None
     if how == "version commit":
@@ -88,12 +127,10 @@ def shown(field: str, how: str, row: Mapping[str, Any] | None) -> str:
     return str(value)[:12] if how == "commit" else str(value)
 
 
-def provenance_rows(
-    a: Mapping[str, Any] | None, b: Mapping[str, Any] | None
-) -> list[dict[str, Any]]:
+def provenance_rows(a: Provenance | None, b: Provenance | None) -> list[ProvenanceRow]:
     """The provenance rows of two runs of a config: what, A, B, and whether it changed
     (only when both runs know the config)."""
-    out = []
+    out: list[ProvenanceRow] = []
     for label, field, how in PROVENANCE:
         before, after = shown(field, how, a), shown(field, how, b)
         out.append(
@@ -130,17 +167,18 @@ def _change(a: object, b: object) -> float | None:
     return float(b) / float(a) - 1
 
 
-def diff(store: Store, a: str, b: str, *, dashboard: bool = False) -> dict[str, Any]:
+def diff(store: Store, a: str, b: str, *, dashboard: bool = False) -> RunDiff:
     """Runs `a` and `b` of `store` side by side (schema sglang-ci/diff/1); `dashboard`:
     read from the dashboard's tables, already made."""
     queries = (_DASH_PROVENANCE, _DASH_POINTS) if dashboard else (_PROVENANCE, _POINTS)
-    prov: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    prov: dict[str, dict[str, Provenance]] = defaultdict(dict)
     for row in store.rows(queries[0], [[a, b]]):
         prov[str(row["config"])][str(row["run"])] = row
-    points: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = defaultdict(dict)
+    points: dict[tuple[str, int, int, int], dict[str, dict[str, float | None]]]
+    points = defaultdict(dict)
     for row in store.rows(queries[1], [[a, b]]):
         key = (row["config"], row["isl"], row["osl"], row["concurrency"])
-        points[key][str(row["run"])] = row
+        points[key][str(row["run"])] = {m: row[m] for m, _ in METRICS}
     return {
         "schema": SCHEMA,
         "a": a,
@@ -171,7 +209,7 @@ def diff(store: Store, a: str, b: str, *, dashboard: bool = False) -> dict[str, 
     }
 
 
-def markdown(data: Mapping[str, Any]) -> list[str]:
+def markdown(data: RunDiff) -> list[str]:
     lines = [f"## {code(data['a'])} -> {code(data['b'])}", ""]
     for c in data["configs"]:
         lines += [f"### {text(c['config'])}", ""]

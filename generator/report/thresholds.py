@@ -8,7 +8,7 @@ lower fence, less a margin), when there are at least `min_runs` of them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from generator.core.logtext import md_text as text
 from generator.report.markdown import number, table
@@ -30,8 +30,40 @@ GROUP BY case_id ORDER BY case_id
 """
 
 
-def _proposals(store: Store, rule: ThresholdRule, col: str, current: str) -> dict[str, Any]:
-    out = {}
+class Proposal(TypedDict):
+    """A gate's proposal for one case, with the statistics it comes from."""
+
+    metric: str
+    runs: int
+    q1: float
+    median: float
+    q3: float
+    iqr: float
+    lowest: float
+    current: float | None
+    proposed: float | None
+    note: str | None
+
+
+class CaseProposals(TypedDict):
+    case: str
+    threshold: Proposal
+    min_acceptance_rate: Proposal | None
+
+
+class Thresholds(TypedDict):
+    """The proposals (schema sglang-ci/thresholds/1)."""
+
+    schema: str
+    method: str
+    floor: float
+    margin: float
+    min_runs: int
+    cases: list[CaseProposals]
+
+
+def _proposals(store: Store, rule: ThresholdRule, col: str, current: str) -> dict[str, Proposal]:
+    out: dict[str, Proposal] = {}
     for row in store.rows(_SQL.format(col=col, current=current)):
         iqr = row["q3"] - row["q1"]
         enough = row["runs"] >= rule.min_runs
@@ -51,7 +83,7 @@ def _proposals(store: Store, rule: ThresholdRule, col: str, current: str) -> dic
     return out
 
 
-def thresholds(store: Store, rule: ThresholdRule) -> dict[str, Any]:
+def thresholds(store: Store, rule: ThresholdRule) -> Thresholds:
     scores = _proposals(store, rule, "score", "threshold")
     rates = _proposals(store, rule, "acceptance_rate", "min_acceptance_rate")
     return {
@@ -67,7 +99,7 @@ def thresholds(store: Store, rule: ThresholdRule) -> dict[str, Any]:
     }
 
 
-def markdown(data: dict[str, Any]) -> list[str]:
+def markdown(data: Thresholds) -> list[str]:
     lines = [
         "## Proposed accuracy thresholds (not applied)",
         "",
@@ -79,8 +111,11 @@ def markdown(data: dict[str, Any]) -> list[str]:
     ]
     rows = []
     for case in data["cases"]:
-        for what in ("threshold", "min_acceptance_rate"):
-            p = case[what]
+        gates = (
+            ("threshold", case["threshold"]),
+            ("min_acceptance_rate", case["min_acceptance_rate"]),
+        )
+        for what, p in gates:
             if p is None:
                 continue
             rows.append(

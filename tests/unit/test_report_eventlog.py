@@ -3,22 +3,22 @@ one row per event, its defining change with its interval, its issue."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from generator.report.eventlog import markdown
+from generator.report.eventlog import SCHEMA, EventStory, markdown
 
 
-def event(**extra: Any) -> dict[str, Any]:
-    return {"id": "ev-1", "config": "ds", "state": "confirmed", "happened": "open",
-            "first_bad_run": "2026-03-06T14-00-00Z-1", "first_bad_at": "2026-03-06T14:00:00Z",
-            "last_good_run": None, "points": ["1024x1024 c4"],
+def event() -> EventStory:
+    return {"id": "ev-1", "config": "ds", "state": "confirmed", "outcome": "open",
+            "happened": "open", "first_bad_run": "2026-03-06T14-00-00Z-1",
+            "first_bad_at": "2026-03-06T14:00:00Z", "last_good_run": None, "confirmed_in": None,
+            "confirmed_by": None, "runs": [], "points": ["1024x1024 c4"],
             "changes": {"output_throughput_per_gpu": {"change": -0.081, "low": -0.09,
                                                       "high": -0.072}},
-            "issue": {"number": 14, "url": None, "open": False}, **extra}  # fmt: skip
+            "differences": {}, "issue": {"number": 14, "url": None, "open": False},
+            "triage": None}  # fmt: skip
 
 
 def test_an_event_is_a_row_with_its_change_and_its_closed_issue() -> None:
-    assert markdown({"events": [event()]}) == [
+    assert markdown({"schema": SCHEMA, "events": [event()]}) == [
         "## Events over the history: 1",
         "",
         (
@@ -35,10 +35,12 @@ def test_an_event_is_a_row_with_its_change_and_its_closed_issue() -> None:
 
 
 def test_what_an_event_does_not_know_is_a_dash() -> None:
-    row = markdown({"events": [event(changes={}, issue=None, points=[], state=None)]})[-1]
+    bare = event()
+    bare.update({"changes": {}, "issue": None, "points": [], "state": None})
+    row = markdown({"schema": SCHEMA, "events": [bare]})[-1]
     assert row.startswith("| ds | - | - | ")
     assert row.endswith("| - | open | - | `ev-1` |")
 
 
 def test_no_event_is_one_line() -> None:
-    assert markdown({"events": []}) == ["## Events over the history: none"]
+    assert markdown({"schema": SCHEMA, "events": []}) == ["## Events over the history: none"]
