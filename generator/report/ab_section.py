@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from generator.confirm.outcome import MISSING, Outcome, judgement_text
 from generator.report.markdown import SHORT
@@ -13,9 +13,39 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from generator.core import ab_verdict
+    from generator.core.abjob import SideImage
 
 
-def _image(image: Mapping[str, Any], outcome: Outcome) -> str:
+class AbPoint(TypedDict):
+    point: str
+    metric: str
+    ratio: str
+    interval: str
+    verdict: str
+
+
+class AbStep(TypedDict):
+    what: str
+    a: str
+    b: str
+    measured: str
+    verdict: str
+    judgements: list[str]
+    points: list[AbPoint]
+
+
+class AbResult(TypedDict):
+    """An event's A/B as the regressions page shows it."""
+
+    result: str
+    missing: bool
+    mode: str
+    repeats: int
+    steps: list[AbStep]
+    first_bad: str | None
+
+
+def _image(image: SideImage, outcome: Outcome) -> str:
     """An image of an A/B: its tag, short digest and the versions its records named."""
     digest = str(image.get("image_digest") or "")
     versions = outcome.versions.get(digest) or {}
@@ -28,10 +58,10 @@ def _interval(j: ab_verdict.Judgement) -> str:
     return "-" if j.low is None or j.high is None else f"[{j.low:.3f}, {j.high:.3f}]"
 
 
-def ab_result(outcome: Outcome | None, labels: Mapping[str, str]) -> dict[str, Any] | None:
+def ab_result(outcome: Outcome | None, labels: Mapping[str, str]) -> AbResult | None:
     if outcome is None:
         return None
-    steps = [
+    steps: list[AbStep] = [
         {
             "what": "A/B" if s.candidate is None else f"bisection step {s.step}",
             "a": _image(s.a, outcome),

@@ -11,7 +11,6 @@ run whose `issues.json` (`sglang-ci confirm issues --out`) names it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.confirm import outcomes, tracked, triage
 from generator.core import jsonread
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from generator.confirm.outcome import Outcome
     from generator.confirm.tracked import Tracked
     from generator.confirm.triage import Mark
+    from generator.core.contract import PointEntry
 
 FOLDER = "confirmation"
 MATRIX = "matrix.json"
@@ -61,7 +61,7 @@ def _entries(folder: Path, problems: list[str]) -> list[ConfirmationEntry]:
     return out
 
 
-def _label(point: dict[str, Any]) -> str:
+def _label(point: PointEntry) -> str:
     return f"{point.get('isl')}x{point.get('osl')} c={point.get('concurrency')}"
 
 
@@ -78,7 +78,7 @@ def read(runs: Iterable[Path]) -> Confirmations:
             found.outcomes[outcome.event] = outcome
         for entry in entries:
             found.points[entry["confirmation"]["event"]] = {
-                str(p["id"]): _label(dict(p)) for p in entry["points"]
+                str(p["id"]): _label(p) for p in entry["points"]
             }
         for issue in tracked.read(_json(folder / tracked.FILE)):
             found.issues[issue.event] = (run.name, issue)

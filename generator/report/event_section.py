@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from markupsafe import Markup
 
 from generator.report import rundiff
-from generator.report.ab_section import ab_result
+from generator.report.ab_section import AbResult, ab_result
 from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Line, Mark, curves_figure
 from generator.report.markdown import SHORT
 from generator.report.oncall import differs_pairs
@@ -47,7 +47,48 @@ class Context:
     displays: Mapping[str, str]  # config -> its display name
 
 
-def _diff(rows: Mapping[str, Mapping[str, Any]], good: str | None, bad: str | None) -> list[Any]:
+class DiffRow(TypedDict):
+    what: str
+    good: str
+    bad: str
+    changed: bool
+
+
+class IssueLink(TypedDict):
+    text: str
+    url: str | None
+    state: str
+    action: str | None
+    run: str  # the run that saw it last, linked
+
+
+class EventView(TypedDict):
+    """One event's section (templates/event.html.j2)."""
+
+    id: str
+    anchor: str
+    verdict: str
+    display: str
+    page: str
+    own: str
+    compare: str | None
+    first_bad: str
+    last_good: str
+    latest: str
+    points: tuple[str, ...]
+    metrics: list[str]
+    changes: list[tuple[str, str]] | tuple[tuple[str, str], ...]
+    runs: list[str]
+    issue: IssueLink | None
+    triage: str | None
+    diff: list[DiffRow]
+    ab: AbResult | None
+    chart: Markup
+
+
+def _diff(
+    rows: Mapping[str, rundiff.Provenance], good: str | None, bad: str | None
+) -> list[DiffRow]:
     if good not in rows and bad not in rows:
         return []
     found = rundiff.provenance_rows(rows.get(good or ""), rows.get(bad or ""))
@@ -82,7 +123,7 @@ def _curves(store: Store, event: Event, runs: Sequence[tuple[str | None, str, Li
     return html(figures, f"ev-{slug(event.id)}-", CHART_HEIGHT) if figures else ""
 
 
-def _issue(confirmed: Confirmations, event: str, ctx: Context) -> dict[str, Any] | None:
+def _issue(confirmed: Confirmations, event: str, ctx: Context) -> IssueLink | None:
     found = confirmed.issues.get(event)
     if found is None:
         return None
@@ -104,7 +145,7 @@ def section(
     runs: list[str],
     latest: Mapping[str, str],
     root: str = "",
-) -> dict[str, Any]:
+) -> EventView:
     """The event's section; `root`: the way up from its page to the site's top."""
 
     def to(run: str | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TypedDict
 
 from generator.report.figures import HEAT, Figure, heatmap_figure
 from generator.report.markdown import SHORT
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from generator.confirm.tracked import Tracked
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import Judged, RunView
-    from generator.results.shown_verdicts import Verdicts
+    from generator.results.shown_verdicts import MetricVerdict, Verdicts
     from generator.results.store import Store
 
 HEATMAP_RUNS = 30
@@ -25,12 +25,24 @@ SELECT DISTINCT run, config, isl, osl FROM dash_points WHERE list_contains(?, ru
 """
 
 
-def not_ok_rows(v: Verdicts, displays: Mapping[str, str]) -> Iterator[dict[str, Any]]:
+class NotOkRow(TypedDict):
+    """A row of the index's table of verdicts not `ok`."""
+
+    verdict: str
+    config: str
+    pair: str
+    concurrency: int | str  # "curve" for a curve
+    metric: str
+    change: str
+    note: str
+
+
+def not_ok_rows(v: Verdicts, displays: Mapping[str, str]) -> Iterator[NotOkRow]:
     """The index's table: each metric of a point that is not ok, then each curve."""
     for p in v.points:
         if p.verdict == "ok":
             continue
-        shown: list[Any] = [m for m in p.metrics if m.verdict != "ok"] or [None]
+        shown: list[MetricVerdict | None] = [m for m in p.metrics if m.verdict != "ok"] or [None]
         for m in shown:
             yield {
                 "verdict": m.verdict if m else p.verdict,

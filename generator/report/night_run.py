@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -34,10 +33,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from generator.confirm.tracked import Tracked
     from generator.verdicts.comparison import Comparison
 
 
-def _issues_of(path: Path) -> list[Any]:
+def _issues_of(path: Path) -> list[Tracked]:
     try:
         return tracked.read(jsonread.load(path))
     except (OSError, ValueError) as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from generator.core.record_rules import error_line
 from generator.report import oncall
@@ -41,6 +41,89 @@ CASE_COLUMNS = ("case_id", "case_name", "id", "status", "metric", "score", "thre
                 "image", "file")  # fmt: skip
 
 
+class ShownMetric(TypedDict):
+    metric: str
+    verdict: str
+    change: float | None
+
+
+class ShownPoint(TypedDict):
+    config: str
+    pair: str
+    concurrency: int
+    verdict: str
+    reason: str | None
+    metrics: list[ShownMetric]  # those not ok
+
+
+class ShownCurve(TypedDict):
+    config: str
+    pair: str
+    verdict: str
+    change: float | None
+
+
+class ShownVerdicts(TypedDict):
+    """What the summary shows of the verdicts: every point and curve not plainly ok."""
+
+    outcome: str
+    reason: str | None
+    causes: list[str]
+    regressions: int
+    gates: list[str]
+    points: list[ShownPoint]
+    curves: list[ShownCurve]
+
+
+class MissingJob(TypedDict):
+    job: str
+    points: int
+    reason: str
+
+
+class Failure(TypedDict):
+    kind: Literal["point", "case"]
+    subject: str  # the point's config, the case's id
+    file: str
+    reason: str
+
+
+class Tally(TypedDict):
+    total: int
+    status: dict[str, int]  # status -> how many
+
+
+class PointTally(Tally):
+    valid: int
+
+
+class Summary(TypedDict):
+    """The run summary (schema sglang-ci/summary/1); the documents of results/ and
+    verdicts/ it holds keep their own types."""
+
+    schema: str
+    run: str | None
+    title: str
+    headline: str | None
+    event_lines: list[str]
+    compare: dict[str, Any] | None  # the verdicts (`results compare --json`)
+    run_info: dict[str, Any]  # provenance.run_info
+    started_at: str | None
+    judged: bool
+    verdicts: ShownVerdicts | None
+    counts: dict[str, dict[str, int]]
+    missing_jobs: list[MissingJob]
+    missing_points: list[dict[str, Any]]  # expected.missing_points' identities
+    provenance: dict[str, Any]  # provenance.provenance
+    points: PointTally
+    cases: Tally
+    failures: list[Failure]
+    gates: list[dict[str, Any]]  # gates.Gate.as_dict
+    problems: list[str]
+    point_rows: list[dict[str, Any]]  # Store.rows of POINT_COLUMNS
+    case_rows: list[dict[str, Any]]  # Store.rows of CASE_COLUMNS
+
+
 @dataclass(frozen=True, kw_only=True)
 class Around:
     """What the headline and the event lines read beside the verdicts: the A/B outcomes,
@@ -59,7 +142,7 @@ def summarize(
     verdicts: Mapping[str, Any] | None = None,
     run: Mapping[str, Any] | None = None,
     around: Around | None = None,
-) -> dict[str, Any]:
+) -> Summary:
     """The CURRENT records of `store` as one JSON document; `verdicts`: the run's
     `compare --json`; `run`: provenance.run_info."""
     points = store.rows(
@@ -157,7 +240,7 @@ def _extra(verdicts: Mapping[str, Any], store: Store, expected: Expected | None)
     return out
 
 
-def _verdicts(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _verdicts(data: Mapping[str, Any] | None) -> ShownVerdicts | None:
     """What the summary shows of the verdicts: the outcome and every point and curve that
     is not plainly ok."""
     if data is None:
@@ -193,7 +276,7 @@ def _verdicts(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _why(row: dict[str, Any]) -> str:
+def _why(row: Mapping[str, Any]) -> str:
     parts = [row.get("reason") or f"status {row['status']}"]
     line = error_line(row.get("error"))
     if line and line != parts[0]:

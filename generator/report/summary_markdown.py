@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from generator.report.summarize import ShownMetric, Summary
+
 # What compare_text needs of a compare JSON to print it in full.
 _COMPARE_KEYS = {"policy", "counts", "events", "gates", "missing_cases", "curves", "points",
                  "problems", "confirmed", "exit_code", "current", "history_runs"}  # fmt: skip
@@ -29,14 +31,14 @@ def _capped(lines: list[str]) -> list[str]:
     return [*lines[:MAX_LINES], f"- ... and {len(lines) - MAX_LINES} more (in the tables below)"]
 
 
-def _changes(metrics: list[dict[str, Any]]) -> str:
+def _changes(metrics: list[ShownMetric]) -> str:
     return ", ".join(
         f"{SHORT.get(m['metric'], m['metric'])} {percent(m['change'])} ({m['verdict']})"
         for m in metrics
     )
 
 
-def _outcome(data: dict[str, Any]) -> list[str]:
+def _outcome(data: Summary) -> list[str]:
     v = data["verdicts"]
     missing = data["missing_jobs"]
     lost_points = sum(j["points"] for j in missing)
@@ -83,7 +85,7 @@ def _outcome(data: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def _run(data: dict[str, Any]) -> str:
+def _run(data: Summary) -> str:
     """The run's title (linked to it), event, ref and catalog commits."""
     info = data["run_info"]
     run = text(data["title"])
@@ -114,7 +116,7 @@ def _url(url: object) -> str:
     return text if re.fullmatch(r"https://[^\s()<>`\\]+", text) else "#"
 
 
-def markdown(data: dict[str, Any]) -> list[str]:
+def markdown(data: Summary) -> list[str]:
     """The summary as Markdown lines."""
     outcome = _outcome(data)
     if data.get("headline") and not any(line.startswith("- ") for line in outcome):

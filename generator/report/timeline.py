@@ -70,7 +70,7 @@ class RunView:
     url: str | None
     outcome: str | None
     records: int
-    images: tuple[dict[str, Any], ...]
+    images: tuple[dict[str, str | None], ...]  # image, digest and each of VERSION_NAMES
     catalog_commit: str | None
 
 
