@@ -76,7 +76,7 @@ def _short(value: object) -> str:
 
 
 def differs_pairs(
-    differences: Mapping[str, Any], shown_as: Callable[[object], str] = text
+    differences: Mapping[str, Sequence[object]], shown_as: Callable[[object], str] = text
 ) -> list[tuple[str, str]]:
     """What differs between two runs: (`digest`, `0a1b2c3d4e5f -> 5f4e3d2c1b0a`), each
     value as `shown_as` writes it (Markdown by default)."""
@@ -93,7 +93,9 @@ def differs_pairs(
     ]
 
 
-def differs(differences: Mapping[str, Any], shown_as: Callable[[object], str] = text) -> str:
+def differs(
+    differences: Mapping[str, Sequence[object]], shown_as: Callable[[object], str] = text
+) -> str:
     """`digest 0a1b2c3d4e5f -> 5f4e3d2c1b0a, AITER 0.1.6 -> 0.1.7`."""
     return ", ".join(f"{what} {how}" for what, how in differs_pairs(differences, shown_as))
 
