@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from generator.launch import sink as sink_module
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Supervisor
 from generator.launch.sink import FALLBACK_PREFIX, Sink
@@ -78,7 +77,7 @@ def test_without_any_folder_each_record_is_printed_between_markers(
     def refused(**_kwargs: object) -> str:
         raise OSError
 
-    monkeypatch.setattr(sink_module.tempfile, "mkdtemp", refused)
+    monkeypatch.setattr("generator.launch.sink.tempfile.mkdtemp", refused)
     (tmp_path / "results").write_text("a file", encoding="utf-8")
     sink = make(tmp_path)
     sink.prepare()
