@@ -6,11 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.core.entry_checks import check_job
 from generator.core.exits import InputError
-from generator.launch.benchmark_job import point_timeout
 from generator.launch.knobs import read_knobs
-from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")
 CHECKOUT = Path("/work/sglang-ci")
@@ -61,17 +58,3 @@ def test_the_stop_grace_fits_in_a_github_cancel_and_point_timeout_s_overrides_es
     assert read_knobs({}, CWD, CWD).stop_grace_s < 7.5
     knobs = read_knobs({"POINT_TIMEOUT_S": "0.5", "RUNNER_TEMP": "tmp"}, CWD, CWD)
     assert (knobs.point_timeout_s, knobs.runner_temp) == (0.5, CWD / "tmp")
-
-
-def test_point_timeout_s_replaces_every_points_estimate_times_the_factor() -> None:
-    job = check_job(fixture_job("--preset", "all-qwen"), "job.json")
-    job["point_timeout_factor"] = 0.5
-    point = job["points"][0]
-    point["estimate_minutes"] = 4
-    from_estimate = read_knobs({}, CWD, CWD)
-    assert point_timeout(job, point, from_estimate) == (
-        120.0,
-        "estimate 4 min x point_timeout_factor 0.5",
-    )
-    overridden = read_knobs({"POINT_TIMEOUT_S": "7.5"}, CWD, CWD)
-    assert point_timeout(job, point, overridden) == (7.5, "POINT_TIMEOUT_S")
