@@ -1,7 +1,7 @@
 """`results events`, `diff`, `thresholds` and `replay` (generator/report/history_queries.py):
-each question put to the history's store, `replay`'s lines and exit code; the answers
-themselves are tested with eventlog, rundiff, thresholds and rejudge, the commands in
-tests/acceptance (test_results_report, test_results_thresholds, test_results_replay)."""
+`replay`'s lines and exit code, `thresholds` under a policy file; the answers themselves are
+tested with eventlog, rundiff, thresholds and rejudge, the commands in tests/acceptance
+(test_results_report, test_results_thresholds, test_results_replay)."""
 
 from __future__ import annotations
 
