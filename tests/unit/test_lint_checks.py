@@ -3,9 +3,11 @@ catalog's waivers (L001 and L002 check the waivers themselves)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from generator.lint.checks import lint
+from generator.lint.checks import lint, newer_sglang, waiver_findings
 from generator.lint.findings import Finding, errors, format_text
 from tests.helpers import FIXTURE, copy_catalogs, edit, snapshot
 from tests.lint_helpers import ACC, BENCH, TP4_DP8_EP8, by_rule, edited, line_of
@@ -183,3 +185,38 @@ def test_a_waived_error_does_not_count(tmp_path: Path) -> None:
         "kept on purpose too",
     }
     assert format_text(found).splitlines()[-1] == "lint passed: 0 errors, 12 warnings, 5 waived"
+
+
+def test_a_misspelled_waiver_is_told_the_close_rule_id_and_a_used_one_is_silent(
+    fixture: Expanded,
+) -> None:
+    catalog = fixture.catalog
+    config = dataclasses.replace(
+        catalog.configs[0], waivers=(("l101", "a reason long enough"), ("L102", "a reason too"))
+    )
+    edited_catalog = dataclasses.replace(catalog, configs=(config, *catalog.configs[1:]))
+    found = waiver_findings(edited_catalog, {(id(config), "L102")})
+    # The fixture's one other waiver (an accuracy case's L503) is not in `used` either.
+    assert [(f.rule, f.loc.file) for f in found[1:]] == [("L002", catalog.accuracy_file)]
+    assert [(f.rule, f.loc, f.message) for f in found[:1]] == [
+        (
+            "L001",
+            config.loc,
+            (
+                "waive names unknown rule 'l101' (did you mean 'L101'?); docs/lint.md lists "
+                "the rule ids"
+            ),
+        )
+    ]
+    unused = waiver_findings(edited_catalog, set())
+    assert [(f.rule, f.severity, f.loc) for f in unused[:2]] == [
+        ("L001", "error", config.loc),
+        ("L002", "warning", config.loc),
+    ]
+    assert unused[1].message == (
+        "the waiver for L102 (ep-divides-tp) excuses no finding here; delete it"
+    )
+
+
+def test_no_package_index_asks_nothing_and_finds_nothing() -> None:
+    assert newer_sglang({"SGLANG_CI_PACKAGE_INDEX": "off"}) == []
