@@ -50,8 +50,14 @@ class _Labels:
         return {LABEL: self.value} if self.value else {}
 
 
-def _declaring(fixture: Expanded, **how: str) -> Catalog:
-    item = ImageReleases(repository=REPO, releases=RELEASES, **how)
+def _declaring(
+    fixture: Expanded,
+    *,
+    tag: str | None = None,
+    label: str | None = None,
+    release: str | None = None,
+) -> Catalog:
+    item = ImageReleases(repository=REPO, releases=RELEASES, tag=tag, label=label, release=release)
     return dataclasses.replace(fixture.catalog, image_releases=(item,))
 
 
