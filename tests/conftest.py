@@ -16,6 +16,7 @@ from generator import catalog
 from generator.catalog import ACCURACY, BENCHMARK, at_ref, schema, yamlio
 from generator.cli.sglang_ci import main
 from generator.context import Context
+from generator.lint.checks import lint
 from tests.helpers import FIXTURE, ROOT, copy_catalogs, expanded_at
 
 TYPE_CHECKING = False
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 
     from generator.expand.expanded import Expanded
+    from generator.lint.findings import Finding
 
 Invoke = Callable[..., Result]
 
@@ -121,6 +123,12 @@ def fixture() -> Expanded:
 def shipped() -> Expanded:
     """The live catalogs under catalogs/, expanded (for properties, never counts)."""
     return expanded_at(ROOT)
+
+
+@pytest.fixture(scope="session")
+def fixture_findings(fixture: Expanded) -> list[Finding]:
+    """The lint findings of the frozen fixture catalogs (the lint rules' tests read them)."""
+    return lint(fixture)
 
 
 @pytest.fixture(scope="session")

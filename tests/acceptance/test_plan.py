@@ -307,12 +307,3 @@ def test_base_takes_no_selection(cli: Invoke) -> None:
     result = cli("plan", "--base", "main", "--preset", "all-qwen")
     assert result.exit_code == 2
     assert "--base takes no selection" in result.stderr
-
-
-@pytest.mark.parametrize("option", ["--preset", "--suite", "--mode"])
-def test_a_selection_option_given_twice_is_refused_not_overridden(cli: Invoke, option: str) -> None:
-    result = cli("jobs", option, "all-qwen", option, "ds-all")
-    assert result.exit_code == 2
-    assert f"Invalid value for '{option}': given 2 times ('all-qwen', 'ds-all'); give it once" in (
-        result.stderr
-    )

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from generator.catalog.confirm_section import Confirm
 from generator.plan.budget import AB_JOBS_PER_SERVER_RUN, job_cost
 from generator.plan.week import confirmation
 from tests.helpers import copy_catalogs, edit, expanded_at
@@ -99,20 +98,3 @@ def test_a_selection_shows_its_run_budget(cli: Invoke, root: Path) -> None:
     assert lines[-3].startswith("A/B confirmation at most, per run: 3 repeats")
     assert lines[-2].split()[:6] == ["2", "jobs,", "18", "server", "launches,", "132.0"]
     assert lines[-1].startswith("  expected where nothing changed: ")
-
-
-def test_two_servers_at_once_cost_two_launches_a_full_runner_k_plus_one(root: Path) -> None:
-    expanded = expanded_at(root)
-    runners = {r.label: r for r in expanded.catalog.runners}
-    jobs = {j.id: j for s in expanded.schedules for j in s.default_run.jobs}
-    confirm = Confirm(enabled=True, repeats=3, max_points=2, max_bisect_steps=2)
-    for job_id, launches, startups in [
-        ("deepseek-r1-fp8-tp4", 2, 1),
-        ("deepseek-r1-fp8-tp8", 4, 4),
-    ]:
-        job = jobs[job_id]
-        top = sum(sorted((c.minutes for c in job.cells), reverse=True)[:2])
-        cost = job_cost(job, runners[job.server.runner], confirm)
-        assert cost.launches == 3 * launches
-        assert cost.minutes == pytest.approx(3 * (startups * job.startup_minutes + 6 * top))
-        assert cost.gpu_hours == pytest.approx(cost.minutes * 8 / 60)

@@ -189,9 +189,3 @@ def test_oob_suite_has_no_mori_mode(cli: Invoke) -> None:
     result = cli("cells", "--suite", "oob", "--mode", "sglang-mori")
     assert result.exit_code == 2
     assert "suite SGLang-OOB has no server mode 'sglang-mori'" in result.stderr
-
-
-def test_usage_errors_exit_2(cli: Invoke) -> None:
-    result = cli("cells", "--preset", "mtp", "--group", "mesh-all")
-    assert result.exit_code == 2
-    assert "pass at most one of --group, --cron and --preset" in result.stderr

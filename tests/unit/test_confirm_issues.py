@@ -11,10 +11,9 @@ import pytest
 
 from generator.confirm import issues
 from generator.confirm.events import Verdicts, parse
-from generator.confirm.issue_gh import Gh, IssueError, apply, tracked
+from generator.confirm.issue_gh import Gh, apply
 from generator.confirm.issue_gh import issues as tracking_issues
 from generator.confirm.issues import plan
-from generator.confirm.tracked import Tracked
 from generator.confirm.tracking_issue import RunInfo, parse_issue
 from generator.core.logtext import one_line
 from tests.helpers import ROOT
@@ -161,41 +160,6 @@ def test_issues_without_the_marker_are_not_touched(gh: Gh, tmp_path: Path) -> No
     ]
 
 
-def test_a_failing_gh_is_one_line(gh: Gh, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GH_TOKEN")
-    with pytest.raises(IssueError) as caught:
-        keep(gh, verdicts("run-07", [event()]))
-    assert str(caught.value) == (
-        "gh issue list failed (4): To get started with GitHub CLI, please run:  gh auth login"
-    )
-
-
-def kept(gh: Gh, v: Verdicts) -> list[Tracked]:
-    """What `confirm issues --out` records for run `v`."""
-    listed = tracking_issues(gh, "perf", {e.id for e in v.events})
-    done: list[Tracked] = []
-    apply(gh, plan(v, {}, listed, RunInfo(name=v.current, url=None)),
-                 "perf", done)  # fmt: skip
-    return tracked(v, listed, done)
-
-
-def test_each_issue_is_recorded_with_its_number_url_and_the_action_taken(
-    gh: Gh,
-) -> None:
-    url = "https://github.com/owner/repo/issues/1"
-
-    def one(action: str | None, is_open: bool = True) -> list[Tracked]:
-        return [Tracked(event="ev-3f2a9c41d07b", number=1, url=url, open=is_open, action=action)]
-
-    assert kept(gh, verdicts("run-07", [event()])) == one("opened")
-    assert kept(gh, verdicts("run-07", [event()])) == one(None)  # a re-attempt
-    assert kept(gh, verdicts("run-08", [event(runs=2)])) == one("commented")
-    assert kept(gh, verdicts("run-09", [], measured=False)) == []  # another cron group
-    assert kept(gh, verdicts("run-10", [])) == one("closed", is_open=False)
-    assert kept(gh, verdicts("run-11", [event(runs=3)])) == one("reopened")
-    assert kept(gh, verdicts("run-12", [event("suspected")])) == one(None)
-
-
 POLICY = "confirm: {enabled: true, issues: true, issue_label: perf}\n"
 
 
@@ -217,46 +181,6 @@ def issues_cli(
     policy = ["--policy", str(tmp_path / "policy.yaml")]
     where = ["--verdicts", str(tmp_path / "v.json"), "--repo", "owner/repo", "--out", str(out)]
     return cli("confirm", "issues", *where, *policy)
-
-
-def test_confirm_issues_out_records_what_gh_did_before_it_failed(
-    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    standin_gh(monkeypatch, tmp_path)
-    out = tmp_path / "confirmation" / "issues.json"
-    result = issues_cli(cli, tmp_path, out)  # no token: gh fails on the listing
-    assert result.exit_code == 1
-    assert json.loads(out.read_text()) == {
-        "schema": "sglang-ci/issues/1", "run": "run-07", "repository": "owner/repo",
-        "enabled": True, "issues": [],
-        "error": "gh issue list failed (4): To get started with GitHub CLI, please run:  "
-                 "gh auth login",
-    }  # fmt: skip
-    monkeypatch.setenv("GH_TOKEN", "token")
-    result = issues_cli(cli, tmp_path, out)  # replaces the file it wrote
-    assert result.exit_code == 0, result.stderr
-    assert [(i["number"], i["action"]) for i in json.loads(out.read_text())["issues"]] == [
-        (1, "opened")
-    ]
-
-
-def test_confirm_issues_out_never_replaces_a_file_it_did_not_write(
-    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    standin_gh(monkeypatch, tmp_path)
-    monkeypatch.setenv("GH_TOKEN", "token")
-    mine = tmp_path / "notes.json"
-    mine.write_text('{"mine": true}\n')
-    result = issues_cli(cli, tmp_path, mine)
-    assert (result.exit_code, result.stderr) == (
-        2,
-        (
-            f"error: {mine}: exists and confirm issues cannot prove it wrote it (no ownership "
-            "marker .notes.json.sglang-ci-owner.json matching it); not replaced\n"
-        ),
-    )
-    assert mine.read_text() == '{"mine": true}\n'
-    assert not (tmp_path / "calls.jsonl").exists()
 
 
 def test_a_step_that_comes_back_reopens_the_issue_its_first_event_closed(

@@ -237,10 +237,3 @@ def test_thirty_custom_pairs_make_a_job_id_of_bounded_length(fixture: Expanded) 
     assert job.id.startswith(whole[:100])
     assert job.id[-13:] == "-" + hashlib.sha256(whole.encode()).hexdigest()[:12]
     assert [c.id for c in job.cells][:1] == ["deepseek-r1-fp8-tp4-1000-1000-4-0.8"]
-
-
-def test_a_short_id_is_kept_and_two_long_ones_stay_apart() -> None:
-    assert bounded("deepseek-r1-fp8-tp4") == "deepseek-r1-fp8-tp4"
-    long_a, long_b = "x" * 200 + "a", "x" * 200 + "b"
-    assert bounded(long_a) != bounded(long_b)
-    assert {len(bounded(long_a)), len(bounded(long_b))} == {MAX_ID_CHARS}

@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.core.entry_checks import check_job
 from generator.core.exits import InputError
-from generator.core.knob_table import DEFAULTS, KNOBS, LOGS
-from generator.launch.benchmark_job import point_timeout
 from generator.launch.knobs import read_knobs
-from tests.launchers.support import fixture_job
 
 CWD = Path("/work/job")
 CHECKOUT = Path("/work/sglang-ci")
@@ -62,50 +58,3 @@ def test_the_stop_grace_fits_in_a_github_cancel_and_point_timeout_s_overrides_es
     assert read_knobs({}, CWD, CWD).stop_grace_s < 7.5
     knobs = read_knobs({"POINT_TIMEOUT_S": "0.5", "RUNNER_TEMP": "tmp"}, CWD, CWD)
     assert (knobs.point_timeout_s, knobs.runner_temp) == (0.5, CWD / "tmp")
-
-
-def test_every_default_the_launcher_applies_is_the_one_of_the_table() -> None:
-    knobs = read_knobs({}, CWD, CWD)
-    assert DEFAULTS == {
-        "PYTHON": "python3",
-        "SGLANG_PORT": "30000",
-        "READY_TIMEOUT_S": "3600",
-        "READY_POLL_S": "5",
-        "SERVER_STOP_GRACE_S": "5",
-        "MAX_SERVER_RESTARTS": "1",
-        "RESULTS_DIR": "results",
-        "LOG_DIR": "$RESULTS_DIR/logs",
-    }
-    assert (knobs.python, str(knobs.port), str(knobs.max_restarts)) == (
-        DEFAULTS["PYTHON"],
-        DEFAULTS["SGLANG_PORT"],
-        DEFAULTS["MAX_SERVER_RESTARTS"],
-    )
-    assert (knobs.ready_timeout_s, knobs.ready_poll_s, knobs.stop_grace_s) == (
-        float(DEFAULTS["READY_TIMEOUT_S"]),
-        float(DEFAULTS["READY_POLL_S"]),
-        float(DEFAULTS["SERVER_STOP_GRACE_S"]),
-    )
-    assert knobs.log_dir == CWD / DEFAULTS["RESULTS_DIR"] / LOGS
-    assert [k.name for k in KNOBS if k.default is None] == [
-        "MODEL_CACHE",
-        "MODEL_DOWNLOADS",
-        "POINT_TIMEOUT_S",
-        "RUNNER_TEMP",
-        "GITHUB_STEP_SUMMARY",
-        "HF_TOKEN",
-    ]
-
-
-def test_point_timeout_s_replaces_every_points_estimate_times_the_factor() -> None:
-    job = check_job(fixture_job("--preset", "all-qwen"), "job.json")
-    job["point_timeout_factor"] = 0.5
-    point = job["points"][0]
-    point["estimate_minutes"] = 4
-    from_estimate = read_knobs({}, CWD, CWD)
-    assert point_timeout(job, point, from_estimate) == (
-        120.0,
-        "estimate 4 min x point_timeout_factor 0.5",
-    )
-    overridden = read_knobs({"POINT_TIMEOUT_S": "7.5"}, CWD, CWD)
-    assert point_timeout(job, point, overridden) == (7.5, "POINT_TIMEOUT_S")

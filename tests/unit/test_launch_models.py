@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import cast
 
-from generator.core import commands
-from generator.core.commands import Where
 from generator.launch.models import MARKER, missing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from generator.core.contract import ServerEntry
 
 
 def snapshot(root: Path, files: dict[str, str]) -> Path:
@@ -45,28 +40,7 @@ def test_a_snapshot_without_an_index_needs_one_weights_file(tmp_path: Path) -> N
     assert missing(tmp_path) is None
 
 
-def test_only_hub_ids_come_from_the_cache_and_a_tokenizer_needs_no_weights(
-    tmp_path: Path,
-) -> None:
-    entry = cast(
-        "ServerEntry",
-        {
-            "model_path": "/data/local-model",
-            "server_args": [
-                "--speculative-draft-model-path",
-                "org/draft",
-                "--tokenizer-path",
-                "org/tok",
-            ],
-        },
-    )
-    where = Where(python="python3", port="1", logs="/logs", model_cache=str(tmp_path))
-    assert commands.models(entry, where) == {
-        "/data/local-model": "/data/local-model",
-        "org/draft": f"{tmp_path}/org/draft",
-        "org/tok": f"{tmp_path}/org/tok",
-    }
-    assert commands.tokenizer_only(entry) == {"org/tok"}
+def test_a_tokenizer_only_snapshot_needs_no_weights(tmp_path: Path) -> None:
     assert missing(tmp_path, tokenizer_only=True) == "no tokenizer.json or tokenizer_config.json"
     snapshot(tmp_path, {"tokenizer_config.json": "{}"})
     assert missing(tmp_path, tokenizer_only=True) is None

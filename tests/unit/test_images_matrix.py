@@ -1,4 +1,5 @@
-"""Resolution turned off, matrices that cannot be resolved, and the step-summary block."""
+"""`generator.images.matrix`: a run's matrix with every image pinned (each distinct reference
+resolved once), and the step-summary block that says what each one became."""
 
 from __future__ import annotations
 
@@ -8,37 +9,58 @@ from typing import Any
 
 import pytest
 
-from generator.images import (
-    RESOLVE_ENV,
-    ImageError,
-    RegistryClient,
-    Resolution,
-    registry_from_env,
-    resolve,
-    resolve_matrix,
-    summary_markdown,
-)
+from generator.imageref.reference import ImageError
+from generator.images.matrix import describe, resolve_matrix, summary_markdown
+from generator.images.resolve import RESOLVE_ENV, Resolution, registry_from_env
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.imageref.reference import Reference
 
 TODAY = date(2026, 12, 1)
 DIGEST = "sha256:" + "0123456789abcdef" * 4
 
 
-@pytest.mark.parametrize(("value", "on"), [(None, True), ("", True), ("1", True), ("0", False)])
-def test_the_switch_turns_resolution_off_only_at_0(
-    monkeypatch: pytest.MonkeyPatch, value: str | None, on: bool
-) -> None:
-    if value is None:
-        monkeypatch.delenv(RESOLVE_ENV, raising=False)
-    else:
-        monkeypatch.setenv(RESOLVE_ENV, value)
-    client = registry_from_env(os.environ)
-    assert isinstance(client, RegistryClient) if on else client is None
+class _Counting:
+    """A registry whose every tag has DIGEST, counting the digests asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def tags(self, ref: Reference) -> list[str]:
+        self.asked.append(f"tags of {ref.name}")
+        return []
+
+    def digest(self, ref: Reference, tag: str) -> str:
+        self.asked.append(f"{ref.name}:{tag}")
+        return DIGEST
 
 
-def test_the_switch_refuses_other_values() -> None:
-    with pytest.raises(ImageError) as info:
-        registry_from_env({RESOLVE_ENV: "off"})
-    assert str(info.value) == f"{RESOLVE_ENV} is 0 (off) or 1 (on, the default), not 'off'"
+def test_each_distinct_reference_is_resolved_once_and_every_entry_pinned() -> None:
+    client = _Counting()
+    matrix: dict[str, Any] = {
+        "include": [
+            {"id": "a", "image": "rocm/atom-dev:v1", "x": 1},
+            {"id": "b", "image": "rocm/atom-dev:v1"},
+            {"id": "c", "image": "rocm/atom-dev"},
+        ],
+        "other": "kept",
+    }
+    pinned, resolutions = resolve_matrix(matrix, TODAY, 7, client)
+    assert client.asked == ["rocm/atom-dev:v1", "rocm/atom-dev:latest"]
+    assert pinned["other"] == "kept"
+    assert pinned["include"][0] == {
+        "id": "a",
+        "x": 1,
+        "image": f"rocm/atom-dev@{DIGEST}",
+        "image_requested": "rocm/atom-dev:v1",
+        "image_tag": "v1",
+        "image_digest": DIGEST,
+        "image_resolution": "tag",
+    }
+    assert [e["image_tag"] for e in pinned["include"]] == ["v1", "v1", "latest"]
+    assert [r.requested for r in resolutions] == ["rocm/atom-dev:v1", "rocm/atom-dev"]
+    assert matrix["include"][0]["image"] == "rocm/atom-dev:v1"  # the input is left as it was
 
 
 def test_with_resolution_off_every_reference_runs_as_requested(
@@ -64,20 +86,6 @@ def test_with_resolution_off_every_reference_runs_as_requested(
     assert [r.image for r in resolutions] == [e["image"] for e in matrix["include"]]
 
 
-def test_with_resolution_off_a_pattern_is_refused() -> None:
-    with pytest.raises(ImageError) as info:
-        resolve("rocm/sgl-dev:{version}-rocm720-mi35x-{date}", TODAY, 7, None)
-    assert str(info.value) == (
-        "rocm/sgl-dev:{version}-rocm720-mi35x-{date}: a nightly pattern names no tag to run "
-        f"while {RESOLVE_ENV}=0 turns resolution off; name a tag, or turn resolution on"
-    )
-
-
-def test_with_resolution_off_a_digest_is_still_pinned() -> None:
-    resolution = resolve(f"rocm/atom-dev@{DIGEST}", TODAY, 7, None)
-    assert (resolution.path, resolution.pinned) == ("digest", f"rocm/atom-dev@{DIGEST}")
-
-
 def test_a_reference_is_checked_even_with_resolution_off() -> None:
     with pytest.raises(ImageError, match="not an image reference: it contains whitespace"):
         resolve_matrix({"include": [{"id": "a", "image": "x --privileged"}]}, TODAY, 7, None)
@@ -96,12 +104,6 @@ def test_a_matrix_without_images_is_refused(matrix: dict[str, Any], message: str
     with pytest.raises(ImageError) as info:
         resolve_matrix(matrix, TODAY, 7, None)
     assert str(info.value) == message
-
-
-def test_a_negative_window_is_refused() -> None:
-    with pytest.raises(ImageError) as info:
-        resolve("rocm/atom-dev:x", TODAY, -1, None)
-    assert str(info.value) == "the nightly window is -1 days; it cannot be negative"
 
 
 def resolution(path: str, **fields: Any) -> Resolution:
@@ -145,3 +147,8 @@ def test_the_summary_lists_each_image_and_the_path_it_took() -> None:
 
 def test_a_run_without_images_says_so() -> None:
     assert summary_markdown([]) == "### Container images\n\nNo container image in this run.\n"
+
+
+def test_each_path_is_described_in_words() -> None:
+    assert describe(resolution("earlier", days_back=None)) == "earlier nightly, 0 days back"
+    assert describe(resolution("unpinned")) == f"not pinned ({RESOLVE_ENV}=0)"
