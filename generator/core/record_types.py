@@ -1,5 +1,6 @@
 """A result record's document (schema `sglang-ci/record/1`, generator/results/schemas), as
-TypedDicts: written by the launcher (launch/record_doc.py), read by the store."""
+TypedDicts: written by the launcher (launch/record_doc.py), read by the store. Each field
+admits what the schema admits (null too where this launcher never writes it)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ class Provenance(TypedDict):
     rocm_version: str | None
     gpu: GpuProvenance
     runner_name: str | None
-    runner_label: str
+    runner_label: str | None
     github: GithubProvenance
     catalog_commit: str | None
 
@@ -145,13 +146,13 @@ class RecordFields(TypedDict):
 
     schema: str
     model_path: str
-    served_model_path: str
-    server_mode: str
-    runner_label: str
-    server_fingerprint: str
-    spec: str
+    served_model_path: str | None
+    server_mode: str | None
+    runner_label: str | None
+    server_fingerprint: str | None
+    spec: str | None
     draft_tokens: int | None
-    gpus: int
+    gpus: int | None
     error: str | None
     server: ServerCommand
     provenance: Provenance
@@ -161,10 +162,10 @@ class PointRecord(RecordFields):
     kind: Literal["point"]
     id: str
     job_id: str
-    suite: str
+    suite: str | None
     config: str
-    display: str
-    dashboard_model: str
+    display: str | None
+    dashboard_model: str | None
     point: RecordPoint
     status: PointStatus
     validity: Validity
@@ -177,8 +178,8 @@ class CaseRecord(RecordFields):
     kind: Literal["case"]
     id: str
     case: str
-    name: str
-    suite: str
+    name: str | None
+    suite: str | None
     benchmark: str | None
     status: CaseStatus
     validity: Validity

@@ -1,4 +1,5 @@
-"""A result record's document (schema sglang-ci/record/1; its rules: record_rules.py), written."""
+"""A result record's document (schema sglang-ci/record/1; its shape: core/record_types.py, its
+rules: record_rules.py), written."""
 
 from __future__ import annotations
 
