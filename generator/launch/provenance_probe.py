@@ -68,6 +68,8 @@ def versions(python: str) -> dict[str, str | None]:
         data = json.loads(done.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return empty
+    if not isinstance(data, dict):
+        return empty
     return {key: (str(data[key]) if data.get(key) else None) for key in PACKAGES}
 
 
