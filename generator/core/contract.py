@@ -11,6 +11,21 @@ FEW_SHOT_GSM8K: EvaluatorKind = "sglang-few-shot-gsm8k"
 EVALUATOR_KINDS: tuple[EvaluatorKind, ...] = (LM_EVAL, FEW_SHOT_GSM8K)
 
 
+# What a client's arguments may name (`{isl}`); the launcher fills them in for each point.
+CLIENT_VARIABLES = (
+    "host",
+    "port",
+    "model",
+    "isl",
+    "osl",
+    "ratio",
+    "num_prompts",
+    "num_warmups",
+    "concurrency",
+    "output_file",
+)
+
+
 class PointEntry(TypedDict):
     """One benchmark point of a job: a (ISL/OSL, concurrency) cell of its config."""
 

@@ -7,7 +7,7 @@ import re
 from typing import Any, cast
 
 from generator.core import field_checks as field
-from generator.core.contract import EVALUATOR_KINDS, LM_EVAL
+from generator.core.contract import CLIENT_VARIABLES, EVALUATOR_KINDS, LM_EVAL
 from generator.core.exits import InputError
 
 TYPE_CHECKING = False
@@ -112,7 +112,11 @@ def check_job(data: dict[str, Any], where: str) -> JobEntry:
         msg = f"{where}: 'client' must be an object"
         raise InputError(msg)
     field.string(client, "module", f"{where}: client")
-    field.strings(client.get("args"), "client 'args'", where)
+    for arg in field.strings(client.get("args"), "client 'args'", where):
+        for name in re.findall(r"\{(\w+)\}", arg):
+            if name not in CLIENT_VARIABLES:
+                msg = f"{where}: client 'args': unknown variable '{{{name}}}' in {arg!r}"
+                raise InputError(msg)
     field.check_env(client, f"{where}: client")
     if "turns" in data and not (isinstance(data["turns"], str) and data["turns"].startswith("/")):
         msg = f"{where}: 'turns' must be an absolute directory path"

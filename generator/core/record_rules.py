@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 from generator.core.logtext import clip
+from generator.core.record_types import CopiedMetrics, PointMetrics
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,24 +25,8 @@ SPEC_NONE = "none"
 # that failed for the runner starts with `infrastructure` too.
 INFRASTRUCTURE = "infrastructure error"
 INFRASTRUCTURE_PREFIX = "infrastructure"
-# Metrics copied from the client's result line under the same name.
-COPIED = (
-    "request_throughput",
-    "input_throughput",
-    "output_throughput",
-    "mean_ttft_ms",
-    "median_ttft_ms",
-    "p99_ttft_ms",
-    "mean_tpot_ms",
-    "median_tpot_ms",
-    "p99_tpot_ms",
-    "mean_itl_ms",
-    "median_itl_ms",
-    "p99_itl_ms",
-    "mean_e2e_latency_ms",
-    "median_e2e_latency_ms",
-    "p99_e2e_latency_ms",
-)
+# Metrics copied from the client's result line under the same name (its TypedDict's keys).
+COPIED = tuple(CopiedMetrics.__annotations__)
 # A valid point has every one of these, finite.
 REQUIRED = ("output_throughput", "median_ttft_ms", "median_tpot_ms", "total_token_throughput")
 
@@ -124,29 +108,46 @@ def line_problems(line: Mapping[str, object]) -> list[str]:
 
 def point_metrics(
     line: Mapping[str, object] | None, gpus: int, accept_length: float | None, draft: int | None
-) -> dict[str, Any]:
+) -> PointMetrics:
     """The record's metrics from the client's result line (absent: every metric null). A
     value that is missing, not a number, not finite or negative is null."""
     data = line or {}
-    out: dict[str, Any] = {key: measure(data.get(key)) for key in COPIED}
-    duration = measure(data.get("duration"))
+
+    def copied(key: str) -> float | None:
+        return measure(data.get(key))
+
+    duration = copied("duration")
     total = measure(data.get("total_token_throughput", data.get("total_throughput")))
     if total is None and duration:
-        tokens = [measure(data.get(k)) for k in ("total_input_tokens", "total_output_tokens")]
+        tokens = [copied(k) for k in ("total_input_tokens", "total_output_tokens")]
         if None not in tokens:
             total = finite(sum(t for t in tokens if t is not None) / duration)
-    tpot = out["median_tpot_ms"]
-    out.update(
+    output, tpot = copied("output_throughput"), copied("median_tpot_ms")
+    return PointMetrics(
+        request_throughput=copied("request_throughput"),
+        input_throughput=copied("input_throughput"),
+        output_throughput=output,
+        mean_ttft_ms=copied("mean_ttft_ms"),
+        median_ttft_ms=copied("median_ttft_ms"),
+        p99_ttft_ms=copied("p99_ttft_ms"),
+        mean_tpot_ms=copied("mean_tpot_ms"),
+        median_tpot_ms=tpot,
+        p99_tpot_ms=copied("p99_tpot_ms"),
+        mean_itl_ms=copied("mean_itl_ms"),
+        median_itl_ms=copied("median_itl_ms"),
+        p99_itl_ms=copied("p99_itl_ms"),
+        mean_e2e_latency_ms=copied("mean_e2e_latency_ms"),
+        median_e2e_latency_ms=copied("median_e2e_latency_ms"),
+        p99_e2e_latency_ms=copied("p99_e2e_latency_ms"),
         completed=whole(data.get("completed")),
         duration_s=duration,
         total_token_throughput=total,
-        output_throughput_per_gpu=_per(out["output_throughput"], gpus),
+        output_throughput_per_gpu=_per(output, gpus),
         total_token_throughput_per_gpu=_per(total, gpus),
         interactivity=finite(1000.0 / tpot) if tpot else None,
         accept_length=accept_length,
         acceptance_rate=acceptance_rate(accept_length, draft),
     )
-    return out
 
 
 def _per(value: float | None, gpus: int) -> float | None:
@@ -175,7 +176,7 @@ def point_validity(
     status: str,
     completed: int | None,
     num_prompts: int,
-    metrics: Mapping[str, Any],
+    metrics: Mapping[str, object],
     spec: str | None,
     osl: int,
     restarted: bool = False,

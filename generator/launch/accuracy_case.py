@@ -14,12 +14,12 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.core import commands, eval_commands, record_rules
 from generator.core.console import log
 from generator.core.contract import LM_EVAL, CaseEntry
 from generator.core.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.core.record_types import Timings
 from generator.launch import preflight, record_doc, summary
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
@@ -29,6 +29,7 @@ from generator.launch.sink import Sink
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from generator.core.record_types import CaseMetrics, CaseRecord, CaseStatus
     from generator.launch.knobs import Knobs
 
 EVAL_TAIL_LINES = 80
@@ -37,7 +38,7 @@ EXIT_CODES = {"passed": OK, "failed": FAILED, "error": INFRASTRUCTURE, "timeout"
 
 @dataclass
 class _Result:
-    status: str = "error"
+    status: CaseStatus = "error"
     error: str | None = None
     score: float | None = None
     extra: dict[str, float | None] | None = None
@@ -58,7 +59,7 @@ class _Case:
     server_start_s: float | None = None
     evaluator_version: str | None = None
     result: _Result = field(default_factory=_Result)
-    data: dict[str, Any] | None = None  # the record, once made
+    data: CaseRecord | None = None  # the record, once made
 
 
 def run_accuracy(case: CaseEntry, knobs: Knobs, supervisor: Supervisor) -> int:
@@ -194,11 +195,11 @@ def _finish(state: _Case) -> int:
     return EXIT_CODES.get(state.result.status, INFRASTRUCTURE)
 
 
-def _write(state: _Case) -> dict[str, Any]:
+def _write(state: _Case) -> CaseRecord:
     """Make the case's record, keep it in `state.data` and write it."""
     case, result = state.case, state.result
     extra = result.extra or {}
-    metrics: dict[str, Any] = {
+    metrics: CaseMetrics = {
         "metric": case["evaluator"].get("metric", "accuracy"),
         "score": result.score if result.status in ("passed", "failed") else None,
         "threshold": float(case["threshold"]),
@@ -220,7 +221,7 @@ def _write(state: _Case) -> dict[str, Any]:
         evaluator_argv=eval_commands.eval_argv(case, state.knobs.where),
         evaluator_version=state.evaluator_version,
         common=state.common,
-        timings=record_doc.Timings(
+        timings=Timings(
             started_at=result.started_at,
             ended_at=utc_now(),  # a case that never started: when it was given up
             wall_time_s=result.wall_s,

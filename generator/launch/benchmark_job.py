@@ -13,11 +13,11 @@ import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.core import commands, record_rules
 from generator.core.console import log
 from generator.core.exits import FAILED, INFRASTRUCTURE, OK, NotReady
+from generator.core.record_types import Timings
 from generator.launch import preflight, record_doc, summary
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
@@ -29,6 +29,7 @@ from generator.launch.turns import Gate
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.core.contract import JobEntry, PointEntry
+    from generator.core.record_types import PointRecord, PointStatus
     from generator.launch.knobs import Knobs
 
 BENCH_TAIL_LINES = 60
@@ -36,7 +37,7 @@ BENCH_TAIL_LINES = 60
 
 @dataclass(frozen=True)
 class _Outcome:
-    status: str
+    status: PointStatus
     error: str | None
     line: dict[str, object] | None = None
 
@@ -53,7 +54,7 @@ class _Job:
     download_s: float | None = None
     client_version: str | None = None
     server: Server | None = None
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    records: dict[str, PointRecord] = field(default_factory=dict)
     gate: Gate = field(default_factory=lambda: Gate(None, 1.0))
 
     def shared(self) -> record_doc.Common:
@@ -227,7 +228,7 @@ def _run_point(ctx: _Job, index: int, server: Server) -> str:
         client_argv=argv,
         client_version=ctx.client_version,
         common=ctx.shared(),
-        timings=record_doc.Timings(
+        timings=Timings(
             started_at=started_at,
             ended_at=utc_now(),
             wall_time_s=wall_s,
@@ -268,7 +269,7 @@ def _judge(
 def _missed(
     ctx: _Job,
     point: PointEntry,
-    status: str,
+    status: PointStatus,
     error: str,
     *,
     infra: str | None = None,
@@ -286,7 +287,7 @@ def _missed(
         client_version=ctx.client_version,
         common=ctx.shared(),
         # It never started; when it was given up places it in the run.
-        timings=record_doc.Timings(
+        timings=Timings(
             started_at=None,
             ended_at=utc_now(),
             wall_time_s=None,
@@ -300,7 +301,7 @@ def _missed(
     log(f"point {point['id']}: {status} ({error})")
 
 
-def _keep(ctx: _Job, point: PointEntry, result: dict[str, Any]) -> None:
+def _keep(ctx: _Job, point: PointEntry, result: PointRecord) -> None:
     ctx.records[point["id"]] = result  # first: a cancel during the write keeps it
     ctx.sink.write(f"{point['id']}.json", result)
     ctx.gate.done(point["id"])

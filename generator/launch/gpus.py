@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import Any
 
 from generator.core.console import log
 from generator.core.exits import Infrastructure
@@ -74,7 +73,7 @@ def _gigabytes(value: object, unit: str = "B") -> float | None:
     return None
 
 
-def _gpu_entries(data: object) -> list[dict[str, Any]]:
+def _gpu_entries(data: object) -> list[dict[str, object]]:
     """The per-GPU objects of an amd-smi JSON answer: a bare list, or the object newer
     releases print for `static` and `metric` ({"gpu_data": [...], "cpu_data": ...})."""
     if isinstance(data, dict):

@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from generator.core.console import say, token_for
 from generator.core.exits import Infrastructure, InputError, LaunchError, bug, error
@@ -49,7 +48,7 @@ _ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-def _text(plan: Mapping[str, Any], key: str) -> str:
+def _text(plan: Mapping[str, object], key: str) -> str:
     value = plan.get(key)
     if not isinstance(value, str) or not value or "\0" in value or "\n" in value:
         msg = f"the build plan's '{key}' is not a line of text"
@@ -69,7 +68,7 @@ def _inside(checkout: Path, rel: str, what: str) -> Path:
     return path
 
 
-def docker_argv(plan: Mapping[str, Any], checkout: Path, metadata: Path) -> list[str]:
+def docker_argv(plan: Mapping[str, object], checkout: Path, metadata: Path) -> list[str]:
     """The `docker buildx build` command line of a plan (checked as it is read)."""
     repository, tag, base = _text(plan, "repository"), _text(plan, "tag"), _text(plan, "base")
     if not _REPOSITORY.fullmatch(repository) or not _TAG.fullmatch(tag):
@@ -135,7 +134,7 @@ def _append(variable: str, text: str, environ: Mapping[str, str]) -> None:
             out.write(text)
 
 
-def build(plan: Mapping[str, Any], checkout: Path, environ: Mapping[str, str]) -> str:
+def build(plan: Mapping[str, object], checkout: Path, environ: Mapping[str, str]) -> str:
     """Log in, build, push and log out; the pushed digest."""
     scratch = Path(tempfile.mkdtemp(prefix="sglang-ci-build-", dir=environ.get("RUNNER_TEMP")))
     try:

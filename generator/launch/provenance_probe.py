@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from generator.core.logtext import md_code, md_text
+from generator.core.record_types import ImageProvenance
 from generator.core.versions import version_commit
 
 TYPE_CHECKING = False
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from generator.core.contract import ServerEntry
+    from generator.core.record_types import Provenance
     from generator.launch.gpus import Gpus
 
 PROBE_TIMEOUT_S = 120.0
@@ -67,6 +68,8 @@ def versions(python: str) -> dict[str, str | None]:
         data = json.loads(done.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return empty
+    if not isinstance(data, dict):
+        return empty
     return {key: (str(data[key]) if data.get(key) else None) for key in PACKAGES}
 
 
@@ -106,18 +109,21 @@ def collect(
     found: Mapping[str, str | None],
     environ: Mapping[str, str],
     root: Path,
-) -> dict[str, Any]:
+) -> Provenance:
     """The provenance block of every record of this job or case (record schema 1)."""
     env = environ.get
+    image = ImageProvenance(
+        requested=entry.get("image_requested") or entry["image"] or None,
+        tag=entry.get("image_tag") or None,
+        digest=entry.get("image_digest") or None,
+        pinned=entry["image"] if "@sha256:" in entry["image"] else None,
+        resolution=entry.get("image_resolution") or None,
+    )
+    build = entry.get("image_build")
+    if build:
+        image["build"] = build.copy()
     return {
-        "image": {
-            "requested": entry.get("image_requested") or entry["image"] or None,
-            "tag": entry.get("image_tag") or None,
-            "digest": entry.get("image_digest") or None,
-            "pinned": entry["image"] if "@sha256:" in entry["image"] else None,
-            "resolution": entry.get("image_resolution") or None,
-            **({"build": dict(entry["image_build"])} if entry.get("image_build") else {}),
-        },
+        "image": image,
         "sglang_version": found.get("sglang"),
         "sglang_commit": _commit(found.get("sglang"), environ),
         "atom_version": found.get("atom"),
@@ -138,7 +144,7 @@ def collect(
     }
 
 
-def markdown(provenance: Mapping[str, Any]) -> str:
+def markdown(provenance: Provenance) -> str:
     """The block every step summary starts with."""
     image = provenance["image"]
     gpu = provenance["gpu"]

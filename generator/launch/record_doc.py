@@ -1,4 +1,5 @@
-"""A result record's document (schema sglang-ci/record/1; its rules: record_rules.py), written."""
+"""A result record's document (schema sglang-ci/record/1; its shape: core/record_types.py, its
+rules: record_rules.py), written."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict
 
 from generator.core.record_rules import INFRASTRUCTURE, SCHEMA, point_validity
 
@@ -16,6 +16,17 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.core.contract import CaseEntry, JobEntry, PointEntry, ServerEntry
+    from generator.core.record_types import (
+        CaseMetrics,
+        CaseRecord,
+        CaseStatus,
+        PointMetrics,
+        PointRecord,
+        PointStatus,
+        Provenance,
+        RecordFields,
+        Timings,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,10 +36,10 @@ class Common:
     served_model_path: str
     server_argv: list[str]
     server_env: dict[str, str]
-    provenance: dict[str, Any]
+    provenance: Provenance
 
 
-def _common(entry: ServerEntry, common: Common, error: str | None) -> dict[str, Any]:
+def _common(entry: ServerEntry, common: Common, error: str | None) -> RecordFields:
     return {
         "schema": SCHEMA,
         "model_path": entry["model_path"],
@@ -49,16 +60,16 @@ def point_record(
     job: JobEntry,
     point: PointEntry,
     *,
-    status: str,
+    status: PointStatus,
     error: str | None,
-    metrics: dict[str, Any],
+    metrics: PointMetrics,
     client_argv: list[str],
     client_version: str | None,
     common: Common,
     timings: Timings,
     restarted: bool = False,
     infrastructure: str | None = None,
-) -> dict[str, Any]:
+) -> PointRecord:
     valid, reason = point_validity(
         status=status,
         completed=metrics["completed"],
@@ -98,15 +109,15 @@ def point_record(
 def case_record(
     case: CaseEntry,
     *,
-    status: str,
+    status: CaseStatus,
     error: str | None,
-    metrics: dict[str, Any],
+    metrics: CaseMetrics,
     evaluator_argv: list[str],
     evaluator_version: str | None,
     common: Common,
     timings: Timings,
     infrastructure: str | None = None,
-) -> dict[str, Any]:
+) -> CaseRecord:
     valid = status in ("passed", "failed")
     reason = f"{INFRASTRUCTURE}: {infrastructure}" if infrastructure else f"status {status}"
     return {
@@ -129,18 +140,7 @@ def case_record(
     }
 
 
-class Timings(TypedDict):
-    """When a point or case ran, and how long it, its server's start and its download took."""
-
-    started_at: str | None
-    ended_at: str | None
-    wall_time_s: float | None
-    server_start_s: float | None
-    download_s: float | None
-    estimate_minutes: int | None
-
-
-def text(record: Mapping[str, Any]) -> str:
+def text(record: Mapping[str, object]) -> str:
     """The record as JSON; a non-finite number (never valid JSON) becomes null."""
     return json.dumps(_finite_only(record), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -155,7 +155,7 @@ def _finite_only(value: object) -> object:
     return value
 
 
-def write(path: Path, record: Mapping[str, Any]) -> None:
+def write(path: Path, record: Mapping[str, object]) -> None:
     """Write atomically, so a reader never sees half a record; OSError when it cannot be
     written (nothing is left behind then)."""
     path.parent.mkdir(parents=True, exist_ok=True)

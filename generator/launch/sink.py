@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from generator.core.console import log, say
 from generator.launch import record_doc, summary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
+    from generator.core.record_types import Record
     from generator.launch.knobs import Knobs
     from generator.launch.process import Supervisor
 
@@ -34,7 +32,7 @@ class Sink:
         self._supervisor = supervisor
         self.folder: Path | None = knobs.results_dir  # None: only the job log is left
         self.problem: str | None = None  # why RESULTS_DIR was given up
-        self._kept: dict[str, Mapping[str, Any]] = {}
+        self._kept: dict[str, Record] = {}
         self.published = False  # the summary has been written
 
     def prepare(self) -> str | None:
@@ -56,7 +54,7 @@ class Sink:
                 return reason
         return None
 
-    def write(self, name: str, data: Mapping[str, Any]) -> None:
+    def write(self, name: str, data: Record) -> None:
         """Write one record (atomically, a signal held until it is written)."""
         with self._supervisor.shielded():
             self._kept[name] = data
@@ -75,7 +73,7 @@ class Sink:
             summary.publish(text, self._knobs.step_summary, self.folder)
             self.published = True
 
-    def _store(self, name: str, data: Mapping[str, Any]) -> None:
+    def _store(self, name: str, data: Record) -> None:
         folder = self.folder
         if folder is None:
             _print_record(name, data)
@@ -101,7 +99,7 @@ class Sink:
             self._store(name, data)
 
 
-def _print_record(name: str, data: Mapping[str, Any]) -> None:
+def _print_record(name: str, data: Record) -> None:
     say(f"===== record {name} =====\n{record_doc.text(data)}===== end of record {name} =====")
 
 

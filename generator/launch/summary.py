@@ -4,8 +4,6 @@ then one row per point or the case's gates."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from generator.core.console import log, say
 from generator.core.logtext import md_code, md_text
 from generator.core.record_rules import error_line
@@ -13,10 +11,11 @@ from generator.launch.provenance_probe import markdown as provenance_markdown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from pathlib import Path
 
     from generator.core.contract import JobEntry
+    from generator.core.record_types import CaseRecord, PointRecord, Provenance
 
 SUMMARY_FILE = "summary.md"
 _VERDICTS = {
@@ -51,7 +50,7 @@ def _minutes(seconds: float | None) -> str:
 
 
 def benchmark(
-    job: JobEntry, records: Sequence[Mapping[str, Any]], starts: int, provenance: Mapping[str, Any]
+    job: JobEntry, records: Sequence[PointRecord], starts: int, provenance: Provenance
 ) -> str:
     """One row per point, and measured against estimated minutes (per point and for the
     server start-up), so the catalog's estimates can be refined."""
@@ -99,7 +98,7 @@ def benchmark(
     return "\n".join(rows) + "\n\n"
 
 
-def accuracy(data: Mapping[str, Any]) -> str:
+def accuracy(data: CaseRecord) -> str:
     m = data["metrics"]
     cells = [
         cell(data["evaluator"]["name"]),

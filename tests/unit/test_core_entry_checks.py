@@ -44,6 +44,16 @@ def test_a_missing_or_non_positive_point_timeout_factor_is_refused(
     assert str(caught.value) == message
 
 
+def test_a_client_argument_naming_an_unknown_variable_is_refused() -> None:
+    data = job()
+    data["client"]["args"] = [*data["client"]["args"], "--seed", "{seed}"]
+    with pytest.raises(InputError) as caught:
+        check_job(data, "job.json")
+    assert str(caught.value) == "job.json: client 'args': unknown variable '{seed}' in '{seed}'"
+    data["client"]["args"][-1] = "{concurrency}"
+    assert check_job(data, "job.json")["client"]["args"][-1] == "{concurrency}"
+
+
 def test_a_point_estimate_below_one_minute_is_refused() -> None:
     data = job()
     data["points"][0]["estimate_minutes"] = 0

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.core.contract import ServerEntry
+    from generator.core.record_types import Provenance
 
 DIGEST = "sha256:" + "a" * 64
 GPUS = Gpus(tool="amd-smi", count=8, model="MI355X", vram_gb=288.0)
@@ -60,7 +61,7 @@ def test_versions_come_from_the_probe_s_last_line_empty_ones_null(tmp_path: Path
     assert versions(python) == {"sglang": "0.5.9", "atom": None, "aiter": "3", "lm_eval": None}
 
 
-@pytest.mark.parametrize("output", ["", "not json\n", '{"sglang": "0.5.9"\n'])
+@pytest.mark.parametrize("output", ["", "not json\n", '{"sglang": "0.5.9"\n', "5\n", "[1]\n"])
 def test_a_probe_without_a_readable_answer_gives_every_version_null(
     tmp_path: Path, output: str
 ) -> None:
@@ -137,27 +138,30 @@ def test_without_rocm_git_or_the_environment_the_fields_are_null(
     assert block["gpu"] == {"model": None, "count": None, "vram_gb": None}
 
 
-def provenance(**image: Any) -> dict[str, Any]:
-    return {
-        "image": {
-            "requested": "rocm/atom-dev:sglang-latest",
-            "tag": "sglang-latest",
-            "digest": DIGEST,
-            "pinned": None,
-            "resolution": "tag",
-            **image,
+def provenance(**image: Any) -> Provenance:
+    return cast(
+        "Provenance",
+        {
+            "image": {
+                "requested": "rocm/atom-dev:sglang-latest",
+                "tag": "sglang-latest",
+                "digest": DIGEST,
+                "pinned": None,
+                "resolution": "tag",
+                **image,
+            },
+            "sglang_version": "0.5.9",
+            "sglang_commit": None,
+            "atom_version": "0.1",
+            "aiter_version": None,
+            "rocm_version": "7.0.2",
+            "gpu": {"model": "MI355X", "count": 8, "vram_gb": 288.0},
+            "runner_name": "mi355-1",
+            "runner_label": "mi355-8gpu",
+            "github": {"run_id": "42", "run_attempt": "1"},
+            "catalog_commit": "c0ffee",
         },
-        "sglang_version": "0.5.9",
-        "sglang_commit": None,
-        "atom_version": "0.1",
-        "aiter_version": None,
-        "rocm_version": "7.0.2",
-        "gpu": {"model": "MI355X", "count": 8, "vram_gb": 288.0},
-        "runner_name": "mi355-1",
-        "runner_label": "mi355-8gpu",
-        "github": {"run_id": "42", "run_attempt": "1"},
-        "catalog_commit": "c0ffee",
-    }
+    )
 
 
 def test_the_markdown_block_names_image_versions_gpus_and_run() -> None:

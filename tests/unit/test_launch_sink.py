@@ -4,6 +4,7 @@ cannot be written, a fallback directory that keeps every record so far, else the
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Supervisor
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import pytest
+
+    from generator.core.record_types import Record
 
 
 def make(tmp_path: Path, **environ: str) -> Sink:
@@ -27,7 +30,7 @@ def test_a_writable_results_dir_and_log_dir_are_made_and_left_empty(tmp_path: Pa
     assert sink.prepare() is None
     assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["logs"]
     assert list((tmp_path / "results" / "logs").iterdir()) == []
-    sink.write("p1.json", {"id": "p1", "value": float("nan")})
+    sink.write("p1.json", cast("Record", {"id": "p1", "value": float("nan")}))
     assert json.loads((tmp_path / "results" / "p1.json").read_text()) == {"id": "p1", "value": None}
     assert (sink.folder, sink.problem) == (tmp_path / "results", None)
 
@@ -60,11 +63,11 @@ def test_a_log_dir_that_cannot_be_made_is_named_but_the_results_stay(tmp_path: P
 def test_a_results_dir_lost_mid_run_moves_every_record_so_far(tmp_path: Path) -> None:
     sink = make(tmp_path, LOG_DIR="logs")
     assert sink.prepare() is None
-    sink.write("p1.json", {"id": "p1"})
+    sink.write("p1.json", cast("Record", {"id": "p1"}))
     (tmp_path / "results" / "p1.json").unlink()
     (tmp_path / "results").rmdir()
     (tmp_path / "results").write_text("now a file", encoding="utf-8")
-    sink.write("p2.json", {"id": "p2"})
+    sink.write("p2.json", cast("Record", {"id": "p2"}))
     assert sink.problem is not None
     assert sink.problem.startswith(f"cannot write {tmp_path / 'results' / 'p2.json'}: ")
     assert sink.folder is not None
@@ -83,7 +86,7 @@ def test_without_any_folder_each_record_is_printed_between_markers(
     sink.prepare()
     assert sink.folder is None
     capsys.readouterr()
-    sink.write("p1.json", {"id": "p1"})
+    sink.write("p1.json", cast("Record", {"id": "p1"}))
     assert capsys.readouterr().out == (
         '===== record p1.json =====\n{\n  "id": "p1"\n}\n===== end of record p1.json =====\n'
     )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import pytest
 
     from generator.core.contract import JobEntry
+    from generator.core.record_types import CaseRecord, PointRecord
 
 JOB = cast(
     "JobEntry",
@@ -37,8 +38,8 @@ METRICS = {
 }
 
 
-def record(point_id: str, **fields: Any) -> dict[str, Any]:
-    return {
+def record(point_id: str, **fields: Any) -> PointRecord:
+    data = {
         "id": point_id,
         "point": {"isl": 1024, "osl": 512, "concurrency": 8},
         "status": "ok",
@@ -53,6 +54,7 @@ def record(point_id: str, **fields: Any) -> dict[str, Any]:
         },
         **fields,
     }
+    return cast("PointRecord", data)
 
 
 def test_a_cell_is_a_dash_a_number_or_text_markdown_cannot_read() -> None:
@@ -109,8 +111,8 @@ def test_a_benchmark_without_records_shows_no_times() -> None:
     assert text.endswith("|---:|---:|\n\n")
 
 
-def case_record(**fields: Any) -> dict[str, Any]:
-    return {
+def case_record(**fields: Any) -> CaseRecord:
+    data = {
         "id": "ds-tp8",
         "name": "DeepSeek R1 TP8",
         "evaluator": {"name": "lm-eval gsm8k"},
@@ -127,6 +129,7 @@ def case_record(**fields: Any) -> dict[str, Any]:
         "provenance": provenance(),
         **fields,
     }
+    return cast("CaseRecord", data)
 
 
 def test_an_accuracy_section_is_one_row_of_the_gates() -> None:

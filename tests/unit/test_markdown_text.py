@@ -14,6 +14,10 @@ from cmarkgfm.cmark import Options
 from generator.core.logtext import is_command_like, md_cell, md_code, md_text, one_line
 from generator.launch import provenance_probe as launch_provenance
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.record_types import GithubProvenance, ImageProvenance, Provenance
+
 # What a record's text, a runner's name or a tool's output may hold to break out.
 PAYLOADS = {
     "backtick": "0.5.6`, @octocat [click](https://evil.example) `",
@@ -145,23 +149,24 @@ def test_an_underscore_is_plain_inside_a_word_only(text: str, plain: bool) -> No
     assert "<em>" not in render_markdown(f"x {md_text(text)} y")
 
 
-PROVENANCE_TEXT = ("sglang_version", "sglang_commit", "atom_version", "aiter_version",
-                   "rocm_version", "runner_name", "runner_label", "catalog_commit")  # fmt: skip
-
-
-PROVENANCE_TEXT = ("sglang_version", "sglang_commit", "atom_version", "aiter_version",
-                   "rocm_version", "runner_name", "runner_label", "catalog_commit")  # fmt: skip
-
-
 @pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
 def test_the_launchers_provenance_block_keeps_record_text_in_code(payload: str) -> None:
-    image = {"requested": payload, "tag": payload, "digest": payload, "pinned": payload,
-             "resolution": payload}  # fmt: skip
-    provenance = {
+    image: ImageProvenance = {"requested": payload, "tag": payload, "digest": payload,
+                              "pinned": payload, "resolution": payload}  # fmt: skip
+    github: GithubProvenance = {"repository": None, "workflow": None, "run_id": payload,
+                                "run_attempt": payload, "event": None, "ref": None}  # fmt: skip
+    provenance: Provenance = {
         "image": image,
-        **dict.fromkeys(PROVENANCE_TEXT, payload),
+        "sglang_version": payload,
+        "sglang_commit": payload,
+        "atom_version": payload,
+        "aiter_version": payload,
+        "rocm_version": payload,
         "gpu": {"model": payload, "count": 8, "vram_gb": 288.0},
-        "github": {"run_id": payload, "run_attempt": payload},
+        "runner_name": payload,
+        "runner_label": payload,
+        "github": github,
+        "catalog_commit": payload,
     }
     text = launch_provenance.markdown(provenance)
     rendered = render_markdown(text)
