@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any, cast
+from typing import cast
 
 from generator.catalog.catalog_types import LEVELS, PER_SERVER
 from generator.errors import SelectionError, did_you_mean
@@ -55,14 +55,13 @@ def preset_name(label: str) -> str:
     return label.strip().split(" ", 1)[0]
 
 
-def _read(root: Path, rel: str) -> dict[str, Any]:
+def _read(root: Path, rel: str) -> object:
     """A committed matrix, as render.matrices wrote it (the drift check keeps it so)."""
     try:
-        data: dict[str, Any] = json.loads((root / rel).read_text(encoding="utf-8"))
+        return json.loads((root / rel).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         msg = f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
         raise SelectionError(msg) from exc
-    return data
 
 
 def pin(

@@ -4,6 +4,7 @@ and side by side with the one-job-per-cell shape. See docs/planning.md."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Literal, NotRequired, TypedDict
 
 from generator.catalog.cron import runs_per_week
@@ -24,25 +25,10 @@ if TYPE_CHECKING:
     from generator.expand.expanded import Expanded, Job, Shape
     from generator.expand.query import Query, QueryKind
 
-WEEK_TOTALS = (
-    "cells_per_week",
-    "launches_per_week",
-    "per_cell_launches_per_week",
-    "gpu_hours_per_week",
-    "per_cell_gpu_hours_per_week",
-    "wall_hours_per_week",
-    "per_cell_wall_hours_per_week",
-)
-
-
 ShapeColumn = Literal["launches", "gpu_hours", "wall_hours"]
 SHAPE: tuple[ShapeColumn, ...] = ("launches", "gpu_hours", "wall_hours")  # the tables' order
-AB_COLUMNS: tuple[Literal["jobs", "launches", "gpu_hours", "expected_gpu_hours"], ...] = (
-    "jobs",
-    "launches",
-    "gpu_hours",
-    "expected_gpu_hours",
-)
+AbColumn = Literal["jobs", "launches", "gpu_hours", "expected_gpu_hours"]
+AB_COLUMNS: tuple[AbColumn, ...] = ("jobs", "launches", "gpu_hours", "expected_gpu_hours")
 
 
 class ShapeJson(TypedDict):
@@ -177,7 +163,7 @@ def tidy(value: float) -> float | int:
 
 def plan_week(expanded: Expanded) -> WeekPlan:
     groups: list[GroupPlan] = []
-    totals = dict.fromkeys(WEEK_TOTALS, 0.0)
+    totals: defaultdict[str, float] = defaultdict(float)  # "{shape_}{column}_per_week"
     ab = dict.fromkeys(AB_COLUMNS, 0.0)
     for s in expanded.schedules:
         run = s.default_run
@@ -202,19 +188,18 @@ def plan_week(expanded: Expanded) -> WeekPlan:
         for side, shape in (("", run.packed), ("per_cell_", run.per_cell)):
             for k, v in zip(SHAPE, (shape.jobs, shape.gpu_hours, shape.wall_hours), strict=True):
                 totals[f"{side}{k}_per_week"] += runs * v
-    week = {key: tidy(round(value, 1)) for key, value in totals.items()}
     ab_week = {key: tidy(round(value, 1)) for key, value in ab.items()}
     return {
         "kind": "week",
         "runners": {r.label: {"gpus": r.gpus, "count": r.count} for r in expanded.catalog.runners},
         "groups": groups,
-        "cells_per_week": week["cells_per_week"],
-        "launches_per_week": week["launches_per_week"],
-        "per_cell_launches_per_week": week["per_cell_launches_per_week"],
-        "gpu_hours_per_week": week["gpu_hours_per_week"],
-        "per_cell_gpu_hours_per_week": week["per_cell_gpu_hours_per_week"],
-        "wall_hours_per_week": week["wall_hours_per_week"],
-        "per_cell_wall_hours_per_week": week["per_cell_wall_hours_per_week"],
+        "cells_per_week": tidy(round(totals["cells_per_week"], 1)),
+        "launches_per_week": tidy(round(totals["launches_per_week"], 1)),
+        "per_cell_launches_per_week": tidy(round(totals["per_cell_launches_per_week"], 1)),
+        "gpu_hours_per_week": tidy(round(totals["gpu_hours_per_week"], 1)),
+        "per_cell_gpu_hours_per_week": tidy(round(totals["per_cell_gpu_hours_per_week"], 1)),
+        "wall_hours_per_week": tidy(round(totals["wall_hours_per_week"], 1)),
+        "per_cell_wall_hours_per_week": tidy(round(totals["per_cell_wall_hours_per_week"], 1)),
         "confirmation": {
             "settings": settings(expanded.catalog.regression.confirm),
             "jobs_per_week": ab_week["jobs"],
