@@ -122,8 +122,8 @@ def plan_cmd(
         expanded = c.expanded()
         if base is not None:
             commit, before = expanded_at_base(c.root, base)
-            data = {"base": base, "merge_base": commit, **week_change(before, expanded)}
-            show(data, as_json, change_text)
+            change = {"base": base, "merge_base": commit, **week_change(before, expanded)}
+            show(change, as_json, change_text)
             return
         data = (
             plan_query(query(expanded, **selectors), expanded.catalog)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.core.abjob import ConfirmationEntry
+    from generator.core.contract import JobEntry
 
 
 def _job_entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
@@ -33,7 +34,7 @@ def _job_entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
     return [e for path in paths for e in matrix_entries(path) if "points" in e]
 
 
-def _deriver(root: Path) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def _deriver(root: Path) -> Callable[[Mapping[str, Any]], JobEntry]:
     """The caller check's derivation of a job entry from the catalogs under `root`."""
     return functools.partial(job_for, load_catalog(root), sha="this checkout", named=False)
 

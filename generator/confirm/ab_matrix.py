@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from generator.confirm.events import Event, Verdicts
     from generator.core.abjob import SideImage
+    from generator.core.contract import JobEntry
 
 MAX_TIMEOUT_MINUTES = 72 * 60
 THROUGHPUT = "output_throughput_per_gpu"
@@ -95,7 +96,7 @@ def build(
     jobs: Sequence[dict[str, Any]],
     history: Path,
     policy: Policy,
-    derive: Callable[[Mapping[str, Any]], dict[str, Any]],
+    derive: Callable[[Mapping[str, Any]], JobEntry],
 ) -> tuple[list[dict[str, Any]], list[Skipped]]:
     """The confirmation matrix's entries and the events left out, with why. `derive` gives
     the catalogs' job entry for a job's config, server mode and some of its points (the
@@ -145,7 +146,7 @@ def build(
 
 def entry(
     job: dict[str, Any],
-    derived: dict[str, Any],
+    derived: JobEntry,
     points: list[dict[str, Any]],
     policy: Policy,
     event: str,
@@ -182,7 +183,7 @@ def entry(
 def aa_entries(
     jobs: Sequence[dict[str, Any]],
     policy: Policy,
-    derive: Callable[[Mapping[str, Any]], dict[str, Any]],
+    derive: Callable[[Mapping[str, Any]], JobEntry],
 ) -> list[dict[str, Any]]:
     """An A/A per job of a selected matrix (`sglang-ci dispatch`): its first `max_points`
     points on its image on both sides, as an A/B of the same catalogs would measure them

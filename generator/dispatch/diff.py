@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from generator.catalog.catalog_types import LEVELS, PR
 from generator.errors import SglangCIError
@@ -29,10 +29,12 @@ from generator.render.matrices import MATRICES, level_entries, run_matrix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from generator.catalog.server_types import ImageBuild
+    from generator.core.contract import CaseEntry, JobEntry, ServerEntry
     from generator.expand.expanded import Expanded
+    from generator.images.matrix import EntryT
 
 # Paths whose change reaches every GPU job: the launcher and what starts it.
 LAUNCHER_PATHS = ("generator/launch/", "scripts/", "templates/")
@@ -62,11 +64,19 @@ CASE_KEYS = (
 )
 JOB_KEYS = ("model_path", "server_args", "env", "image", "client", "runner", "points")
 
-Entries = dict[str, dict[str, Any]]
-
 
 class DiffError(SglangCIError):
     """The base cannot be read (exit 2)."""
+
+
+class ChangesJson(TypedDict):
+    """`sglang-ci diff --json`: the changed files, and each case and job to run, with why."""
+
+    base: str
+    files: list[str]
+    cases: list[dict[str, str]]
+    jobs: list[dict[str, str]]
+    built: list[str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,11 +85,11 @@ class Changes:
     files: tuple[str, ...]
     cases: tuple[tuple[str, str], ...]  # (case run id, why)
     jobs: tuple[tuple[str, str], ...]  # (job key, why)
-    case_entries: tuple[dict[str, Any], ...] = field(default=())  # the cases, as entries
-    job_entries: tuple[dict[str, Any], ...] = field(default=())  # the jobs, as entries
+    case_entries: tuple[CaseEntry, ...] = field(default=())  # the cases, as entries
+    job_entries: tuple[JobEntry, ...] = field(default=())  # the jobs, as entries
     built: tuple[str, ...] = field(default=())  # changed files of the PR image's build
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ChangesJson:
         return {
             "base": self.base,
             "files": list(self.files),
@@ -89,29 +99,29 @@ class Changes:
         }
 
 
-def _job_key(entry: dict[str, Any]) -> str:
+def _job_key(entry: JobEntry) -> str:
     """A job's id, with its server mode when the suite has several."""
     return f"{entry['id']} ({entry['server_mode']})"
 
 
-def _add_cases(out: Entries, level: str, entries: list[dict[str, Any]]) -> None:
+def _add_cases(out: dict[str, CaseEntry], level: str, entries: list[CaseEntry]) -> None:
     """A case's entry from the PR level when it has one (its shorter timeout)."""
     for entry in entries:
         if level == PR or entry["id"] not in out:
             out[entry["id"]] = entry
 
 
-def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
+def _base(root: Path, ref: str) -> tuple[dict[str, CaseEntry], dict[str, JobEntry]] | None:
     """The cases and jobs of the matrices committed at `ref`; None when it has none."""
     listed = output(root, "ls-tree", "-r", "--name-only", ref, "--", MATRICES).split()
     if not listed:
         return None
-    cases: Entries = {}
-    jobs: Entries = {}
+    cases: dict[str, CaseEntry] = {}
+    jobs: dict[str, JobEntry] = {}
     for rel in sorted(listed, key=lambda p: p.endswith(f"/{PR}.json")):
         if not rel.endswith(".json"):
             continue
-        try:
+        try:  # a matrix render.matrices wrote (the drift check kept it)
             entries = json.loads(show(root, ref, rel))["include"]
         except (ValueError, KeyError, TypeError) as exc:
             msg = f"{ref}:{rel}: not a matrix ({exc})"
@@ -123,27 +133,29 @@ def _base(root: Path, ref: str) -> tuple[Entries, Entries] | None:
     return cases, jobs
 
 
-def _head(expanded: Expanded) -> tuple[Entries, Entries]:
+def _head(expanded: Expanded) -> tuple[dict[str, CaseEntry], dict[str, JobEntry]]:
     """The cases and jobs the working tree renders (what `make workflows` commits)."""
-    cases: Entries = {}
+    cases: dict[str, CaseEntry] = {}
     for level in sorted(LEVELS, key=lambda name: name == PR):
         _add_cases(cases, level, level_entries(expanded, level))
     runs = [s.default_run for s in expanded.schedules]
     runs += [run for p in expanded.presets for run in p.runs.values()]
-    jobs: Entries = {}
+    jobs: dict[str, JobEntry] = {}
     for run in runs:
-        jobs.update((_job_key(e), dict(e)) for e in run_matrix(expanded, run)["include"])
+        jobs.update((_job_key(e), e) for e in run_matrix(expanded, run)["include"])
     return cases, jobs
 
 
-def _why(old: dict[str, Any] | None, new: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+def _why(old: ServerEntry | None, new: ServerEntry, keys: tuple[str, ...]) -> str | None:
     if old is None:
         return "new"
     changed = [k for k in keys if old.get(k) != new.get(k)]
     return f"{', '.join(changed)} changed" if changed else None
 
 
-def _changed(old: Entries, new: Entries, keys: tuple[str, ...]) -> dict[str, str]:
+def _changed(
+    old: Mapping[str, ServerEntry], new: Mapping[str, ServerEntry], keys: tuple[str, ...]
+) -> dict[str, str]:
     return {
         key: why
         for key, entry in sorted(new.items())
@@ -159,7 +171,7 @@ def build_files(build: ImageBuild | None, files: Iterable[str]) -> tuple[str, ..
     return tuple(f for f in files if any(fnmatchcase(f, p) for p in build.paths))
 
 
-def build_entries(build: ImageBuild, entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def build_entries(build: ImageBuild, entries: Iterable[EntryT]) -> list[EntryT]:
     """The entries that run on the PR image when one is built: those of its server mode
     whose image is of its base's repository."""
     return [

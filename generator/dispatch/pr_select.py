@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.dispatch.diff import Changes
+    from generator.images.matrix import EntryT, Matrix
     from generator.images.registry import Registry
 
 
@@ -96,13 +97,12 @@ def pr(
     job_entries = list(changes.job_entries) if benchmark else []
     plan = None
     if spec is not None and wanted:
-        on_built = {e["id"] for e in build_entries(spec, [*case_entries, *job_entries])}
+        on_built = {e["id"] for e in build_entries(spec, case_entries)}
+        on_built |= {e["id"] for e in build_entries(spec, job_entries)}
         if on_built:
             pinned = resolve(spec.base, today, catalog.nightly_window_days, client).image
-            case_entries, job_entries = (
-                [{**e, "image": pinned} if e["id"] in on_built else e for e in entries]
-                for entries in (case_entries, job_entries)
-            )
+            case_entries = _on_image(case_entries, on_built, pinned)
+            job_entries = _on_image(job_entries, on_built, pinned)
             plan = prbuild.plan(
                 spec,
                 pr=int(number or 0),
@@ -111,21 +111,20 @@ def pr(
                 cases=[e["id"] for e in case_entries if e["id"] in on_built],
                 jobs=[e["id"] for e in job_entries if e["id"] in on_built],
             )
-    picked = []
-    for kind, entries, workflow in (
-        ("accuracy cases", case_entries, "the accuracy workflow"),
-        ("benchmark jobs", job_entries, "the benchmark workflow"),
-    ):
+
+    def picked(kind: str, entries: list[EntryT], workflow: str) -> Selected:
         if len(entries) > MAX_MATRIX_JOBS:
             msg = (
                 f"this change reaches {len(entries)} {kind}, more than a matrix holds "
                 f"({MAX_MATRIX_JOBS}): run {workflow} on the branch instead"
             )
             raise SelectionError(msg)
-        matrix = {"include": list(entries)}
+        matrix: Matrix[EntryT] = {"include": list(entries)}
         check_matrix(f"this change's {kind}", where, matrix)
-        picked.append(pin(expanded, f"{kind} changed against {base}", matrix, today, client))
-    accuracy, jobs = picked
+        return pin(expanded, f"{kind} changed against {base}", matrix, today, client)
+
+    accuracy = picked("accuracy cases", case_entries, "the accuracy workflow")
+    jobs = picked("benchmark jobs", job_entries, "the benchmark workflow")
     trusted = commit_of(root, "HEAD")
     report = approval_markdown(
         replace(changes, case_entries=tuple(case_entries)),
@@ -142,6 +141,11 @@ def pr(
     return PrRun(
         accuracy=replace(accuracy, summary=report + accuracy.summary), jobs=jobs, build=plan
     )
+
+
+def _on_image(entries: list[EntryT], ids: set[str], image: str) -> list[EntryT]:
+    """The entries, those of `ids` on `image`."""
+    return [{**e, "image": image} if e["id"] in ids else e for e in entries]
 
 
 def approval_markdown(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -21,6 +21,7 @@ from generator.images.resolve import registry_from_env
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.context import Context
+    from generator.images.matrix import JobOrCaseMatrix
 
 
 def append(variable: str, text: str) -> None:
@@ -57,8 +58,9 @@ def write_pr(root: Path, **options: Any) -> None:
     click.echo(f"selected {one_line(accuracy.what)}; {one_line(jobs.what)}{built}")
 
 
-def _read_matrix(path: Path) -> dict[str, Any]:
-    """A matrix file (`{"include": [...]}`), or bad input naming the file."""
+def _read_matrix(path: Path) -> JobOrCaseMatrix:
+    """A matrix file (`{"include": [...]}`) the select step wrote (`dispatch pr`), or bad
+    input naming the file."""
     try:
         data = jsonread.load(path)
     except (OSError, ValueError) as exc:
@@ -67,7 +69,7 @@ def _read_matrix(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("include"), list):
         msg = f"{path}: not a matrix (no 'include' list)"
         raise SelectionError(msg)
-    return data
+    return cast("JobOrCaseMatrix", data)
 
 
 def write_built(*, matrix_file: Path, jobs_file: Path, build_file: Path, digest: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any
+from typing import cast
 
 from generator.catalog.catalog_types import LEVELS, PER_SERVER
 from generator.errors import SelectionError, did_you_mean
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from datetime import date, datetime
     from pathlib import Path
 
+    from generator.core.contract import CaseEntry, JobEntry
     from generator.expand.expanded import Expanded
+    from generator.images.matrix import EntryT, JobOrCaseMatrix, Matrix
     from generator.images.registry import Registry
 
 NONE = "none"  # the dropdown's default: run nothing
@@ -39,7 +41,7 @@ NONE = "none"  # the dropdown's default: run nothing
 @dataclass(frozen=True, kw_only=True)
 class Selected:
     what: str  # one line: what was selected
-    matrix: dict[str, Any]
+    matrix: JobOrCaseMatrix
     summary: str  # Markdown for the step summary
 
     @property
@@ -53,17 +55,17 @@ def preset_name(label: str) -> str:
     return label.strip().split(" ", 1)[0]
 
 
-def _read(root: Path, rel: str) -> dict[str, Any]:
+def _read(root: Path, rel: str) -> object:
+    """A committed matrix, as render.matrices wrote it (the drift check keeps it so)."""
     try:
-        data: dict[str, Any] = json.loads((root / rel).read_text(encoding="utf-8"))
+        return json.loads((root / rel).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         msg = f"{rel}: cannot read the committed matrix ({exc}); run make workflows"
         raise SelectionError(msg) from exc
-    return data
 
 
 def pin(
-    expanded: Expanded, what: str, matrix: dict[str, Any], today: date, client: Registry | None
+    expanded: Expanded, what: str, matrix: Matrix[EntryT], today: date, client: Registry | None
 ) -> Selected:
     for entry in matrix["include"]:
         mode = entry["server_mode"]
@@ -78,7 +80,7 @@ def pin(
     # No server whose image's SGLang refuses one of its flags reaches a GPU job.
     releases = sglang.check_matrix(expanded.catalog, pinned, client)
     jobs = len(pinned["include"])
-    points = sum(len(e.get("points", ())) for e in pinned["include"])
+    points = sum(len(p) for e in pinned["include"] if isinstance(p := e.get("points"), list))
     counted = f"{jobs} job{'s' * (jobs != 1)}" + (f", {points} points" if points else "")
     summary = (
         f"### Selected: {what}\n\n{counted}\n\n"
@@ -107,7 +109,7 @@ def benchmark(
     catalog = expanded.catalog
     if event == "schedule":
         sched = find_schedule(expanded, name=None, cron=schedule or "")
-        matrix = _read(root, benchmark_path("schedule", sched.name))
+        matrix = cast("Matrix[JobEntry]", _read(root, benchmark_path("schedule", sched.name)))
         return pin(expanded, f"cron group {sched.name} ({sched.title})", matrix, today, client)
     suites = {s.name: s for s in catalog.suites}
     if suite is None:
@@ -151,15 +153,14 @@ def benchmark(
             )
         )
         shown = image_for(catalog, chosen_mode, None)
-        matrix = {"include": [dict(job_entry(catalog, j, shown)) for j in jobs]}
+        matrix = {"include": [job_entry(catalog, j, shown) for j in jobs]}
         what = f"configs {', '.join(c.prefix for c in picked)}" + (
             " on custom points" if points else ""
         )
     else:
         found = find_preset(expanded, name, suite)
-        matrix = _read(
-            root, benchmark_path("preset", found.name, suites[str(suite)].key, chosen_mode)
-        )
+        path = benchmark_path("preset", found.name, suites[str(suite)].key, chosen_mode)
+        matrix = cast("Matrix[JobEntry]", _read(root, path))
         what = f"preset {found.name}"
     if image:  # every entry on the dispatch's image (checked above)
         matrix = {"include": [{**e, "image": image} for e in matrix["include"]]}
@@ -180,7 +181,7 @@ def accuracy(
     if level not in LEVELS:
         msg = f"level: unknown level '{level}'{did_you_mean(level, LEVELS)}"
         raise SelectionError(msg)
-    matrix = _read(root, accuracy_path(level))
+    matrix = cast("Matrix[CaseEntry]", _read(root, accuracy_path(level)))
     what = f"accuracy level {level}"
     if cases:
         wanted = [c.strip() for c in cases.split(",") if c.strip()]

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from generator.catalog.catalog_types import Catalog
+    from generator.core.contract import JobEntry
     from generator.expand.expanded import Expanded
 
 # The fields an entry's image pin sets (the select step's, docs/images.md).
@@ -78,7 +79,11 @@ _MISSING = object()
 
 
 def _same(
-    what: str, handed: Mapping[str, Any], derived: Mapping[str, Any], skip: Iterable[str], sha: str
+    what: str,
+    handed: Mapping[str, object],
+    derived: Mapping[str, object],
+    skip: Iterable[str],
+    sha: str,
 ) -> None:
     keys = (set(handed) | set(derived)) - set(skip)
     differ = sorted(k for k in keys if handed.get(k, _MISSING) != derived.get(k, _MISSING))
@@ -161,7 +166,7 @@ def _entry_image(
     check_image(what, built["base"], None, mode, catalog, unpinned_ok=unpinned_ok)
 
 
-def derive_job(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> dict[str, Any]:
+def derive_job(expanded: Expanded, entry: Mapping[str, Any], sha: str) -> JobEntry:
     """The job entry the catalogs give for `entry`'s config, server mode and points."""
     try:
         return job_for(expanded.catalog, entry, sha)
@@ -192,7 +197,7 @@ def verify_case(
     if level not in run.case.levels:
         msg = f"{what}: the case does not run at level '{level}'"
         raise Refused(msg)
-    derived = dict(case_entry(expanded.catalog, run, str(level)))
+    derived = case_entry(expanded.catalog, run, str(level))
     _same(what, entry, derived, IMAGE_KEYS, sha)
     _entry_image(what, entry, expanded.catalog, sha, unpinned_ok=unpinned_ok)
     return f"{what} (level {level}) is the catalogs' at {sha[:12]}, image {entry['image']}"

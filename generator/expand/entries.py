@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from typing import Any, cast
+from typing import cast
 
 from generator.catalog.catalog_types import SPEC_NONE, Catalog
 from generator.catalog.release_flags import renamings
@@ -17,8 +17,11 @@ from generator.core.contract import (
     ClientEntry,
     ContainerEntry,
     EvaluatorEntry,
+    ImageFields,
     JobEntry,
     PointEntry,
+    SpellingFields,
+    TurnFields,
 )
 from generator.expand.cells import ratio_text
 from generator.expand.estimate import shown as minutes
@@ -29,6 +32,39 @@ if TYPE_CHECKING:
     from generator.expand.expanded import CaseRun, Cell, Job, Server
 
 DRAFT_STEPS = "--speculative-num-steps"
+
+
+class CatalogServer(ImageFields, SpellingFields):
+    """A server's `ServerFields` as the catalogs give them: all but the id, the image and
+    the timeout, which each entry sets in its own place."""
+
+    model_path: str
+    runner: str
+    server_mode: str
+    server_args: list[str]
+    env: dict[str, str]
+    server_fingerprint: str
+    spec: str
+    draft_tokens: int | None
+    gpus: int
+    container: ContainerEntry
+
+
+class CellEntry(PointEntry):
+    """A cell on its own (`sglang-ci cells`): its config, its point and its server."""
+
+    suite: str
+    config: str
+    display: str
+    dashboard_model: str
+    model_path: str
+    pair: str
+    ratio_text: str
+    runner: str
+    image: str
+    server_mode: str
+    server_args: list[str]
+    env: dict[str, str]
 
 
 def point_entry(cell: Cell) -> PointEntry:
@@ -63,7 +99,7 @@ def draft_tokens(server: Server) -> int | None:
     return None
 
 
-def spellings(args: tuple[str, ...]) -> dict[str, list[list[str]]]:
+def spellings(args: tuple[str, ...]) -> SpellingFields:
     """`server_spellings` for a server whose flags SGLang names otherwise in some
     supported releases (the launcher gives each release its own name: commands.spelled);
     nothing for the others. The newest supported release stands for every later one."""
@@ -76,14 +112,16 @@ def spellings(args: tuple[str, ...]) -> dict[str, list[list[str]]]:
     return {"server_spellings": rows} if rows else {}
 
 
-def _server_fields(catalog: Catalog, server: Server, spec: str, gpus: int) -> dict[str, Any]:
+def _server_fields(catalog: Catalog, server: Server, spec: str, gpus: int) -> CatalogServer:
     runner = catalog.runner(server.runner)
     container: ContainerEntry = {
         "model_cache": runner.model_cache,
         "allocation_file": runner.allocation_file,
         "options": list(runner.container_options),
     }
-    pinned = {} if server.model_revision is None else {"model_revision": server.model_revision}
+    pinned: ImageFields = {}
+    if server.model_revision is not None:
+        pinned["model_revision"] = server.model_revision
     return {
         "model_path": server.model_path,
         **pinned,
@@ -117,7 +155,7 @@ def _number(value: float) -> int | float:
 def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
     config = job.config
     fields = _server_fields(catalog, job.server, config.spec, config.parallel.gpus)
-    entry = {
+    return {
         "id": job.id,
         "suite": config.suite,
         "config": config.prefix,
@@ -131,16 +169,15 @@ def job_entry(catalog: Catalog, job: Job, image: str) -> JobEntry:
         "estimate_minutes": minutes(job.minutes),
         "client": client_entry(catalog.client(catalog.suite(config.suite).client)),
         "points": [point_entry(c) for c in job.cells],
+        **TurnFields(),  # none: only an A/B's side job waits for its turns (abjob.py)
     }
-    return cast("JobEntry", entry)
 
 
-def cell_entry(cell: Cell, image: str) -> dict[str, Any]:
+def cell_entry(cell: Cell, image: str) -> CellEntry:
     """A cell on its own (`sglang-ci cells`): its config, its point and its server."""
     config, server = cell.config, cell.server
-    point = dict(point_entry(cell))
     return {
-        "id": point.pop("id"),
+        "id": cell.id,
         "suite": config.suite,
         "config": config.prefix,
         "display": config.display,
@@ -148,13 +185,7 @@ def cell_entry(cell: Cell, image: str) -> dict[str, Any]:
         "model_path": config.model.path,
         "pair": str(cell.pair),
         "ratio_text": ratio_text(cell.random_range_ratio),
-        **point,
-        **_server(server, image),
-    }
-
-
-def _server(server: Server, image: str) -> dict[str, Any]:
-    return {
+        **point_entry(cell),
         "runner": server.runner,
         "image": image,
         "server_mode": server.mode,
@@ -167,10 +198,13 @@ def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
     """A case run as one level's matrix entry (the level sets the job timeout)."""
     case = run.case
     suite = catalog.accuracy_suite(case.suite)
-    evaluator: dict[str, Any] = {"kind": suite.evaluator.kind, **dict(suite.evaluator.settings)}
+    # The catalog's schema names each setting of the kind; the loader checked them.
+    evaluator = cast(
+        "EvaluatorEntry", {"kind": suite.evaluator.kind, **dict(suite.evaluator.settings)}
+    )
     if suite.evaluator.kind == LM_EVAL:
         evaluator["model_args"] = dict(suite.evaluator.model_args)
-    entry = {
+    return {
         "id": run.id,
         "case": case.id,
         "name": run.name,
@@ -183,6 +217,5 @@ def case_entry(catalog: Catalog, run: CaseRun, level: str) -> CaseEntry:
         "min_acceptance_rate": case.min_acceptance_rate,
         "timeout_minutes": dict(suite.timeout_minutes)[level],
         "eval_timeout_minutes": suite.eval_timeout_minutes,
-        "evaluator": cast("EvaluatorEntry", evaluator),
+        "evaluator": evaluator,
     }
-    return cast("CaseEntry", entry)

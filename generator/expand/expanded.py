@@ -4,6 +4,7 @@ and the `Expanded` catalog that holds them all with an index from every id."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class Run:
 class Selection:
     """A cron group or a preset, with the configs it selects and its runs per mode."""
 
-    kind: str  # "schedule" or "preset"
+    kind: Literal["schedule", "preset"]
     name: str
     title: str  # a cron group's title; a preset's name
     per_config: bool  # a preset of one config, named by its `preset` field

@@ -4,6 +4,7 @@ narrowed by suite, in a server mode."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from generator.catalog.catalog_types import LEVELS, PER_SERVER
 from generator.errors import SelectionError, did_you_mean
@@ -17,11 +18,14 @@ if TYPE_CHECKING:
     from generator.expand.expanded import Expanded, Run, Selection
 
 
+QueryKind = Literal["all", "suite", "schedule", "preset"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Query:
     """What `sglang-ci cells/jobs/plan` selected."""
 
-    kind: str  # "all", "suite", "schedule", "preset"
+    kind: QueryKind
     name: str
     configs: tuple[Config, ...]
     run: Run
@@ -100,6 +104,7 @@ def query(
     catalog = expanded.catalog
     suite_name = _suite_name(catalog, suite)
     sel: Selection | None = None
+    kind: QueryKind
     if group is not None or cron is not None:
         sel = find_schedule(expanded, name=group, cron=cron)
     elif preset is not None:

@@ -20,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from generator.core.contract import JobEntry
     from generator.expand.expanded import Cell
 
 _PART = re.compile(r"-([1-9][0-9]*)of([1-9][0-9]*)$")
@@ -42,7 +43,7 @@ def _points(entry: Mapping[str, Any]) -> tuple[GridPoint, ...]:
 
 def job_for(
     catalog: Catalog, entry: Mapping[str, Any], sha: str, *, named: bool = True
-) -> dict[str, Any]:
+) -> JobEntry:
     """The job entry the catalogs at `sha` give for `entry`'s config, server mode and
     points (its image as handed); NotDerived when they give none of that id. With
     `named=False` the job takes the id `expand` gives a job of these points (an A/B of
@@ -73,7 +74,7 @@ def job_for(
         cells=cells,
         startup_minutes=startup_minutes(catalog.estimates, config),
     )
-    return dict(job_entry(catalog, job, str(entry["image"])))
+    return job_entry(catalog, job, str(entry["image"]))
 
 
 def _named(given: str, base: str, cells: Sequence[Cell]) -> bool:

@@ -3,22 +3,35 @@ step-summary block that lists what each one became."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Generic, TypedDict, TypeVar
 
+from generator.core.contract import CaseEntry, JobEntry
 from generator.imageref.reference import ImageError
 from generator.images.resolve import RESOLVE_ENV, Resolution, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from datetime import date
 
     from generator.images.registry import Registry
 
+EntryT = TypeVar("EntryT", JobEntry, CaseEntry)
+
+
+class Matrix(TypedDict, Generic[EntryT]):
+    """A GitHub Actions matrix of the launcher's entries: render writes the committed ones,
+    the select step pins their images (`resolve_matrix`)."""
+
+    include: list[EntryT]
+
+
+JobOrCaseMatrix = Matrix[JobEntry] | Matrix[CaseEntry]
+
 
 def resolve_matrix(
-    matrix: Mapping[str, Any], today: date, window_days: int, client: Registry | None
-) -> tuple[dict[str, Any], tuple[Resolution, ...]]:
+    matrix: Matrix[EntryT], today: date, window_days: int, client: Registry | None
+) -> tuple[Matrix[EntryT], tuple[Resolution, ...]]:
     """`matrix` (`{"include": [entry, ...]}`) with each entry's `image` pinned and
     `image_requested`, `image_tag`, `image_digest` (`""` when none) and `image_resolution`
     (the path taken) added; and the resolutions, in the order their images first appear."""
@@ -27,7 +40,7 @@ def resolve_matrix(
         msg = "the matrix has no 'include' list of entries"
         raise ImageError(msg)
     resolved: dict[str, Resolution] = {}
-    pinned: list[dict[str, Any]] = []
+    pinned: list[EntryT] = []
     for index, entry in enumerate(entries):
         where = entry.get("id", f"#{index}") if isinstance(entry, dict) else f"#{index}"
         image = entry.get("image") if isinstance(entry, dict) else None
@@ -37,16 +50,13 @@ def resolve_matrix(
         if image not in resolved:
             resolved[image] = resolve(image, today, window_days, client)
         r = resolved[image]
-        pinned.append(
-            {
-                **entry,
-                "image": r.image,
-                "image_requested": r.requested,
-                "image_tag": r.tag or "",
-                "image_digest": r.digest or "",
-                "image_resolution": r.path,
-            }
-        )
+        done = entry.copy()
+        done["image"] = r.image
+        done["image_requested"] = r.requested
+        done["image_tag"] = r.tag or ""
+        done["image_digest"] = r.digest or ""
+        done["image_resolution"] = r.path
+        pinned.append(done)
     return {**matrix, "include": pinned}, tuple(resolved.values())
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
+from generator.core.contract import ImageBuildEntry
 from generator.core.logtext import md_code, one_line
 from generator.errors import SelectionError
 from generator.imageref.allowed import is_pinned
@@ -24,6 +24,18 @@ if TYPE_CHECKING:
     from generator.catalog.server_types import ImageBuild
 
 MAX_PR = 10**9
+
+
+class BuildOutput(ImageBuildEntry):
+    """A plan as the select job's `build` output carries it (`read_plan` reads it back)."""
+
+    repository: str
+    tag: str
+    context: str
+    args: dict[str, str]
+    server_mode: str
+    cases: list[str]
+    jobs: list[str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,7 +57,7 @@ class Plan:
     def tag(self) -> str:
         return f"pr-{self.pr}-{self.head[:12]}"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> BuildOutput:
         return {
             "pr": self.pr,
             "head": self.head,

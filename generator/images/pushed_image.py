@@ -5,7 +5,7 @@ launcher writes into its records' provenance."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
 
 from generator.core.logtext import one_line
 from generator.errors import SelectionError
@@ -14,15 +14,17 @@ from generator.images.transport import RegistryError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
 
+    from generator.core.contract import ImageBuildEntry
+    from generator.images.matrix import JobOrCaseMatrix
     from generator.images.prbuild import Plan
     from generator.images.registry import Registry
 
 BUILT = "built"  # the entries' image_resolution: the image this run built
 
 
-def provenance(p: Plan) -> dict[str, Any]:
+def provenance(p: Plan) -> ImageBuildEntry:
     """What an entry (and so each record) says of the image it runs: built for PR `pr`
     from its head commit on the base image, pinned."""
     return {"pr": p.pr, "head": p.head, "base": p.base, "dockerfile": p.dockerfile}
@@ -31,9 +33,9 @@ def provenance(p: Plan) -> dict[str, Any]:
 def apply(
     p: Plan,
     digest: str,
-    matrices: Iterable[Mapping[str, Any]],
+    matrices: Iterable[JobOrCaseMatrix],
     client: Registry | None,
-) -> list[dict[str, Any]]:
+) -> list[JobOrCaseMatrix]:
     """Each matrix with the plan's entries on `repository@digest`, once the registry
     shows the plan's tag at that digest (skipped when resolution is off: `client` None)."""
     if not DIGEST_RE.fullmatch(digest):
@@ -50,19 +52,16 @@ def apply(
             msg = f"{pushed} is {found} in the registry, not the {digest} the builder pushed"
             raise SelectionError(msg)
     ids = {*p.cases, *p.jobs}
-    fields = {
-        "image": f"{p.repository}@{digest}",
-        "image_requested": pushed,
-        "image_tag": p.tag,
-        "image_digest": digest,
-        "image_resolution": BUILT,
-        "image_build": provenance(p),
-    }
     out = []
     for matrix in matrices:
-        entries = [
-            {**e, **fields} if e.get("id") in ids and e.get("server_mode") == p.server_mode else e
-            for e in matrix.get("include", [])
-        ]
-        out.append({**matrix, "include": entries})
+        pinned = copy.deepcopy(matrix)
+        for e in pinned["include"]:
+            if e.get("id") in ids and e.get("server_mode") == p.server_mode:
+                e["image"] = f"{p.repository}@{digest}"
+                e["image_requested"] = pushed
+                e["image_tag"] = p.tag
+                e["image_digest"] = digest
+                e["image_resolution"] = BUILT
+                e["image_build"] = provenance(p)
+        out.append(pinned)
     return out

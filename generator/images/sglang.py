@@ -6,7 +6,6 @@ flag table before any GPU job starts (the catalog's range when no release is kno
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from generator.catalog.image_releases import declared, from_tag
 from generator.catalog.release_flags import argv_flags, release_at, release_problem
@@ -18,9 +17,11 @@ from generator.images.transport import RegistryError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from generator.catalog.catalog_types import Catalog
+    from generator.core.contract import ServerEntry
+    from generator.images.matrix import EntryT, Matrix
     from generator.images.registry import Registry
 
 
@@ -36,7 +37,7 @@ class Carried:
     checked: tuple[str, ...]
 
 
-def carried_by(catalog: Catalog, entry: Mapping[str, Any], client: Registry | None) -> Carried:
+def carried_by(catalog: Catalog, entry: ServerEntry, client: Registry | None) -> Carried:
     """The SGLang release of a pinned entry's image."""
     requested = str(entry.get("image_requested") or entry["image"])
     item = declared(catalog, requested)
@@ -77,7 +78,7 @@ def carried_by(catalog: Catalog, entry: Mapping[str, Any], client: Registry | No
 
 
 def check_matrix(
-    catalog: Catalog, matrix: Mapping[str, Any], client: Registry | None
+    catalog: Catalog, matrix: Matrix[EntryT], client: Registry | None
 ) -> tuple[Carried, ...]:
     """The release of each distinct image of a pinned matrix; SelectionError (exit 2, one
     line) at the first entry whose server a release of its image refuses."""

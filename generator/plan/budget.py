@@ -15,7 +15,7 @@ one A/B step each (a bisection follows only a confirmation).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from generator.core import ab_order
 
@@ -32,6 +32,16 @@ if TYPE_CHECKING:
 # night it stays suspected): "A/B jobs per clean server-run" of `python
 # bench/bench_verdicts.py --set generator2`, the held-out generator's seeds 1-12: 0.125.
 AB_JOBS_PER_SERVER_RUN = 0.125
+
+
+class RunBudget(TypedDict):
+    """At most what the A/B confirmation of one run costs."""
+
+    enabled: bool
+    jobs: int
+    launches: int
+    gpu_hours: float
+    longest_minutes: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,9 +72,7 @@ def job_cost(job: Job, runner: Runner, confirm: Confirm, *, bisect: bool = True)
     )
 
 
-def run_budget(
-    jobs: Iterable[Job], runners: Mapping[str, Runner], confirm: Confirm
-) -> dict[str, Any]:
+def run_budget(jobs: Iterable[Job], runners: Mapping[str, Runner], confirm: Confirm) -> RunBudget:
     """At most per run: the `max_jobs` most expensive confirmation jobs of these jobs."""
     if not confirm.enabled or confirm.max_jobs == 0:
         return {"enabled": False, "jobs": 0, "launches": 0, "gpu_hours": 0.0, "longest_minutes": 0}

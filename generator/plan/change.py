@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from generator.catalog import ACCURACY, BENCHMARK, load
 from generator.catalog.cron import runs_per_week
@@ -23,6 +23,41 @@ from generator.plan.week import plan_week, tidy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.expand.expanded import Expanded
+    from generator.plan.week import GroupPlan, ShapeColumn
+
+Delta = dict[str, float | int]  # base, head and change
+
+
+class GroupChange(TypedDict):
+    name: str
+    runs_per_week: dict[str, float | int]  # base and head
+    launches: Delta
+    gpu_hours: Delta
+
+
+class ConfigChange(TypedDict):
+    prefix: str
+    launches: Delta
+    gpu_hours: Delta
+    groups: dict[str, float | int]  # the head's cron groups that run it: their runs a week
+
+
+class WeekChange(TypedDict):
+    """`sglang-ci plan --week --base REF`: per week, per cron group and per changed config."""
+
+    kind: str
+    groups: list[GroupChange]
+    configs: list[ConfigChange]
+    launches_per_week: Delta
+    gpu_hours_per_week: Delta
+    cells_per_week: Delta
+
+
+class ChangeReport(WeekChange):
+    """A week's change as the command shows it: against REF, from their merge base."""
+
+    base: str
+    merge_base: str
 
 
 def expanded_at_base(root: Path, ref: str) -> tuple[str, Expanded]:
@@ -63,7 +98,7 @@ def _per_config(
     return out, groups
 
 
-def _delta(base: float, head: float) -> dict[str, float | int]:
+def _delta(base: float, head: float) -> Delta:
     return {
         "base": tidy(round(base, 1)),
         "head": tidy(round(head, 1)),
@@ -71,19 +106,19 @@ def _delta(base: float, head: float) -> dict[str, float | int]:
     }
 
 
-def _weekly(group: dict[str, Any] | None, key: str) -> float:
+def _weekly(group: GroupPlan | None, key: ShapeColumn) -> float:
     """A cron group's packed launches or GPU-hours a week (0 on the side without it)."""
     return group["runs_per_week"] * group["packed"][key] if group else 0
 
 
-def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
+def week_change(base: Expanded, head: Expanded) -> WeekChange:
     """Launches and GPU-hours per week, per cron group and per config, base and head."""
     weeks = {"base": plan_week(base), "head": plan_week(head)}
-    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    groups: dict[str, dict[str, GroupPlan]] = {}
     for side, week in weeks.items():
         for g in week["groups"]:
             groups.setdefault(g["name"], {})[side] = g
-    group_rows = []
+    group_rows: list[GroupChange] = []
     for name, sides in groups.items():
         b, h = sides.get("base"), sides.get("head")
         group_rows.append(
@@ -95,7 +130,7 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
             }
         )
     (old, _), (new, runs_by) = _per_config(base), _per_config(head)
-    configs = []
+    configs: list[ConfigChange] = []
     for prefix in dict.fromkeys([*old, *new]):
         (bl, bh), (hl, hh) = old.get(prefix, (0.0, 0.0)), new.get(prefix, (0.0, 0.0))
         if (round(bl, 1), round(bh, 1)) != (round(hl, 1), round(hh, 1)):
@@ -107,12 +142,12 @@ def week_change(base: Expanded, head: Expanded) -> dict[str, Any]:
                     "groups": runs_by.get(prefix, {}),
                 }
             )
-    b, h = weeks["base"], weeks["head"]
+    was, now = weeks["base"], weeks["head"]
     return {
         "kind": "week-change",
         "groups": group_rows,
         "configs": configs,
-        "launches_per_week": _delta(b["launches_per_week"], h["launches_per_week"]),
-        "gpu_hours_per_week": _delta(b["gpu_hours_per_week"], h["gpu_hours_per_week"]),
-        "cells_per_week": _delta(b["cells_per_week"], h["cells_per_week"]),
+        "launches_per_week": _delta(was["launches_per_week"], now["launches_per_week"]),
+        "gpu_hours_per_week": _delta(was["gpu_hours_per_week"], now["gpu_hours_per_week"]),
+        "cells_per_week": _delta(was["cells_per_week"], now["cells_per_week"]),
     }

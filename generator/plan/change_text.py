@@ -3,14 +3,16 @@ groups, the configs (change.py computes the change)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from generator.plan.week import row, signed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.change import ChangeReport, ConfigChange, Delta
 
 SIDES = ["base", "head", "change"]
 
 
-def change_text(data: dict[str, Any]) -> str:
+def change_text(data: ChangeReport) -> str:
     """The change as a plain-text table: a line of totals, the cron groups, the configs."""
     launches, hours = data["launches_per_week"], data["gpu_hours_per_week"]
     lines = [
@@ -24,21 +26,24 @@ def change_text(data: dict[str, Any]) -> str:
     width = max([len(g["name"]) for g in data["groups"]] + [10])
     lines.append(_row(["", "launches", "", "", "GPU-h", "", ""], width))
     lines.append(_row(["cron group", *SIDES, *SIDES], width))
-    lines += [_row([g["name"], *_cells(g)], width) for g in data["groups"]]
-    lines.append(
-        _row(["per week", *_cells(data, "launches_per_week", "gpu_hours_per_week")], width)
-    )
+    lines += [
+        _row([g["name"], *_cells(g["launches"], g["gpu_hours"])], width) for g in data["groups"]
+    ]
+    lines.append(_row(["per week", *_cells(launches, hours)], width))
     if data["configs"]:
         width = max([len(c["prefix"]) for c in data["configs"]] + [10])
         lines += ["", _row(["config", *SIDES, *SIDES], width)]
-        lines += [_row([c["prefix"], *_cells(c)], width) for c in data["configs"]]
+        lines += [
+            _row([c["prefix"], *_cells(c["launches"], c["gpu_hours"])], width)
+            for c in data["configs"]
+        ]
         lines += ["", *(_who_runs(c) for c in data["configs"])]
     else:
         lines += ["", "no config's week changed"]
     return "\n".join(lines) + "\n"
 
 
-def _who_runs(config: dict[str, Any]) -> str:
+def _who_runs(config: ConfigChange) -> str:
     """`prefix: run by G (N a week), ...`: the cron groups the head runs a config in."""
     groups = config["groups"]
     if not groups:
@@ -47,11 +52,9 @@ def _who_runs(config: dict[str, Any]) -> str:
     return f"{config['prefix']}: run by {runs}"
 
 
-def _cells(row: dict[str, Any], launches: str = "launches", hours: str = "gpu_hours") -> list[str]:
+def _cells(launches: Delta, hours: Delta) -> list[str]:
     return [
-        t
-        for d in (row[launches], row[hours])
-        for t in (str(d["base"]), str(d["head"]), signed(d["change"]))
+        t for d in (launches, hours) for t in (str(d["base"]), str(d["head"]), signed(d["change"]))
     ]
 
 

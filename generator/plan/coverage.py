@@ -2,19 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from generator.catalog.catalog_types import LEVELS
 from generator.catalog.cron import describe
 from generator.expand.query import query
-from generator.plan.week import hours_text, plan_week, plural
+from generator.plan.week import WeekPlan, hours_text, plan_week, plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.expand.expanded import Expanded, Run, Selection
 
 
-def _count(configs: int, run: Run) -> dict[str, int]:
+class Counts(TypedDict):
+    configs: int
+    cells: int
+    jobs: int
+
+
+class SuiteCounts(Counts):
+    suite: str
+
+
+class BenchmarkCounts(TypedDict):
+    suites: list[SuiteCounts]
+    total: Counts
+
+
+class ScheduleCounts(Counts):
+    name: str
+    title: str
+    cron: str | None
+    when: str
+
+
+class PresetCounts(Counts):
+    suite: str | None
+    name: str
+    aliases: list[str]
+    per_config: bool
+    gpu_hours: float
+
+
+class LevelCounts(TypedDict):
+    level: str
+    suite: str
+    cases: int
+    runs: int
+    ids: list[str]
+
+
+class Coverage(TypedDict):
+    """The coverage counts (docs/coverage.md, `sglang-ci coverage`)."""
+
+    benchmark: BenchmarkCounts
+    schedules: list[ScheduleCounts]
+    presets: list[PresetCounts]
+    accuracy: list[LevelCounts]
+    plan: WeekPlan
+
+
+def _count(configs: int, run: Run) -> Counts:
     return {"configs": configs, "cells": len(run.cells), "jobs": len(run.jobs)}
 
 
@@ -28,14 +76,14 @@ def preset_label(preset: Selection) -> str:
     )
 
 
-def summary(expanded: Expanded) -> dict[str, Any]:
+def summary(expanded: Expanded) -> Coverage:
     catalog = expanded.catalog
-    suites = []
+    suites: list[SuiteCounts] = []
     for suite in catalog.suites:
         q = query(expanded, suite=suite.name)
         suites.append({"suite": suite.name, **_count(len(q.configs), q.run)})
     everything = query(expanded)
-    schedules = [
+    schedules: list[ScheduleCounts] = [
         {
             "name": s.name,
             "title": s.title,
@@ -45,7 +93,7 @@ def summary(expanded: Expanded) -> dict[str, Any]:
         }
         for s in expanded.schedules
     ]
-    presets = [
+    presets: list[PresetCounts] = [
         {
             "suite": p.suite,
             "name": p.name,
@@ -58,7 +106,7 @@ def summary(expanded: Expanded) -> dict[str, Any]:
         }
         for p in expanded.presets
     ]
-    levels = []
+    levels: list[LevelCounts] = []
     for level in LEVELS:
         for acc_suite in catalog.accuracy_suites:
             cases = [c for c in catalog.cases if level in c.levels and c.suite == acc_suite.name]

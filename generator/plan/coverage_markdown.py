@@ -3,16 +3,19 @@ groups, the weekly plan, presets and accuracy levels, from coverage.summary's co
 
 from __future__ import annotations
 
-from typing import Any
+from generator.plan.week import SHAPE, week_totals
 
-from generator.plan.week import SHAPE
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.coverage import Coverage
+    from generator.plan.week import WeekPlan
 
 
 def _row(cells: list[object]) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
-def markdown(data: dict[str, Any]) -> str:
+def markdown(data: Coverage) -> str:
     """The coverage tables as Markdown."""
     lines = [
         "## Benchmark suites",
@@ -59,7 +62,7 @@ def markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _week_table(plan: dict[str, Any]) -> list[str]:
+def _week_table(plan: WeekPlan) -> list[str]:
     """The weekly plan: the cron groups packed, and as one job per cell."""
     runners = ", ".join(
         f"{label} ({r['count']} x {r['gpus']} GPUs)" for label, r in plan["runners"].items()
@@ -81,8 +84,7 @@ def _week_table(plan: dict[str, Any]) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for g in plan["groups"]:
-        shapes = [g[s][k] for s in ("packed", "per_cell") for k in SHAPE]
+        shapes = [shape[k] for shape in (g["packed"], g["per_cell"]) for k in SHAPE]
         lines.append(_row([g["title"], g["runs_per_week"], g["cells"], *shapes]))
-    totals = [plan[f"{s}{k}_per_week"] for s in ("", "per_cell_") for k in SHAPE]
-    lines.append(f"| **week** | {_row([plan['cells_per_week'], *totals])}")
+    lines.append(f"| **week** | {_row([plan['cells_per_week'], *week_totals(plan)])}")
     return lines

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from generator.plan.week import SHAPE, plural, row
 from generator.plan.week_text import week_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.week import QueryPlan, RunConfirmation, WeekPlan
 
 KIND_NAMES = {"schedule": "cron group", "preset": "preset", "suite": "suite", "all": "all"}
 
 
-def format_text(data: dict[str, Any]) -> str:
+def format_text(data: QueryPlan | WeekPlan) -> str:
     """A plain-text table of `plan` data."""
     if data["kind"] == "week":
         return week_text(data)
@@ -41,7 +43,7 @@ def format_text(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _confirmation_run(c: dict[str, Any]) -> list[str]:
+def _confirmation_run(c: RunConfirmation) -> list[str]:
     """The A/B confirmation budget of one run."""
     if not c["enabled"]:
         return [f"A/B confirmation: {c['settings']}"]

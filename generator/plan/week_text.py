@@ -3,12 +3,14 @@ one job per cell, then what the A/B confirmation may cost."""
 
 from __future__ import annotations
 
-from typing import Any
+from generator.plan.week import AB_COLUMNS, SHAPE, row, spans, week_totals
 
-from generator.plan.week import SHAPE, row, spans
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.week import WeekPlan
 
 
-def week_text(data: dict[str, Any]) -> str:
+def week_text(data: WeekPlan) -> str:
     runners = ", ".join(
         f"{label} {r['count']} x {r['gpus']} GPUs" for label, r in data["runners"].items()
     )
@@ -28,15 +30,14 @@ def week_text(data: dict[str, Any]) -> str:
         row(["cron group", "runs/week", "cells", *shape, *shape], widths),
     ]
     for g in data["groups"]:
-        shapes = [g[s][k] for s in ("packed", "per_cell") for k in SHAPE]
+        shapes = [shape[k] for shape in (g["packed"], g["per_cell"]) for k in SHAPE]
         lines.append(row([g["name"], g["runs_per_week"], g["cells"], *shapes], widths))
-    totals = [data[f"{s}{k}_per_week"] for s in ("", "per_cell_") for k in SHAPE]
-    lines.append(row(["per week", "", data["cells_per_week"], *totals], widths))
+    lines.append(row(["per week", "", data["cells_per_week"], *week_totals(data)], widths))
     lines += _confirmation(data, width)
     return "\n".join(lines) + "\n"
 
 
-def _confirmation(data: dict[str, Any], width: int) -> list[str]:
+def _confirmation(data: WeekPlan, width: int) -> list[str]:
     c = data["confirmation"]
     if not any(g["confirmation"]["enabled"] for g in data["groups"]):
         return ["", f"A/B confirmation: {c['settings']}"]
@@ -50,12 +51,12 @@ def _confirmation(data: dict[str, Any], width: int) -> list[str]:
         "",
         row(["cron group", "runs/week", "jobs", "launches", "GPU-h", "expected"], widths),
     ]
-    kinds = ("jobs", "launches", "gpu_hours", "expected_gpu_hours")
     lines += [
-        row([g["name"], g["runs_per_week"], *(g["confirmation"][k] for k in kinds)], widths)
+        row([g["name"], g["runs_per_week"], *(g["confirmation"][k] for k in AB_COLUMNS)], widths)
         for g in data["groups"]
     ]
-    lines.append(row(["per week", "", *(c[f"{k}_per_week"] for k in kinds)], widths))
+    per_week = [c["jobs_per_week"], c["launches_per_week"], c["gpu_hours_per_week"]]
+    lines.append(row(["per week", "", *per_week, c["expected_gpu_hours_per_week"]], widths))
     share = 100 * c["expected_gpu_hours_per_week"] / data["gpu_hours_per_week"]
     lines.append(
         f"expected A/B GPU-h a week: {c['expected_gpu_hours_per_week']}, "

@@ -45,11 +45,11 @@ def render(expanded: Expanded, root: Path) -> dict[str, str]:
             limits.check_matrix(f"preset '{p.name}' ({p.suite}, {mode})", p.loc, matrix)
             out[benchmark_path("preset", p.name, key, str(mode))] = dumps(matrix)
     for level in LEVELS:
-        matrix = level_matrix(expanded, level)
+        cases = level_matrix(expanded, level)
         first = next((c.loc for c in catalog.cases if level in c.levels), None)
         where = first or Loc(catalog.accuracy_file, 1)
-        limits.check_matrix(f"accuracy level '{level}'", where, matrix)
-        out[accuracy_path(level)] = dumps(matrix)
+        limits.check_matrix(f"accuracy level '{level}'", where, cases)
+        out[accuracy_path(level)] = dumps(cases)
     flows = workflows(expanded, t)
     docs = integrity.read_back(flows)
     bench = f"{WORKFLOWS}/benchmark.yml"

@@ -3,7 +3,7 @@ commands per model family, as `sglang-ci explain` prints them)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from generator.catalog.catalog_types import PER_SERVER, matches
 from generator.expand.entries import case_entry, job_entry
@@ -16,6 +16,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.expand.expanded import Expanded
     from generator.render.templates import Templates
+
+
+class RecipeEntry(TypedDict):
+    """A job or case on a recipe page (recipe.md.j2): what it is and its commands."""
+
+    title: str
+    kind: str
+    id: str
+    runner: str
+    mode: str | None
+    commands: str
 
 
 def coverage(expanded: Expanded, t: Templates) -> dict[str, str]:
@@ -63,7 +74,7 @@ def recipes(expanded: Expanded, t: Templates) -> dict[str, str]:
     catalog = expanded.catalog
     out = {}
     for title, selectors in catalog.recipes:
-        entries: list[dict[str, Any]] = []
+        entries: list[RecipeEntry] = []
         for config in catalog.configs:
             if not matches(config, selectors):
                 continue

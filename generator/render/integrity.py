@@ -22,11 +22,11 @@ SELECT_RUN_RESULTS = ["select", "run", "summary", "history", "pages"]
 BENCHMARK_JOBS = ["select", "run", "summary", "confirm", "events", "history", "pages"]
 
 
-def _declares(on: str, jobs: list[str], inputs: list[str] | None = None) -> dict[str, Any]:
+def _declares(on: str, jobs: list[str], inputs: list[str] | None = None) -> dict[str, list[str]]:
     return {"on": [on], "crons": [], "jobs": jobs, "inputs": inputs or []}
 
 
-def expected(catalog: Catalog) -> dict[str, dict[str, Any]]:
+def expected(catalog: Catalog) -> dict[str, dict[str, list[str]]]:
     """What each workflow declares: triggers, crons, jobs, dispatch inputs."""
     suites = [s.key for s in catalog.suites]
     built = catalog.image_build is not None  # pr-gpu.yml builds the PR's image
@@ -72,7 +72,7 @@ def read_back(outputs: Mapping[str, str]) -> dict[str, Any]:
     return {path: load_data(text) for path, text in outputs.items() if path.startswith(WORKFLOWS)}
 
 
-def declared(doc: Mapping[str, Any]) -> dict[str, Any]:
+def declared(doc: Mapping[str, Any]) -> dict[str, list[str]]:
     """What a workflow declares, from its text read back (`read_back`)."""
     on = doc.get("on") or {}
     dispatch = on.get("workflow_dispatch") or {}

@@ -18,6 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from generator.images.matrix import EntryT, Matrix
+
 MAX_MATRIX_JOBS = 256
 MAX_OUTPUT_BYTES = 1024 * 1024
 MAX_DISPATCH_INPUTS = 25
@@ -25,7 +27,7 @@ MAX_EXPRESSION_CHARS = 21_000
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.DOTALL)
 
 
-def check_matrix(what: str, loc: Loc, matrix: Mapping[str, Any]) -> None:
+def check_matrix(what: str, loc: Loc, matrix: Matrix[EntryT]) -> None:
     jobs = len(matrix["include"])
     if jobs > MAX_MATRIX_JOBS:
         msg = f"{what} makes {jobs} jobs; a GitHub matrix holds at most {MAX_MATRIX_JOBS}: split it"

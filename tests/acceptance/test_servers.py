@@ -14,6 +14,7 @@ from generator.expand.query import query
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from generator.expand.entries import CellEntry
     from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
@@ -25,7 +26,7 @@ def flags_of(args: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def all_cells(fixture: Expanded) -> list[dict[str, Any]]:
+def all_cells(fixture: Expanded) -> list[CellEntry]:
     image = fixture.catalog.default_image
     return [cell_entry(c, image) for c in query(fixture).run.cells]
 

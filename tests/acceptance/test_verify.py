@@ -26,7 +26,7 @@ from tests.helpers import copy_catalogs, edit, expanded_at, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
     from click.testing import Result
@@ -59,7 +59,7 @@ def change(repo: Path, *edits: tuple[str, str, str]) -> str:
     return sha
 
 
-def pin(entry: dict[str, Any], image: str = "rocm/atom-dev") -> dict[str, Any]:
+def pin(entry: Mapping[str, Any], image: str = "rocm/atom-dev") -> dict[str, Any]:
     """The entry as the select step leaves it after pinning its image."""
     return {
         **entry,

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -22,6 +22,7 @@ from tests.pipeline.expressions import uses_status_function
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from generator.core.contract import JobEntry
     from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
@@ -367,7 +368,7 @@ def test_every_dropdown_option_maps_to_a_matrix_with_the_labelled_counts(
         counts = re.search(r"\((\d+) configs?, (\d+) cells?, ~(\d+(?:\.\d)?) GPU-h\)$", label)
         assert counts, label
         configs, cells, cost = int(counts[1]), int(counts[2]), float(counts[3])
-        jobs = matrix["include"]
+        jobs = cast("list[JobEntry]", matrix["include"])  # a benchmark selection's
         assert len({j["config"] for j in jobs}) == configs, label
         assert sum(len(j["points"]) for j in jobs) == cells, label
         # Jobs hold 8-GPU runners; their minutes are rounded up, the label to the hour.

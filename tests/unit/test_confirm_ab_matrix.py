@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from generator.core.contract import JobEntry
+
 POLICY = Policy(confirm=Confirm(enabled=True, repeats=2, max_points=1, bisect=False))
 POINTS = [{"id": "p1", "estimate_minutes": 5}, {"id": "p2", "estimate_minutes": 5}]
 JOB = {"id": "job-1", "config": "ds-tp4", "runner": "mi355", "image": f"rocm/atom@{DIGEST}",
@@ -26,8 +28,8 @@ JOB = {"id": "job-1", "config": "ds-tp4", "runner": "mi355", "image": f"rocm/ato
        "points": POINTS}  # fmt: skip
 
 
-def derive(job: Mapping[str, Any]) -> dict[str, Any]:
-    return {"derived": [p["id"] for p in job["points"]]}
+def derive(job: Mapping[str, Any]) -> JobEntry:
+    return cast("JobEntry", {"derived": [p["id"] for p in job["points"]]})
 
 
 def test_an_a_a_measures_a_jobs_first_points_on_its_image_on_both_sides() -> None:

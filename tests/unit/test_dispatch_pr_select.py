@@ -3,9 +3,16 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from generator.dispatch.diff import Changes
 from generator.dispatch.pr_select import approval_markdown, pr_outputs
 from generator.dispatch.steps import Selected
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.contract import JobEntry
+    from generator.images.matrix import Matrix
 
 CASE = {"id": "gsm8k-ds", "runner": "mi355", "image": "rocm/atom@sha256:aa",
         "image_requested": "rocm/atom:nightly"}  # fmt: skip
@@ -20,7 +27,9 @@ CHANGES = Changes(
 
 
 def selected(*entries: dict[str, str]) -> Selected:
-    return Selected(what="", matrix={"include": list(entries)}, summary="")
+    return Selected(
+        what="", matrix=cast("Matrix[JobEntry]", {"include": list(entries)}), summary=""
+    )
 
 
 def test_the_reviewer_sees_every_case_and_job_with_its_image_and_why() -> None:

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from typing import cast
 
 from generator.dispatch.steps import Selected, history_name, outputs, preset_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.contract import JobEntry
+    from generator.images.matrix import Matrix
 
 
 def test_a_dropdown_label_or_a_bare_name_is_the_presets_name() -> None:
@@ -22,5 +28,5 @@ def test_a_runs_history_name_sorts_as_the_runs_started() -> None:
 
 def test_the_outputs_are_the_compact_matrix_and_its_count() -> None:
     matrix = {"include": [{"id": "a"}, {"id": "b"}]}
-    selected = Selected(what="x", matrix=matrix, summary="")
+    selected = Selected(what="x", matrix=cast("Matrix[JobEntry]", matrix), summary="")
     assert outputs(selected) == 'matrix={"include":[{"id":"a"},{"id":"b"}]}\ncount=2\n'

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -16,6 +16,11 @@ from generator.images.resolve import RESOLVE_ENV, Resolution, registry_from_env
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.imageref.reference import Reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.contract import JobEntry
+    from generator.images.matrix import Matrix
 
 TODAY = date(2026, 12, 1)
 DIGEST = "sha256:" + "0123456789abcdef" * 4
@@ -67,14 +72,13 @@ def test_with_resolution_off_every_reference_runs_as_requested(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(RESOLVE_ENV, "0")
-    matrix: dict[str, Any] = {
-        "include": [
-            {"id": "a", "image": "rocm/atom-dev:sglang-latest"},
-            {"id": "b", "image": "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"},
-        ]
-    }
+    entries = [
+        {"id": "a", "image": "rocm/atom-dev:sglang-latest"},
+        {"id": "b", "image": "lmsysorg/sglang-rocm:v0.5.9-rocm700-mi35x"},
+    ]
+    matrix = cast("Matrix[JobEntry]", {"include": entries})
     pinned, resolutions = resolve_matrix(matrix, TODAY, 7, registry_from_env(os.environ))
-    assert pinned["include"][0] == {
+    assert dict(pinned["include"][0]) == {
         "id": "a",
         "image": "rocm/atom-dev:sglang-latest",
         "image_requested": "rocm/atom-dev:sglang-latest",
@@ -87,8 +91,9 @@ def test_with_resolution_off_every_reference_runs_as_requested(
 
 
 def test_a_reference_is_checked_even_with_resolution_off() -> None:
+    matrix = cast("Matrix[JobEntry]", {"include": [{"id": "a", "image": "x --privileged"}]})
     with pytest.raises(ImageError, match="not an image reference: it contains whitespace"):
-        resolve_matrix({"include": [{"id": "a", "image": "x --privileged"}]}, TODAY, 7, None)
+        resolve_matrix(matrix, TODAY, 7, None)
 
 
 @pytest.mark.parametrize(
@@ -102,7 +107,7 @@ def test_a_reference_is_checked_even_with_resolution_off() -> None:
 )
 def test_a_matrix_without_images_is_refused(matrix: dict[str, Any], message: str) -> None:
     with pytest.raises(ImageError) as info:
-        resolve_matrix(matrix, TODAY, 7, None)
+        resolve_matrix(cast("Matrix[JobEntry]", matrix), TODAY, 7, None)
     assert str(info.value) == message
 
 

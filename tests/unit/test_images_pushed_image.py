@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from generator.errors import SelectionError
 from generator.images.prbuild import Plan
 from generator.images.pushed_image import apply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.contract import CaseEntry
+    from generator.images.matrix import Matrix
 
 DIGEST = "sha256:" + "ab" * 32
 PLAN = Plan(
@@ -21,19 +28,20 @@ PLAN = Plan(
     cases=("case-a",),
     jobs=(),
 )
-MATRIX = {
+ENTRIES = {
     "include": [
         {"id": "case-a", "server_mode": "sglang", "image": "old"},
         {"id": "case-a", "server_mode": "other", "image": "old"},
         {"id": "case-b", "server_mode": "sglang", "image": "old"},
     ]
 }
+MATRIX = cast("Matrix[CaseEntry]", ENTRIES)
 
 
 def test_only_the_plan_s_entries_of_its_server_mode_run_on_the_pushed_digest() -> None:
     [matrix] = apply(PLAN, DIGEST, [MATRIX], None)
     first, other_mode, other_case = matrix["include"]
-    assert first == {
+    assert dict(first) == {
         "id": "case-a",
         "server_mode": "sglang",
         "image": f"ghcr.io/org/pr@{DIGEST}",

@@ -7,7 +7,7 @@ import dataclasses
 import json
 import urllib.request
 from datetime import date, timedelta
-from typing import Any
+from typing import cast
 
 import pytest
 
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+    from generator.core.contract import JobEntry
     from generator.expand.expanded import Expanded
+    from generator.images.matrix import Matrix
 
 WINDOW = 7
 RELEASE = "{version}-rocm720-mi35x-{date}"
@@ -330,14 +332,13 @@ def test_a_matrix_resolves_each_distinct_reference_once(
 ) -> None:
     atom = f"{registry.host}/{ATOM}:sglang-latest"
     pattern = f"{registry.host}/{NIGHTLY}:{RELEASE}"
-    matrix: dict[str, Any] = {
-        "include": [
-            {"id": "a", "image": atom, "points": []},
-            {"id": "b", "image": pattern},
-            {"id": "c", "image": atom},
-            {"id": "d", "image": pattern},
-        ]
-    }
+    entries = [
+        {"id": "a", "image": atom, "points": []},
+        {"id": "b", "image": pattern},
+        {"id": "c", "image": atom},
+        {"id": "d", "image": pattern},
+    ]
+    matrix = cast("Matrix[JobEntry]", {"include": entries})
     counting = Counting(client)
     today = TODAY + timedelta(days=1)
     pinned, resolutions = resolve_matrix(matrix, today, WINDOW, counting)
@@ -362,7 +363,7 @@ def test_a_matrix_resolves_each_distinct_reference_once(
         "image_digest": nightly_digest,
         "image_resolution": "earlier",
     }
-    assert pinned == {
+    assert dict(pinned) == {
         "include": [
             {"id": "a", "points": [], **atom_fields},
             {"id": "b", **nightly_fields},
@@ -409,10 +410,10 @@ def test_the_sglang_release_of_an_image_is_read_from_a_label_of_its_config(
     )
     new_flag = "--disable-aiter-allreduce-fusion-in-decode"
 
-    def pinned(tag: str) -> dict[str, Any]:
+    def pinned(tag: str) -> Matrix[JobEntry]:
         entry = {"id": "j", "server_mode": "sglang-atom", "image": f"{repo}:{tag}"}
         matrix = {"include": [{**entry, "server_args": [new_flag], "points": []}]}
-        return resolve_matrix(matrix, TODAY, WINDOW, client)[0]
+        return resolve_matrix(cast("Matrix[JobEntry]", matrix), TODAY, WINDOW, client)[0]
 
     with pytest.raises(SelectionError) as info:
         check_matrix(catalog, pinned("labelled-0.5.9"), client)

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from generator.plan.change_text import change_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.change import ChangeReport
 
 
 def delta(base: float, head: float) -> dict[str, float]:
     return {"base": base, "head": head, "change": round(head - base, 1)}
 
 
-def change(configs: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "base": "main",
-        "merge_base": "0123456789abcdef",
-        "groups": [{"name": "nightly", "launches": delta(2, 3), "gpu_hours": delta(8, 12.5)}],
-        "configs": configs,
-        "launches_per_week": delta(2, 3),
-        "gpu_hours_per_week": delta(8, 12.5),
-    }
+def change(configs: list[dict[str, Any]]) -> ChangeReport:
+    return cast(
+        "ChangeReport",
+        {
+            "base": "main",
+            "merge_base": "0123456789abcdef",
+            "groups": [{"name": "nightly", "launches": delta(2, 3), "gpu_hours": delta(8, 12.5)}],
+            "configs": configs,
+            "launches_per_week": delta(2, 3),
+            "gpu_hours_per_week": delta(8, 12.5),
+        },
+    )
 
 
 def test_a_change_shows_its_totals_groups_and_configs_with_who_runs_them() -> None:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from generator.plan.text import format_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.week import QueryPlan
 
 SHAPE = {"launches": 2, "gpu_hours": 3.5, "wall_hours": 1.5, "longest_job_minutes": 50}
 QUERY = {
@@ -26,7 +32,7 @@ QUERY = {
 
 
 def test_a_selection_shows_both_shapes_its_jobs_and_the_a_b_budget() -> None:
-    assert format_text(QUERY).splitlines() == [
+    assert format_text(cast("QueryPlan", QUERY)).splitlines() == [
         "preset all-qwen: 1 config, 10 cells",
         "",
         "shape             launches    GPU-h   wall h   longest job",
@@ -44,4 +50,7 @@ def test_a_selection_shows_both_shapes_its_jobs_and_the_a_b_budget() -> None:
 
 def test_a_run_without_confirmation_says_how_it_is_set() -> None:
     off = {**QUERY, "confirmation": {"enabled": False, "settings": "off (regression.confirm)"}}
-    assert format_text(off).splitlines()[-1] == "A/B confirmation: off (regression.confirm)"
+    assert (
+        format_text(cast("QueryPlan", off)).splitlines()[-1]
+        == "A/B confirmation: off (regression.confirm)"
+    )

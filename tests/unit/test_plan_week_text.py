@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from generator.plan.week_text import week_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.plan.week import WeekPlan
 
 SHAPE = {"launches": 2, "gpu_hours": 3.5, "wall_hours": 1.5, "longest_job_minutes": 50}
 TOTALS = {f"{s}{k}_per_week": v for s in ("", "per_cell_") for k, v in list(SHAPE.items())[:3]}
@@ -31,7 +37,7 @@ WEEK = {
 
 
 def test_the_week_shows_each_cron_group_packed_and_per_cell_then_the_a_b_budget() -> None:
-    assert week_text(WEEK).splitlines() == [
+    assert week_text(cast("WeekPlan", WEEK)).splitlines() == [
         "week: 1 cron groups; runners: mi355 2 x 8 GPUs",
         "",
         "                                                   packed            one job per cell",

@@ -29,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from generator.expand.entries import CellEntry
     from generator.expand.expanded import Expanded
     from tests.conftest import Invoke
 
@@ -56,7 +57,7 @@ def selections(expanded: Expanded) -> list[Selector]:
     return out
 
 
-def cells_json(expanded: Expanded, sel: Selector) -> list[dict[str, Any]]:
+def cells_json(expanded: Expanded, sel: Selector) -> list[CellEntry]:
     """What `sglang-ci cells` prints for the selection."""
     run = query(expanded, **sel).run
     image = image_for(expanded.catalog, run.mode, None)
@@ -104,7 +105,7 @@ def assert_every_selection_runs_known_cells_once(expanded: Expanded, spec: Catal
     every other selection in the same mode; its jobs have unique ids and run its cells."""
     all_ids = {c["id"] for c in cells_json(expanded, {})}
     assert len(all_ids) == spec.cell_count
-    reference: dict[tuple[str, str], dict[str, Any]] = {}
+    reference: dict[tuple[str, str], CellEntry] = {}
     for suite in expanded.catalog.suites:
         for mode in suite.server_modes:
             for cell in cells_json(expanded, {"suite": suite.name, "mode": mode}):

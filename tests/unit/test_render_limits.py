@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.expand.expanded import Expanded
+    from generator.images.matrix import EntryT, Matrix
     from tests.conftest import Invoke
 
 Checked = list[tuple[str, Loc, int, int]]
@@ -30,7 +31,7 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Checked:
     calls: Checked = []
     check = limits.check_matrix
 
-    def spy(what: str, loc: Loc, matrix: dict[str, list[object]]) -> None:
+    def spy(what: str, loc: Loc, matrix: Matrix[EntryT]) -> None:
         calls.append((what, loc, len(matrix["include"]), compact_size(matrix)))
         check(what, loc, matrix)
 
