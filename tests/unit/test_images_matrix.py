@@ -51,10 +51,10 @@ def test_each_distinct_reference_is_resolved_once_and_every_entry_pinned() -> No
         ],
         "other": "kept",
     }
-    pinned, resolutions = resolve_matrix(matrix, TODAY, 7, client)
+    pinned, resolutions = resolve_matrix(cast("Matrix[JobEntry]", matrix), TODAY, 7, client)
     assert client.asked == ["rocm/atom-dev:v1", "rocm/atom-dev:latest"]
-    assert pinned["other"] == "kept"
-    assert pinned["include"][0] == {
+    assert dict(pinned)["other"] == "kept"
+    assert dict(pinned["include"][0]) == {
         "id": "a",
         "x": 1,
         "image": f"rocm/atom-dev@{DIGEST}",

@@ -6,7 +6,7 @@ from a registry."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -19,8 +19,10 @@ from generator.images.transport import RegistryError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.catalog_types import Catalog
+    from generator.core.contract import JobEntry
     from generator.expand.expanded import Expanded
     from generator.imageref.reference import Reference
+    from generator.images.matrix import Matrix
 
 REPO = "ghcr.io/example/sglang"
 DIGEST = "sha256:" + "c" * 64
@@ -61,8 +63,8 @@ def _declaring(
     return dataclasses.replace(fixture.catalog, image_releases=(item,))
 
 
-def _entry(tag: str = "v1", digest: str = DIGEST, **more: Any) -> dict[str, Any]:
-    return {
+def _entry(tag: str = "v1", digest: str = DIGEST, **more: Any) -> JobEntry:
+    entry = {
         "id": "j",
         "server_mode": "sglang-atom",
         "image": f"{REPO}@{digest}" if digest else f"{REPO}:{tag}",
@@ -72,6 +74,7 @@ def _entry(tag: str = "v1", digest: str = DIGEST, **more: Any) -> dict[str, Any]
         "points": [],
         **more,
     }
+    return cast("JobEntry", entry)
 
 
 def test_a_release_the_catalog_states_is_checked_alone(fixture: Expanded) -> None:
@@ -147,10 +150,10 @@ def test_a_release_without_a_flag_table_is_not_checked(fixture: Expanded) -> Non
 def test_the_first_entry_a_release_refuses_stops_the_run_in_one_line(fixture: Expanded) -> None:
     catalog = _declaring(fixture, tag="v{version}-rocm700")
     ok = _entry(tag="v0.5.21-rocm700", id="fine")
-    old = _entry(tag="v0.5.9-rocm700", digest="sha256:" + "d" * 64, id="case-a")
-    del old["points"]
+    job = _entry(tag="v0.5.9-rocm700", digest="sha256:" + "d" * 64, id="case-a")
+    old = {key: value for key, value in job.items() if key != "points"}  # a case
     with pytest.raises(SelectionError) as info:
-        check_matrix(catalog, {"include": [ok, old]}, None)
+        check_matrix(catalog, cast("Matrix[JobEntry]", {"include": [ok, old]}), None)
     assert str(info.value) == (
         f"case case-a (sglang-atom): image '{REPO}:v0.5.9-rocm700' carries SGLang 0.5.9 (from "
         f"its tag v0.5.9-rocm700): SGLang 0.5.9 has no {NEW_FLAG} (it is a flag of 0.5.21 to "
