@@ -33,7 +33,7 @@ class Output:
         if self.out is not None:
             check_file(self.out, JSON if self.as_json else MARKDOWN, self.what)
 
-    def emit(self, data: dict[str, Any], lines: list[str]) -> None:
+    def emit(self, data: object, lines: list[str]) -> None:
         """JSON, or Markdown cut to `max_bytes`, on stdout; the same in full to `out` (JSON
         with --json, else Markdown)."""
         if self.as_json:
