@@ -14,7 +14,7 @@ jobs.py). Missing data fails a run, and so does a run without any record.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from generator.core import jsonread
 from generator.results.jobs import load_jobs
@@ -23,7 +23,7 @@ from generator.results.record_columns import IMAGE_FAMILY_SQL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from pathlib import Path
 
     from generator.results.store import Store
@@ -116,24 +116,11 @@ ORDER BY config, isl, osl, concurrency
 """
 
 
-def _identity(row: Mapping[str, Any]) -> PointIdentity:
-    """A point of the history (_BY_HISTORY's row)."""
-    return {
-        "config": row["config"],
-        "pair": row["pair"],
-        "isl": row["isl"],
-        "osl": row["osl"],
-        "concurrency": row["concurrency"],
-        "runner_label": row["runner_label"],
-        "image_family": row["image_family"],
-    }
-
-
 def missing_points(store: Store, expected: Expected | None) -> list[tuple[PointIdentity, str]]:
     """(identity, reason) of every expected point the current run has no record of."""
     if expected is None:
-        why = "not reported (the previous run had it)"
-        return [(_identity(row), why) for row in store.rows(_BY_HISTORY)]
+        rows = cast("list[PointIdentity]", store.rows(_BY_HISTORY))  # _BY_HISTORY names them
+        return [(row, "not reported (the previous run had it)") for row in rows]
     seen = {
         (row["job_id"], row["id"])
         for row in store.rows(
