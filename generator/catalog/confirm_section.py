@@ -9,11 +9,25 @@ of the section); `build_confirm` only adds the defaults. docs/confirmation.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+
+class ConfirmDoc(TypedDict):
+    """`regression.confirm` with its defaults, as the verdicts JSON's policy shows it."""
+
+    enabled: bool
+    repeats: int
+    max_jobs: int
+    max_points: int
+    level: float
+    bisect: bool
+    max_bisect_steps: int
+    issues: bool
+    issue_label: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,8 +47,18 @@ class Confirm:
         """A/B measurements per job at most: the confirmation and the bisection."""
         return 1 + (self.max_bisect_steps if self.bisect else 0)
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def as_dict(self) -> ConfirmDoc:
+        return {
+            "enabled": self.enabled,
+            "repeats": self.repeats,
+            "max_jobs": self.max_jobs,
+            "max_points": self.max_points,
+            "level": self.level,
+            "bisect": self.bisect,
+            "max_bisect_steps": self.max_bisect_steps,
+            "issues": self.issues,
+            "issue_label": self.issue_label,
+        }
 
 
 def build_confirm(raw: Mapping[str, Any] | None) -> Confirm:

@@ -10,12 +10,12 @@ mapping; the results commands take the policy from the catalog under `--root`, o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypedDict, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from generator.catalog.confirm_section import Confirm, build_confirm
+from generator.catalog.confirm_section import Confirm, ConfirmDoc, build_confirm
 from generator.catalog.schema import schema_of
 from generator.catalog.yamlio import line_of, load_mapping
 from generator.errors import CatalogError, Loc, did_you_mean
@@ -81,6 +81,26 @@ class Significance:
         return dict(self.__dict__)
 
 
+class ThresholdsDoc(TypedDict):
+    floor: float
+    margin: float
+    min_runs: int
+
+
+class PolicyDoc(TypedDict):
+    """The policy with its defaults, as the verdicts JSON shows it (Policy)."""
+
+    window: int
+    min_runs: int
+    significance: dict[str, float]
+    noise: float
+    min_change: dict[str, float]
+    on_regression: Action
+    on_gate: Action
+    thresholds: ThresholdsDoc
+    confirm: ConfirmDoc
+
+
 @dataclass(frozen=True, kw_only=True)
 class Policy:
     window: int = 30  # a reference reads at most this many runs of its server
@@ -107,7 +127,8 @@ class Policy:
     def change(self, metric: str) -> float:
         return dict(self.min_change)[metric]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PolicyDoc:
+        t = self.thresholds
         return {
             "window": self.window,
             "min_runs": self.min_runs,
@@ -116,7 +137,7 @@ class Policy:
             "min_change": dict(self.min_change),
             "on_regression": self.on_regression,
             "on_gate": self.on_gate,
-            "thresholds": dict(self.thresholds.__dict__),
+            "thresholds": {"floor": t.floor, "margin": t.margin, "min_runs": t.min_runs},
             "confirm": self.confirm.as_dict(),
         }
 

@@ -9,8 +9,12 @@ from generator.core.logtext import md_text as text
 from generator.report.markdown import SHORT, from_template, percent
 from generator.results.verdict import IMPROVED, OK, SEVERITY
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-def _outcome(data: dict[str, Any]) -> str:
+
+def _outcome(data: Mapping[str, Any]) -> str:
     policy = data["policy"]
     parts = []
     if data["confirmed"]:
@@ -66,7 +70,7 @@ def _rank(item: tuple[str, int]) -> int:
     return SEVERITY.index(item[0]) if item[0] in SEVERITY else len(SEVERITY)
 
 
-def markdown(data: dict[str, Any]) -> list[str]:
+def markdown(data: Mapping[str, Any]) -> list[str]:
     policy = data["policy"]
     points: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
     for p in sorted(data["points"], key=lambda p: SEVERITY.index(p["verdict"])):

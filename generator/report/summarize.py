@@ -17,10 +17,10 @@ from typing import Any, Literal, TypedDict
 
 from generator.core.record_rules import error_line
 from generator.report import oncall
-from generator.results.expected import Expected, counts, missing_jobs, missing_points
-from generator.results.gates import gates
-from generator.results.provenance import provenance, title
-from generator.results.verdicts_json import read
+from generator.results.expected import Expected, PointIdentity, counts, missing_jobs, missing_points
+from generator.results.gates import GateDoc, gates
+from generator.results.provenance import ProvenanceDoc, RunDoc, provenance, title
+from generator.results.verdicts_json import VerdictsDoc, read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -97,6 +97,10 @@ class PointTally(Tally):
     valid: int
 
 
+class MissingPoint(PointIdentity):
+    reason: str
+
+
 class Summary(TypedDict):
     """The run summary (schema sglang-ci/summary/1); the documents of results/ and
     verdicts/ it holds keep their own types."""
@@ -106,19 +110,19 @@ class Summary(TypedDict):
     title: str
     headline: str | None
     event_lines: list[str]
-    compare: dict[str, Any] | None  # the verdicts (`results compare --json`)
-    run_info: dict[str, Any]  # provenance.run_info
+    compare: VerdictsDoc | None  # the verdicts (`results compare --json`)
+    run_info: RunDoc
     started_at: str | None
     judged: bool
     verdicts: ShownVerdicts | None
     counts: dict[str, dict[str, int]]
     missing_jobs: list[MissingJob]
-    missing_points: list[dict[str, Any]]  # expected.missing_points' identities
-    provenance: dict[str, Any]  # provenance.provenance
+    missing_points: list[MissingPoint]
+    provenance: ProvenanceDoc
     points: PointTally
     cases: Tally
     failures: list[Failure]
-    gates: list[dict[str, Any]]  # gates.Gate.as_dict
+    gates: list[GateDoc]
     problems: list[str]
     point_rows: list[dict[str, Any]]  # Store.rows of POINT_COLUMNS
     case_rows: list[dict[str, Any]]  # Store.rows of CASE_COLUMNS
@@ -139,8 +143,8 @@ def summarize(
     store: Store,
     *,
     expected: Expected | None = None,
-    verdicts: Mapping[str, Any] | None = None,
-    run: Mapping[str, Any] | None = None,
+    verdicts: VerdictsDoc | None = None,
+    run: RunDoc | None = None,
     around: Around | None = None,
 ) -> Summary:
     """The CURRENT records of `store` as one JSON document; `verdicts`: the run's
@@ -155,7 +159,7 @@ def summarize(
     )
     runs = store.rows("SELECT run, run_time FROM runs WHERE role = 'current'")
     name = runs[0]["run"] if runs else None
-    info = dict(run or {})
+    info: RunDoc = run or {}
     images = {
         str(r["config"]): str(r["image"])
         for r in store.rows(
@@ -187,7 +191,7 @@ def summarize(
         "title": title(info, name),
         "headline": headline,
         "event_lines": lines,
-        "compare": dict(verdicts) if verdicts is not None else None,
+        "compare": verdicts,
         "run_info": info,
         "started_at": runs[0]["run_time"].isoformat() if runs else None,
         "judged": verdicts is not None,

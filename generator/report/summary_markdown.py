@@ -121,7 +121,7 @@ def markdown(data: Summary) -> list[str]:
     outcome = _outcome(data)
     if data.get("headline") and not any(line.startswith("- ") for line in outcome):
         outcome = []
-    compare = data.get("compare") or {}
+    compare: Mapping[str, object] = data.get("compare") or {}
     return from_template(
         "summary.md.j2",
         data=data,

@@ -31,7 +31,6 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from generator.core import jsonread
 from generator.jsonio import dumps
@@ -52,6 +51,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from generator.results.runs import JobStatus, ManifestDoc
+
 
 @dataclass(frozen=True, kw_only=True)
 class Admitted:
@@ -62,12 +63,12 @@ class Admitted:
     again: bool = False  # the history held these very records already (a re-run's)
 
 
-def _matrices(paths: Sequence[Path]) -> list[Any]:
+def _matrices(paths: Sequence[Path]) -> list[object]:
     load_expected(paths)  # refuses what is not a matrix
     return [jsonread.load(p) for p in paths]
 
 
-def _job_statuses(path: Path | None) -> list[Any] | None:
+def _job_statuses(path: Path | None) -> list[JobStatus] | None:
     if path is None:
         return None
     reasons = load_jobs(path)
@@ -119,7 +120,7 @@ def admit(
         store.add(CURRENT, [RunDir(name=name, files=tuple(str(new / rel) for _, rel in records))])
         rows = store.write_compact(new / COMPACT_FILE, new)
         start = store.rows("SELECT run_time FROM runs WHERE role = 'current'")
-        manifest = {
+        manifest: ManifestDoc = {
             "schema": MANIFEST_SCHEMA,
             "name": name,
             "admitted_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -14,7 +14,7 @@ jobs.py). Missing data fails a run, and so does a run without any record.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from generator.core import jsonread
 from generator.results.jobs import load_jobs
@@ -29,10 +29,24 @@ if TYPE_CHECKING:
     from generator.results.store import Store
 
 
+class PointIdentity(TypedDict):
+    """Which point a verdict is of: its config, shape and server (an expected point that
+    reported nothing has no fingerprint)."""
+
+    config: str
+    pair: str
+    isl: int
+    osl: int
+    concurrency: int
+    fingerprint: NotRequired[str | None]
+    runner_label: str | None
+    image_family: str | None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Expected:
     # (job id, point id) -> identity of the point
-    points: tuple[tuple[tuple[str, str], dict[str, Any]], ...]
+    points: tuple[tuple[tuple[str, str], PointIdentity], ...]
     # case entry id -> case id
     cases: tuple[tuple[str, str], ...]
     # matrix id -> why its job left no record (jobs.load_jobs)
@@ -59,14 +73,14 @@ def matrix_entries(path: Path) -> list[Any]:
 
 def load_expected(paths: Sequence[Path], jobs: Path | None = None) -> Expected:
     """The points and cases of the matrices at `paths`; `jobs`: GitHub's job statuses."""
-    points: list[tuple[tuple[str, str], dict[str, Any]]] = []
+    points: list[tuple[tuple[str, str], PointIdentity]] = []
     cases: list[tuple[str, str]] = []
     for path in paths:
         for i, entry in enumerate(matrix_entries(path)):
             try:
                 if "points" in entry:
                     for p in entry["points"]:
-                        identity = {
+                        identity: PointIdentity = {
                             "config": entry.get("config"),
                             "pair": f"{p['isl']}x{p['osl']}",
                             "isl": int(p["isl"]),
@@ -102,17 +116,18 @@ ORDER BY config, isl, osl, concurrency
 """
 
 
-def missing_points(store: Store, expected: Expected | None) -> list[tuple[dict[str, Any], str]]:
+def missing_points(store: Store, expected: Expected | None) -> list[tuple[PointIdentity, str]]:
     """(identity, reason) of every expected point the current run has no record of."""
     if expected is None:
-        return [(row, "not reported (the previous run had it)") for row in store.rows(_BY_HISTORY)]
+        rows = cast("list[PointIdentity]", store.rows(_BY_HISTORY))  # _BY_HISTORY names them
+        return [(row, "not reported (the previous run had it)") for row in rows]
     seen = {
         (row["job_id"], row["id"])
         for row in store.rows(
             "SELECT job_id, id FROM records WHERE role = 'current' AND kind = 'point'"
         )
     }
-    out = []
+    out: list[tuple[PointIdentity, str]] = []
     for key, identity in expected.points:
         if key not in seen:
             image = identity["image_family"]

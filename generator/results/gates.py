@@ -7,7 +7,7 @@ are applied again to the records, so a run's verdict does not depend on a job's 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from generator.core.record_rules import is_infrastructure, needs_acceptance
 
@@ -21,6 +21,16 @@ ACCURACY = "accuracy"
 ACCEPTANCE = "acceptance"
 
 
+class GateDoc(TypedDict):
+    """A failed gate in the verdicts JSON and the run summary (Gate)."""
+
+    gate: str
+    kind: str
+    id: str
+    subject: str
+    message: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Gate:
     """A failed gate: `gate` is ACCURACY or ACCEPTANCE."""
@@ -31,8 +41,14 @@ class Gate:
     subject: str
     message: str
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def as_dict(self) -> GateDoc:
+        return {
+            "gate": self.gate,
+            "kind": self.kind,
+            "id": self.id,
+            "subject": self.subject,
+            "message": self.message,
+        }
 
     def __str__(self) -> str:
         return f"{self.gate} gate: {self.kind} {self.id}: {self.message}"

@@ -16,8 +16,8 @@ in memory; `judge.py` judges them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TypedDict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +30,24 @@ DIFFERENCES = (
 )  # fmt: skip
 
 
+class ServerDoc(TypedDict):
+    """A server in the verdicts JSON (ServerKey)."""
+
+    config: str
+    fingerprint: str | None
+    runner_label: str | None
+    image_family: str | None
+
+
+class PairDoc(TypedDict):
+    isl: int
+    osl: int
+
+
+class PointKeyDoc(PairDoc):
+    concurrency: int
+
+
 @dataclass(frozen=True, kw_only=True, order=True)
 class ServerKey:
     config: str
@@ -37,8 +55,13 @@ class ServerKey:
     runner_label: str | None
     image_family: str | None
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> ServerDoc:
+        return {
+            "config": self.config,
+            "fingerprint": self.fingerprint,
+            "runner_label": self.runner_label,
+            "image_family": self.image_family,
+        }
 
 
 @dataclass(frozen=True, kw_only=True, order=True)
@@ -51,7 +74,7 @@ class PointKey:
     def pair(self) -> str:
         return f"{self.isl}x{self.osl}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PointKeyDoc:
         return {"isl": self.isl, "osl": self.osl, "concurrency": self.concurrency}
 
 

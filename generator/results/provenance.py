@@ -9,13 +9,57 @@ the summary and history jobs belong to the run they describe), else by the recor
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict, cast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from generator.results.store import Store
+
+
+class ImageRow(TypedDict):
+    """An image of the CURRENT records, with its versions (_IMAGES)."""
+
+    requested: str | None
+    tag: str | None
+    digest: str | None
+    pinned: str | None
+    sglang_version: str | None
+    sglang_commit: str | None
+    atom_version: str | None
+    aiter_version: str | None
+    rocm_version: str | None
+    jobs: int
+    records: int
+
+
+class RunnerRow(TypedDict):
+    name: str | None
+    label: str | None
+    gpu: str | None
+    records: int
+
+
+class ProvenanceDoc(TypedDict):
+    images: list[ImageRow]
+    runners: list[RunnerRow]
+    catalog_commits: list[str]
+
+
+class RunDoc(TypedDict, total=False):
+    """The GitHub run of the records (run_info; a summary without one has none of it)."""
+
+    workflow: str | None
+    number: int | None
+    id: str | None
+    attempt: str | None
+    repository: str | None
+    url: str | None
+    event: str | None
+    ref: str | None
+    sha: str | None
+
 
 _IMAGES = """
 SELECT image AS requested, image_tag AS tag, image_digest AS digest, image_pinned AS pinned,
@@ -43,20 +87,20 @@ VERSION_NAMES = {
 }
 
 
-def provenance(store: Store) -> dict[str, Any]:
+def provenance(store: Store) -> ProvenanceDoc:
     """The images, runners and catalog commits of the CURRENT records."""
     commits = store.rows(
         "SELECT DISTINCT catalog_commit FROM records WHERE role = 'current' "
         "AND catalog_commit IS NOT NULL ORDER BY 1"
     )
     return {
-        "images": store.rows(_IMAGES),
-        "runners": store.rows(_RUNNERS),
+        "images": cast("list[ImageRow]", store.rows(_IMAGES)),  # the columns of _IMAGES
+        "runners": cast("list[RunnerRow]", store.rows(_RUNNERS)),  # the columns of _RUNNERS
         "catalog_commits": [r["catalog_commit"] for r in commits],
     }
 
 
-def run_info(store: Store, environ: Mapping[str, str]) -> dict[str, Any]:
+def run_info(store: Store, environ: Mapping[str, str]) -> RunDoc:
     """Workflow, number, id, attempt, repository and link of the run."""
     rows = store.rows(_GITHUB)
     records = rows[0] if rows else {}
@@ -78,7 +122,7 @@ def run_info(store: Store, environ: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def title(run: Mapping[str, Any], fallback: str | None) -> str:
+def title(run: Mapping[str, object], fallback: str | None) -> str:
     """`Benchmark #123 (attempt 2)`, else `Benchmark run 987654`, else `fallback`."""
     workflow = run.get("workflow")
     attempt = run.get("attempt")
@@ -98,6 +142,6 @@ def short_digest(digest: str | None) -> str | None:
     return f"{algorithm}:{value[:12]}" if value else digest[:19]
 
 
-def versions_text(image: Mapping[str, Any], shown: Callable[[object], str] = str) -> str:
+def versions_text(image: Mapping[str, object], shown: Callable[[object], str] = str) -> str:
     """`SGLang 0.5.6 · ATOM 0.1 · AITER - · ROCm 7.0.2`, each version as `shown` writes it."""
     return " · ".join(f"{VERSION_NAMES[k]} {shown(image.get(k) or '-')}" for k in VERSIONS)

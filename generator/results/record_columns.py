@@ -4,7 +4,7 @@ needs to be one (its identity, validity and start time)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypeAlias
 
 _METRICS = (
     "duration_s", "output_throughput", "output_throughput_per_gpu", "total_token_throughput",
@@ -18,9 +18,10 @@ _PROVENANCE = (
     "catalog_commit",
 )  # fmt: skip
 _STRING = "VARCHAR"
+Structure: TypeAlias = "dict[str, str | Structure]"  # a field's DuckDB type, or a STRUCT's
 # The typed shape DuckDB reads: only what the commands use. A value of the wrong type
 # reads as NULL; a record that lacks its identity is reported by SHAPE below.
-STRUCTURE: dict[str, Any] = {
+STRUCTURE: Structure = {
     **dict.fromkeys(
         ("schema", "id", "kind", "config", "case", "name", "job_id", "suite", "display",
          "model_path", "server_fingerprint", "runner_label", "spec"),

@@ -29,6 +29,7 @@ from generator.results.store_json import add_json
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from generator.results.record import Problem
 
@@ -172,7 +173,7 @@ class Store:
         self._refresh_runs()
         return run
 
-    def compact_starts(self, files: Sequence[str]) -> dict[str, Any]:
+    def compact_starts(self, files: Sequence[str]) -> dict[str, datetime | None]:
         """The earliest record start in each of the compact `files`."""
         if not files:
             return {}

@@ -11,9 +11,12 @@ them). A verdicts file kept in a manifest years ago still reads.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, TypedDict, cast
 
+from generator.catalog.regression import PolicyDoc
 from generator.core import jsonread
+from generator.results.expected import PointIdentity
+from generator.results.history import ServerDoc
 from generator.results.record import ResultsError
 from generator.results.shown_events import event_of, made_up_events
 from generator.results.shown_verdicts import (
@@ -29,7 +32,98 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from generator.results.gates import GateDoc
+    from generator.results.history import PairDoc, PointKeyDoc
+
 SCHEMA_PREFIX = "sglang-ci/verdicts/"
+
+
+class MetricDoc(TypedDict):
+    """One metric of a point (verdicts/model.py's MetricVerdict)."""
+
+    metric: str
+    verdict: str
+    current: float
+    baseline: float | None
+    band: float | None
+    change: float | None
+    low: float | None
+    high: float | None
+    runs: int  # the reference's runs
+    previous: float | None
+    note: str | None
+
+
+class PointDoc(PointIdentity):
+    verdict: str
+    reason: str | None
+    metrics: dict[str, MetricDoc]
+
+
+class CurveDoc(ServerDoc):
+    """One ISL/OSL pair of a server; `interactivity` and `compared` are always null."""
+
+    pair: str
+    isl: int
+    osl: int
+    verdict: str
+    interactivity: None
+    change: float | None
+    compared: None
+    note: str | None
+
+
+class EventDoc(TypedDict):
+    id: str
+    state: str
+    confirmed_by: str | None
+    confirmed_in: str | None
+    new_confirmation: bool
+    cause: str | None
+    config: str
+    server: ServerDoc
+    first_bad_run: str
+    last_good_run: str | None
+    runs: int
+    points: list[PointKeyDoc]
+    curves: list[PairDoc]
+    metrics: list[str]
+    changes: dict[str, dict[str, float]]  # metric -> change, low, high
+    differences: dict[str, list[str | None]]  # what -> [before, after]
+    how: list[str]
+
+
+class VerdictsPolicy(PolicyDoc):
+    source: str
+
+
+class MissingCase(TypedDict):
+    id: str
+    case: str
+
+
+class VerdictsDoc(TypedDict):
+    """The verdicts JSON of `results compare --json` (verdicts/comparison.py writes it)."""
+
+    schema: str
+    current: str
+    history_runs: int
+    policy: VerdictsPolicy
+    exit_code: int
+    outcome: Literal["pass", "fail"]
+    reason: str | None
+    causes: list[str]
+    missing: int
+    regressions: int
+    confirmed: list[str]
+    invalid: list[str]
+    counts: dict[str, dict[str, int]]
+    events: list[EventDoc]
+    gates: list[GateDoc]
+    missing_cases: list[MissingCase]
+    problems: list[str]
+    points: list[PointDoc]
+    curves: list[CurveDoc]
 
 
 def _metrics(raw: Mapping[str, Any] | Iterable[Any] | None) -> tuple[MetricVerdict, ...]:
@@ -105,7 +199,7 @@ def read(data: object) -> Verdicts:
     )
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path) -> VerdictsDoc:
     """A verdicts file as written by `results compare --json --out`: refused (exit 2)
     unless it is that (the Markdown an earlier workflow wrote there is not)."""
     try:
@@ -119,4 +213,4 @@ def load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIX):
         msg = f"{path}: not the verdicts of results compare --json"
         raise ResultsError(msg)
-    return data
+    return cast("VerdictsDoc", data)  # written by `results compare --json` (Comparison)

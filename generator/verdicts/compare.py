@@ -38,12 +38,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from generator.catalog.regression import Policy
+    from generator.results.expected import PointIdentity
     from generator.verdicts.model import MetricVerdict
 
 LATENCY = ("median_ttft_ms", "median_tpot_ms")
-IDENTITY = (
-    "config", "pair", "isl", "osl", "concurrency", "fingerprint", "runner_label", "image_family",
-)  # fmt: skip
 
 
 def _missing_reason(row: dict[str, Any]) -> str | None:
@@ -108,7 +106,16 @@ def compare(
         "SELECT * FROM records WHERE role = 'current' AND kind = 'point' "
         "ORDER BY config, isl, osl, concurrency, id"
     ):
-        identity = {k: row[k] for k in IDENTITY}
+        identity: PointIdentity = {
+            "config": row["config"],
+            "pair": row["pair"],
+            "isl": row["isl"],
+            "osl": row["osl"],
+            "concurrency": row["concurrency"],
+            "fingerprint": row["fingerprint"],
+            "runner_label": row["runner_label"],
+            "image_family": row["image_family"],
+        }
         missing = _missing_reason(row)
         if missing or not row["valid"] or row["status"] != "ok":
             verdict = MISSING if missing else INVALID
@@ -146,7 +153,7 @@ def compare(
 
 
 def _order(key: ServerKey) -> tuple[str, ...]:
-    return tuple(v or "" for v in key.as_dict().values())
+    return tuple(v or "" for v in (key.config, key.fingerprint, key.runner_label, key.image_family))
 
 
 def _trade_offs(results: list[MetricVerdict]) -> list[MetricVerdict]:

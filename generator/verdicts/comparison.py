@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from generator.catalog.regression import weight
 from generator.core.logtext import one_line
@@ -17,8 +16,10 @@ from generator.verdicts.model import CONFIRMED
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.regression import Policy
+    from generator.results.expected import PointIdentity
     from generator.results.gates import Gate
     from generator.results.history import ServerKey
+    from generator.results.verdicts_json import CurveDoc, EventDoc, PointDoc, VerdictsDoc
     from generator.verdicts.model import CurveVerdict, Event, MetricVerdict
 
 SCHEMA = "sglang-ci/verdicts/2"
@@ -26,12 +27,12 @@ SCHEMA = "sglang-ci/verdicts/2"
 
 @dataclass(frozen=True, kw_only=True)
 class PointResult:
-    identity: dict[str, Any]
+    identity: PointIdentity
     verdict: str
     reason: str | None
     metrics: tuple[MetricVerdict, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PointDoc:
         return {
             **self.identity,
             "verdict": self.verdict,
@@ -45,7 +46,7 @@ class CurveOut:
     server: ServerKey
     result: CurveVerdict
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CurveDoc:
         r = self.result
         return {
             "config": self.server.config,
@@ -63,7 +64,7 @@ class CurveOut:
         }
 
 
-def event_dict(e: Event) -> dict[str, Any]:
+def event_dict(e: Event) -> EventDoc:
     return {
         "id": e.id,
         "state": e.state,
@@ -172,7 +173,7 @@ class Comparison:
             "events": dict(Counter(e.state for e in self.events)),
         }
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> VerdictsDoc:
         return {
             "schema": SCHEMA,
             "current": self.current,

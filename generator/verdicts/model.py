@@ -11,6 +11,7 @@ from typing import Any
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.results.history import PointKey, ServerKey
+    from generator.results.verdicts_json import MetricDoc
 
 SUSPECTED, CONFIRMED, CLEARED = "suspected", "confirmed", "cleared"
 
@@ -43,8 +44,20 @@ class MetricVerdict:
     previous: float | None
     note: str | None = None
 
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+    def as_dict(self) -> MetricDoc:
+        return {
+            "metric": self.metric,
+            "verdict": self.verdict,
+            "current": self.current,
+            "baseline": self.baseline,
+            "band": self.band,
+            "change": self.change,
+            "low": self.low,
+            "high": self.high,
+            "runs": self.runs,
+            "previous": self.previous,
+            "note": self.note,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)

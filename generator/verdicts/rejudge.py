@@ -8,7 +8,7 @@ data is the night's matrix's, not the history's)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 from generator.core import jsonread
 from generator.results.load import open_store
@@ -18,9 +18,26 @@ from generator.verdicts.compare import compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from generator.catalog.regression import Policy
+
+_Key = TypeVar("_Key")
+
+
+class ReplayedDoc(TypedDict):
+    run: str
+    same: bool
+    differences: list[str]
+
+
+class Summary(TypedDict):
+    """Event id -> state, first bad and last good run, what confirmed it; measured point
+    (config, pair, concurrency) -> its verdict."""
+
+    events: dict[str, tuple[str, str, str | None, str | None]]
+    points: dict[tuple[str, str, int], str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,12 +46,13 @@ class Replayed:
     same: bool
     differences: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ReplayedDoc:
         return {"run": self.run, "same": self.same, "differences": list(self.differences)}
 
 
-def summary(verdicts: Any) -> dict[str, Any]:  # noqa: ANN401 (a verdicts document)
-    """What must agree: each event's identity and fate, each measured point's verdict."""
+def summary(verdicts: Mapping[str, Any]) -> Summary:
+    """What must agree: each event's identity and fate, each measured point's verdict, of
+    a verdicts JSON of any schema (a manifest's may be years old)."""
     events = {
         e["id"]: (e["state"], e["first_bad_run"], e["last_good_run"], e.get("confirmed_by"))
         for e in verdicts.get("events") or []
@@ -47,16 +65,14 @@ def summary(verdicts: Any) -> dict[str, Any]:  # noqa: ANN401 (a verdicts docume
     return {"events": events, "points": points}
 
 
-def _differences(wrote: dict[str, Any], again: dict[str, Any]) -> list[str]:
-    out = []
-    for what in ("events", "points"):
-        a, b = wrote[what], again[what]
-        out += [
-            f"{what[:-1]} {k}: {a.get(k)} -> {b.get(k)}"
-            for k in sorted(set(a) | set(b), key=str)
-            if a.get(k) != b.get(k)
-        ]
-    return out
+def _differences(wrote: Summary, again: Summary) -> list[str]:
+    events = _changed("event", wrote["events"], again["events"])
+    return events + _changed("point", wrote["points"], again["points"])
+
+
+def _changed(what: str, a: Mapping[_Key, object], b: Mapping[_Key, object]) -> list[str]:
+    keys = sorted(set(a) | set(b), key=str)
+    return [f"{what} {k}: {a.get(k)} -> {b.get(k)}" for k in keys if a.get(k) != b.get(k)]
 
 
 def replay_history(history: Path, policy: Policy, source: str) -> list[Replayed]:

@@ -6,10 +6,16 @@ from __future__ import annotations
 from generator.report.summarize import SCHEMA, Summary
 from generator.report.summary_markdown import _runner, _url, markdown
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.provenance import ImageRow
+
 
 def summary() -> Summary:
-    image = {"requested": "rocm/x:tag", "digest": "sha256:" + "ab" * 32, "sglang_commit": None,
-             "jobs": 2, "sglang_version": "0.5.6"}  # fmt: skip
+    image: ImageRow = {"requested": "rocm/x:tag", "tag": "tag", "digest": "sha256:" + "ab" * 32,
+                       "pinned": None, "sglang_version": "0.5.6", "sglang_commit": None,
+                       "atom_version": None, "aiter_version": None, "rocm_version": None,
+                       "jobs": 2, "records": 3}  # fmt: skip
     return {"schema": SCHEMA, "run": None, "compare": None, "started_at": None, "judged": False,
             "headline": None, "title": "Benchmark #6", "event_lines": [], "verdicts": None,
             "missing_jobs": [], "missing_points": [], "gates": [], "failures": [],

@@ -10,6 +10,10 @@ from generator.verdicts.comparison import Comparison, CurveOut, PointResult, eve
 from generator.verdicts.model import Change, CurveVerdict, Event
 from tests.series_gen import KEY
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.expected import PointIdentity
+
 THROUGHPUT = "output_throughput_per_gpu"
 EVENT = Event(
     id="ev-1", server=KEY, onset=2, first_bad_run="run-2", last_good_run="run-1",
@@ -25,7 +29,11 @@ EVENT = Event(
 )  # fmt: skip
 # Confirmed, but smaller than throughput's min_change (5%): reported, never failed on.
 SMALL = replace(EVENT, id="ev-2", changes={THROUGHPUT: Change(change=-0.001, low=-0.002, high=0.0)})
-POINT = PointResult(identity={"config": KEY.config}, verdict="regression", reason=None, metrics=())
+IDENTITY: PointIdentity = {
+    "config": KEY.config, "pair": "1024x1024", "isl": 1024, "osl": 1024, "concurrency": 4,
+    "fingerprint": "fp-a", "runner_label": "mi355", "image_family": "rocm/x",
+}  # fmt: skip
+POINT = PointResult(identity=IDENTITY, verdict="regression", reason=None, metrics=())
 CURVE = CurveVerdict(pair=(1024, 1024), verdict="regression", change=-0.1)
 RUN = Comparison(
     policy=Policy(), policy_source="defaults", current="run-3", history_runs=3, points=(POINT,),
@@ -72,6 +80,4 @@ def test_the_verdicts_json() -> None:
             "note": None,
         }
     ]  # fmt: skip
-    assert data["points"] == [
-        {"config": "ds-fp8-tp8", "verdict": "regression", "reason": None, "metrics": {}}
-    ]
+    assert data["points"] == [{**IDENTITY, "verdict": "regression", "reason": None, "metrics": {}}]
