@@ -3,18 +3,16 @@ their counts, the gates, then every curve and point not plainly `ok` (most sever
 
 from __future__ import annotations
 
-from typing import Any
-
 from generator.core.logtext import md_text as text
 from generator.report.markdown import SHORT, from_template, percent
 from generator.results.verdict import IMPROVED, OK, SEVERITY
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from generator.results.verdicts_json import EventDoc, MetricDoc, PointDoc, VerdictsDoc
 
 
-def _outcome(data: Mapping[str, Any]) -> str:
+def _outcome(data: VerdictsDoc) -> str:
     policy = data["policy"]
     parts = []
     if data["confirmed"]:
@@ -32,21 +30,21 @@ def _outcome(data: Mapping[str, Any]) -> str:
     return f"**{verdict}**" + (": " + "; ".join(parts) if parts else ": no new regression")
 
 
-def _note(m: dict[str, Any]) -> str:
+def _note(m: MetricDoc) -> str:
     text = f"{m['runs']} runs"
     if m["band"] is not None:
         text = f"band {m['band']:.1%}, " + text
     return f"{text}; {m['note']}" if m.get("note") else text
 
 
-def _size(changes: dict[str, Any]) -> str:
+def _size(changes: dict[str, dict[str, float]]) -> str:
     return "; ".join(
         f"{SHORT.get(m, m)} {percent(c['change'])} [{percent(c['low'])}, {percent(c['high'])}]"
         for m, c in changes.items()
     )
 
 
-def _event(e: dict[str, Any]) -> tuple[object, ...]:
+def _event(e: EventDoc) -> tuple[object, ...]:
     """An event's row of the events' table."""
     what = ", ".join(
         [f"{p['isl']}x{p['osl']} c={p['concurrency']}" for p in e["points"]]
@@ -70,9 +68,9 @@ def _rank(item: tuple[str, int]) -> int:
     return SEVERITY.index(item[0]) if item[0] in SEVERITY else len(SEVERITY)
 
 
-def markdown(data: Mapping[str, Any]) -> list[str]:
+def markdown(data: VerdictsDoc) -> list[str]:
     policy = data["policy"]
-    points: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    points: list[tuple[PointDoc, MetricDoc | None]] = []
     for p in sorted(data["points"], key=lambda p: SEVERITY.index(p["verdict"])):
         if p["verdict"] in (OK, IMPROVED) and not p["reason"]:
             continue

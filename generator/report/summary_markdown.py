@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from generator.core.logtext import md_code as code
 from generator.core.logtext import md_text as text
@@ -14,9 +13,8 @@ from generator.results.provenance import short_digest, versions_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from generator.report.summarize import ShownMetric, Summary
+    from generator.results.provenance import RunnerRow
 
 # What compare_text needs of a compare JSON to print it in full.
 _COMPARE_KEYS = {"policy", "counts", "events", "gates", "missing_cases", "curves", "points",
@@ -99,7 +97,7 @@ def _run(data: Summary) -> str:
     return " · ".join(facts)
 
 
-def _runner(r: Mapping[str, Any]) -> str:
+def _runner(r: RunnerRow) -> str:
     """A runner of the run: its name and label, or its label when the job reported no
     name (RUNNER_NAME unset), its GPU, and how many records it made."""
     gpu = text(r["gpu"] or "GPU unknown")
@@ -121,7 +119,8 @@ def markdown(data: Summary) -> list[str]:
     outcome = _outcome(data)
     if data.get("headline") and not any(line.startswith("- ") for line in outcome):
         outcome = []
-    compare: Mapping[str, object] = data.get("compare") or {}
+    compare = data["compare"]
+    compared = compare_text.markdown(compare) if compare and set(compare) >= _COMPARE_KEYS else None
     return from_template(
         "summary.md.j2",
         data=data,
@@ -129,7 +128,7 @@ def markdown(data: Summary) -> list[str]:
         outcome=outcome,
         run=_run(data),
         runners=[_runner(r) for r in data["provenance"]["runners"]],
-        compare=compare_text.markdown(compare) if set(compare) >= _COMPARE_KEYS else None,
+        compare=compared,
         status=", ".join(f"{k} {n}" for k, n in sorted(data["points"]["status"].items())),
         changes=_changes,
         short_digest=short_digest,

@@ -3,12 +3,16 @@ the outcome, the policy in words, the counts and each point not plainly ok."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from generator.report.compare_text import markdown
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.verdicts_json import VerdictsDoc
 
-def compare(**extra: Any) -> dict[str, Any]:
+
+def compare(**extra: Any) -> VerdictsDoc:
     policy = {"window": 30, "min_runs": 3, "min_change": {"output_throughput_per_gpu": 0.05},
               "significance": {"suspect": 1.5, "confirm": 3.0, "point": 3.5},
               "on_regression": "fail", "on_gate": "fail", "source": "defaults"}  # fmt: skip
@@ -16,10 +20,11 @@ def compare(**extra: Any) -> dict[str, Any]:
             "baseline": 100.0, "change": 0.1, "band": None, "runs": 5, "note": None}  # fmt: skip
     point = {"config": "ds", "pair": "1024x1024", "concurrency": 4, "verdict": "suspected",
              "reason": None, "metrics": {"median_ttft_ms": ttft}}  # fmt: skip
-    return {"current": "run-2", "history_runs": 5, "policy": policy, "confirmed": [],
+    data = {"current": "run-2", "history_runs": 5, "policy": policy, "confirmed": [],
             "gates": [], "reason": None, "missing": 0, "exit_code": 0, "events": [],
             "counts": {"points": {"ok": 1, "suspected": 1}}, "missing_cases": [], "curves": [],
             "points": [point], "problems": [], **extra}  # fmt: skip
+    return cast("VerdictsDoc", data)
 
 
 def test_a_suspicion_reads_as_a_pass_with_its_point_in_the_table() -> None:

@@ -8,7 +8,7 @@ from generator.report.summary_markdown import _runner, _url, markdown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.results.provenance import ImageRow
+    from generator.results.provenance import ImageRow, RunnerRow
 
 
 def summary() -> Summary:
@@ -69,5 +69,5 @@ def test_a_link_is_only_an_https_url_that_stays_in_its_destination() -> None:
 
 
 def test_a_runner_is_named_with_its_label_and_gpu() -> None:
-    named = {"name": "r-1", "label": "mi355", "gpu": "MI355X", "records": 2}
+    named: RunnerRow = {"name": "r-1", "label": "mi355", "gpu": "MI355X", "records": 2}
     assert _runner(named) == "`r-1` (mi355, MI355X) x2"
