@@ -1,6 +1,7 @@
 """The size of generator/ as issue reviews measure it: modules, their median and largest
-length in lines, and its code lines (no blank line, comment or docstring), at a git ref
-or in the working tree.
+length in lines, its code lines (no blank line, comment or docstring) and the lines of its
+declared documents (classes of field annotations alone: TypedDicts), at a git ref or in the
+working tree.
 
     python scripts/code_size.py [REF ...]
 """
@@ -19,9 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
 
 
-def code_lines(source: str) -> int:
-    """Lines holding a token of code: blank lines, comments and docstrings left out."""
-    docs: set[int] = set()
+def code_lines(source: str, leave_out: set[int] | None = None) -> int:
+    """Lines holding a token of code: blank lines, comments, docstrings and the lines of
+    `leave_out` left out."""
+    docs: set[int] = set(leave_out or ())
     for node in ast.walk(ast.parse(source)):
         body = getattr(node, "body", None)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
@@ -33,6 +35,24 @@ def code_lines(source: str) -> int:
         if tok.type not in SKIP and tok.type != tokenize.ENDMARKER:
             lines.update(n for n in range(tok.start[0], tok.end[0] + 1) if n not in docs)
     return len(lines)
+
+
+def declared(source: str) -> set[int]:
+    """The lines of classes whose body is field annotations alone (and a docstring): the
+    documents' declarations (TypedDicts)."""
+    return {
+        n
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef)
+        and all(
+            isinstance(b, ast.AnnAssign)
+            or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))
+            for b in node.body
+        )
+        and any(isinstance(b, ast.AnnAssign) for b in node.body)
+        and not node.decorator_list
+        for n in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
 
 
 def sources(ref: str | None) -> dict[str, str]:
@@ -58,8 +78,10 @@ def main(refs: list[str | None]) -> None:
         found = sources(ref)
         sizes = [text.count("\n") for text in found.values()]
         code = sum(code_lines(text) for text in found.values())
+        rest = sum(code_lines(text, declared(text)) for text in found.values())
         print(f"{ref or 'working tree'}: {len(sizes)} modules, median {statistics.median(sizes)} "
-              f"lines, largest {max(sizes)}; {sum(sizes)} lines, {code} of them code")  # fmt: skip
+              f"lines, largest {max(sizes)}; {sum(sizes)} lines, {code} of them code, "
+              f"{code - rest} of those in declared documents")  # fmt: skip
 
 
 if __name__ == "__main__":
