@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def _changes(p: PointVerdict) -> str:
     shown = [m for m in p.metrics if m.verdict in MARKED] or list(p.metrics)
-    return ", ".join(f"{SHORT.get(m.metric, m.metric)} {pct(m.change)}" for m in shown)
+    return ", ".join(f"{SHORT.get(m.metric, m.metric)} {pct(m.change)}".strip() for m in shown)
 
 
 def curve(

@@ -72,7 +72,7 @@ def test_each_marked_point_of_the_pair_sits_on_the_latest_curve_with_what_moved(
         [79.0], [190.0], ["regression at c=4: tok/s/GPU -8.0%"],
     )  # fmt: skip
     assert (suspected["x"], suspected["text"]) == (
-        [48.0], ["suspected at c=16: TTFT +1.0%, p99_itl_ms "],
+        [48.0], ["suspected at c=16: TTFT +1.0%, p99_itl_ms"],
     )  # fmt: skip
 
 
