@@ -22,24 +22,30 @@ from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from pathlib import Path
 
     from generator.core.abjob import ConfirmationEntry
     from generator.core.contract import JobEntry
 
 
-def _job_entries(paths: tuple[Path, ...]) -> list[dict[str, Any]]:
-    """The job entries (those with points) of the matrix files."""
+def _matrix_jobs(paths: tuple[Path, ...]) -> list[Any]:
+    """The entries with points of the matrix files (JSON objects, as read)."""
     return [e for path in paths for e in matrix_entries(path) if "points" in e]
 
 
-def _deriver(root: Path) -> Callable[[Mapping[str, Any]], JobEntry]:
+def _job_entries(paths: tuple[Path, ...]) -> list[JobEntry]:
+    """The job entries of the run's matrix files (written by render/matrices.py, pinned by
+    images/matrix.py)."""
+    return _matrix_jobs(paths)
+
+
+def _deriver(root: Path) -> Callable[[JobEntry], JobEntry]:
     """The caller check's derivation of a job entry from the catalogs under `root`."""
     return functools.partial(job_for, load_catalog(root), sha="this checkout", named=False)
 
 
-def _print(entries: list[dict[str, Any]]) -> None:
+def _print(entries: list[ConfirmationEntry]) -> None:
     sys.stdout.write(json.dumps({"include": entries}, separators=(",", ":")) + "\n")
 
 
@@ -74,7 +80,7 @@ def print_aa(root: Path, *, matrices: tuple[Path, ...], policy_path: Path | None
 def _confirmations(matrices: tuple[Path, ...]) -> list[ConfirmationEntry]:
     """The matrices' confirmation jobs, each checked as the launcher checks it."""
     try:
-        return [check_confirmation(e, "matrix") for e in _job_entries(matrices)]
+        return [check_confirmation(e, "matrix") for e in _matrix_jobs(matrices)]
     except InputError as exc:
         raise ResultsError(str(exc)) from exc
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from generator.catalog.regression import METRICS, Policy
 from generator.confirm import aa_noise
@@ -28,12 +27,12 @@ from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
     from generator.confirm.events import Event, Verdicts
-    from generator.core.abjob import SideImage
-    from generator.core.contract import JobEntry
+    from generator.core.abjob import ConfirmationEntry, ConfirmationFields, SideImage
+    from generator.core.contract import JobEntry, PointEntry
 
 MAX_TIMEOUT_MINUTES = 72 * 60
 THROUGHPUT = "output_throughput_per_gpu"
@@ -55,7 +54,7 @@ def _size(event: Event) -> float:
     return size(c.change for c in event.changes.values())
 
 
-def _job_for(event: Event, jobs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def _job_for(event: Event, jobs: Sequence[JobEntry]) -> JobEntry | None:
     s = event.server
     for job in jobs:
         if (
@@ -67,13 +66,11 @@ def _job_for(event: Event, jobs: Sequence[dict[str, Any]]) -> dict[str, Any] | N
     return None
 
 
-def _points(
-    event: Event, job: dict[str, Any], verdicts: Verdicts, most: int
-) -> list[dict[str, Any]]:
+def _points(event: Event, job: JobEntry, verdicts: Verdicts, most: int) -> list[PointEntry]:
     wanted = {(p.isl, p.osl, p.concurrency) for p in event.points}
     metrics = event.metrics or (THROUGHPUT,)
 
-    def change(point: dict[str, Any]) -> float:
+    def change(point: PointEntry) -> float:
         key = (event.server.key(), point["isl"], point["osl"], point["concurrency"])
         got = verdicts.point_changes.get(key, {})
         return size(got.get(m) for m in metrics)
@@ -82,7 +79,7 @@ def _points(
     return sorted(chosen, key=lambda p: (-change(p), p["id"]))[:most]
 
 
-def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) -> int:
+def _timeout(job: JobEntry, points: list[PointEntry], policy: Policy) -> int:
     """Every A/B step with restarts (the longer form), twice over, within 72 hours."""
     c = policy.confirm
     per = float(ab_order.launches(ab_order.RESTART, c.repeats) * job["startup_minutes"])
@@ -93,16 +90,16 @@ def _timeout(job: dict[str, Any], points: list[dict[str, Any]], policy: Policy) 
 
 def build(
     verdicts: Verdicts,
-    jobs: Sequence[dict[str, Any]],
+    jobs: Sequence[JobEntry],
     history: Path,
     policy: Policy,
-    derive: Callable[[Mapping[str, Any]], JobEntry],
-) -> tuple[list[dict[str, Any]], list[Skipped]]:
+    derive: Callable[[JobEntry], JobEntry],
+) -> tuple[list[ConfirmationEntry], list[Skipped]]:
     """The confirmation matrix's entries and the events left out, with why. `derive` gives
     the catalogs' job entry for a job's config, server mode and some of its points (the
     function the caller check derives it with: `expand.rederive.job_for`)."""
     c = policy.confirm
-    entries: list[dict[str, Any]] = []
+    entries: list[ConfirmationEntry] = []
     skipped: list[Skipped] = []
     if not c.enabled:
         return [], []
@@ -145,46 +142,48 @@ def build(
 
 
 def entry(
-    job: dict[str, Any],
+    job: JobEntry,
     derived: JobEntry,
-    points: list[dict[str, Any]],
+    points: list[PointEntry],
     policy: Policy,
     event: str,
     metrics: Sequence[str],
     sides: tuple[SideImage, SideImage, list[SideImage]],
     noise: ab_noise.Noise | None,
-) -> dict[str, Any]:
+) -> ConfirmationEntry:
     """An A/B job: the run's `job` as the catalogs derive it for `points`, with the
     confirmation block of `event` (`sides`: A, B and the candidates between them).
     `noise`: what the A/As of the runner label measured (aa_noise.py); None: the A/B
     takes ab_noise.DEFAULT_NOISE."""
     c = policy.confirm
     a, b, between = sides
+    conf: ConfirmationFields = {
+        "event": event,
+        "repeats": c.repeats,
+        "level": c.level,
+        "metrics": {
+            m: {"higher_is_better": METRICS[m], "min_change": policy.change(m)} for m in metrics
+        },
+        "a": a,
+        "b": b,
+        "candidates": between,
+        "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
+    }
+    if noise is not None:
+        conf["noise"] = {"launch": noise.launch, "point": noise.point, "source": noise.source}
     return {
         **job,
         **derived,
         "timeout_minutes": _timeout(job, points, policy),
-        "confirmation": {
-            "event": event,
-            "repeats": c.repeats,
-            "level": c.level,
-            "metrics": {
-                m: {"higher_is_better": METRICS[m], "min_change": policy.change(m)} for m in metrics
-            },
-            "a": a,
-            "b": b,
-            "candidates": between,
-            "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
-            **({} if noise is None else {"noise": noise.as_dict()}),
-        },
+        "confirmation": conf,
     }
 
 
 def aa_entries(
-    jobs: Sequence[dict[str, Any]],
+    jobs: Sequence[JobEntry],
     policy: Policy,
-    derive: Callable[[Mapping[str, Any]], JobEntry],
-) -> list[dict[str, Any]]:
+    derive: Callable[[JobEntry], JobEntry],
+) -> list[ConfirmationEntry]:
     """An A/A per job of a selected matrix (`sglang-ci dispatch`): its first `max_points`
     points on its image on both sides, as an A/B of the same catalogs would measure them
     (aa_noise.py); refused when a job's image is not pinned by digest."""
@@ -208,7 +207,7 @@ def aa_entries(
     return entries
 
 
-def markdown(entries: Sequence[dict[str, Any]], skipped: Sequence[Skipped]) -> list[str]:
+def markdown(entries: Sequence[ConfirmationEntry], skipped: Sequence[Skipped]) -> list[str]:
     if not entries and not skipped:
         return []
     lines = ["### A/B confirmation jobs", ""]

@@ -4,21 +4,46 @@ reader, and how the run summary and the tracking issues write it (Markdown)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from generator.core import ab_verdict, jsonread
+from generator.core.abjob import StepSummary
 from generator.core.logtext import md_code as code
 from generator.core.logtext import md_text as text
 from generator.results.record import ResultsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from generator.core.abjob import SideImage
+    from generator.core.abjob import Judged, SideImage
 
 MISSING = "missing"
+
+
+class StepDocument(StepSummary):
+    """A step of an outcome: ab.json's, with its turns measured and each point's judgements."""
+
+    turns: int
+    expected: int
+    points: dict[str, list[Judged]]
+
+
+class OutcomeDocument(TypedDict):
+    """One event's outcome as `sglang-ci confirm outcomes --json` writes it."""
+
+    event: str
+    job_id: str
+    config: str
+    mode: str | None
+    repeats: int
+    result: str
+    steps: list[StepDocument]
+    first_bad: SideImage | None
+    exact: bool
+    between: list[SideImage] | None
+    versions: dict[str, dict[str, str | None]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +58,19 @@ class Step:
     expected: int
     # per point id: each metric's ratio B / A over the repeats, with its interval
     points: tuple[tuple[str, tuple[ab_verdict.Judgement, ...]], ...] = ()
+
+    def as_dict(self) -> StepDocument:
+        return {
+            "step": self.step,
+            "candidate": self.candidate,
+            "a": self.a,
+            "b": self.b,
+            "verdict": self.verdict,
+            "turns": self.turns,
+            "expected": self.expected,
+            "judgements": [dict(j.__dict__) for j in self.judgements],
+            "points": {p: [dict(j.__dict__) for j in js] for p, js in self.points},
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,7 +88,7 @@ class Outcome:
     between: tuple[SideImage, SideImage] | None = None  # last known good, first known bad
     versions: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> OutcomeDocument:
         return {
             "event": self.event,
             "job_id": self.job_id,
@@ -58,14 +96,7 @@ class Outcome:
             "mode": self.mode,
             "repeats": self.repeats,
             "result": self.result,
-            "steps": [
-                {
-                    **{k: v for k, v in s.__dict__.items() if k not in ("judgements", "points")},
-                    "judgements": [dict(j.__dict__) for j in s.judgements],
-                    "points": {p: [dict(j.__dict__) for j in js] for p, js in s.points},
-                }
-                for s in self.steps
-            ],
+            "steps": [s.as_dict() for s in self.steps],
             "first_bad": self.first_bad,
             "exact": self.exact,
             "between": list(self.between) if self.between else None,
@@ -73,7 +104,7 @@ class Outcome:
         }
 
 
-def from_dict(data: dict[str, Any]) -> Outcome:
+def from_dict(data: Mapping[str, Any]) -> Outcome:
     """An outcome read back from `Outcome.as_dict()`."""
     steps = tuple(
         Step(
@@ -115,7 +146,7 @@ def load(path: Path) -> dict[str, Outcome]:
     return {o.event: o for o in (from_dict(d) for d in data)}
 
 
-def short(image: SideImage | dict[str, Any] | None) -> str:
+def short(image: SideImage | None) -> str:
     """An image as a summary names it: its tag and short digest."""
     if not image:
         return "-"

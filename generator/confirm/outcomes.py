@@ -12,7 +12,7 @@ import dataclasses
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from generator.confirm.outcome import MISSING, Outcome, Step
 from generator.core import ab_verdict, bisection, jsonread
@@ -22,15 +22,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from generator.core.abjob import ConfirmationEntry, SideImage
+    from generator.core.abjob import ConfirmationEntry, SideImage, TurnDocument
 
 
 DOCUMENT = "sglang-ci/confirmation/1"
 
 
-def documents(folder: Path) -> list[dict[str, Any]]:
+def documents(folder: Path) -> list[TurnDocument]:
     """Every confirmation document below `folder` (other JSON is ignored)."""
-    out = []
+    out: list[TurnDocument] = []
     for top, dirs, files in os.walk(folder):
         dirs.sort()
         for name in sorted(files):
@@ -41,11 +41,11 @@ def documents(folder: Path) -> list[dict[str, Any]]:
             except (OSError, ValueError):
                 continue
             if isinstance(data, dict) and data.get("schema") == DOCUMENT:
-                out.append(data)
+                out.append(cast("TurnDocument", data))  # written by launch/ab_steps.py
     return out
 
 
-def measurement(doc: dict[str, Any]) -> ab_verdict.Measurement:
+def measurement(doc: TurnDocument) -> ab_verdict.Measurement:
     """One turn of an A/B from its document: its metrics when its record is valid."""
     record = doc.get("record")
     valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
@@ -68,7 +68,7 @@ def _rules(entry: ConfirmationEntry) -> dict[str, ab_verdict.Rule]:
     }
 
 
-def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Outcome:
+def judge_entry(entry: ConfirmationEntry, docs: Sequence[TurnDocument]) -> Outcome:
     """The outcome of one A/B job from its documents."""
     conf = entry["confirmation"]
     candidates = tuple(conf["candidates"])
@@ -83,7 +83,7 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
     )
     if not docs:
         return empty
-    by_step: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    by_step: dict[int, list[TurnDocument]] = defaultdict(list)
     for d in docs:
         by_step[int(d["step"])].append(d)
     per_step = len(entry["points"]) * 2 * conf["repeats"]
@@ -144,7 +144,7 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[dict[str, Any]]) -> Out
 def collect(entries: Iterable[ConfirmationEntry], folder: Path | None) -> list[Outcome]:
     """One outcome per job of the confirmation matrix, from the documents under `folder`."""
     docs = documents(folder) if folder is not None and folder.is_dir() else []
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    grouped: dict[tuple[str, str], list[TurnDocument]] = defaultdict(list)
     for d in docs:
         grouped[(str(d.get("event")), str(d.get("job_id")))].append(d)
     return [
@@ -153,11 +153,11 @@ def collect(entries: Iterable[ConfirmationEntry], folder: Path | None) -> list[O
     ]
 
 
-def latest(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def latest(docs: list[TurnDocument]) -> list[TurnDocument]:
     """The documents of an A/B job's latest attempt (a job run again writes its turns
     again, under its attempt's artifact)."""
 
-    def attempt(d: dict[str, Any]) -> int:
+    def attempt(d: TurnDocument) -> int:
         text = str(d.get("run_attempt") or "")
         return int(text) if text.isdigit() else 0
 

@@ -62,6 +62,60 @@ class ConfirmationEntry(JobEntry):
     confirmation: ConfirmationFields
 
 
+Judged = dict[str, str | float | None]
+"""An ab_verdict.Judgement's fields, as the A/B's documents write them."""
+
+
+class TurnDocument(TypedDict):
+    """One turn of an A/B step (schema sglang-ci/confirmation/1): written on the runner
+    (launch/ab_steps.py), judged again by the summary (confirm/outcomes.py)."""
+
+    schema: str
+    event: str
+    job_id: str
+    run_attempt: str | None
+    step: int
+    order: int
+    mode: str
+    side: str
+    repeat: int
+    point: str
+    images: dict[str, SideImage]
+    record: dict[str, Any] | None  # the turn's record (launch/record_doc.py) as read back
+
+
+class StepSummary(TypedDict):
+    """One A/B of `a` against `b`; `candidate`: b's index among the candidates, None for
+    the first A/B."""
+
+    step: int
+    candidate: int | None
+    a: SideImage
+    b: SideImage
+    verdict: str
+    judgements: list[Judged]
+
+
+class BisectSummary(TypedDict):
+    candidates: list[SideImage]
+    good: int
+    bad: int
+    exact: bool
+
+
+class AbSummary(TypedDict):
+    """An A/B job's ab.json (schema sglang-ci/ab/1), written on the runner (launch/ab_steps.py)."""
+
+    schema: str
+    event: str
+    job_id: str
+    mode: str
+    repeats: int
+    verdict: str
+    steps: list[StepSummary]
+    bisect: BisectSummary
+
+
 def _side(data: object, where: str) -> SideImage:
     if not isinstance(data, dict):
         msg = f"{where} must be an object"

@@ -72,19 +72,22 @@ def side_job(
     image: SideImage,
     order: Sequence[ab_order.Turn],
     gate: str | None,
-) -> dict[str, Any]:
+) -> JobEntry:
     """An ordinary benchmark job of one side: the entry's server and client, `image`,
     and the turns' points in order (each `<point id>-r<repeat>`)."""
     points = {p["id"]: p for p in entry["points"]}
-    job: dict[str, Any] = {k: v for k, v in entry.items() if k != "confirmation"}
+    # The entry less its confirmation block: the job check_confirmation checked (check_job).
+    job = cast("JobEntry", {k: v for k, v in entry.items() if k != "confirmation"})
     job.update(
-        id=name,
-        image=image["image"],
-        image_requested=image["image_requested"],
-        image_tag=image["image_tag"],
-        image_digest=image["image_digest"],
-        image_resolution="digest",
-        points=[{**points[t.point], "id": t.tag} for t in order],
+        {
+            "id": name,
+            "image": image["image"],
+            "image_requested": image["image_requested"],
+            "image_tag": image["image_tag"],
+            "image_digest": image["image_digest"],
+            "image_resolution": "digest",
+            "points": [{**points[t.point], "id": t.tag} for t in order],
+        }
     )
     if gate is not None:
         job["turns"] = gate
@@ -99,7 +102,7 @@ def _pump(stream: IO[bytes], prefix: str) -> None:
 class Run:
     """One container of one side: `docker run` of the launcher on a side job."""
 
-    def __init__(self, ctx: Context, job: dict[str, Any], side: str, devices: list[str]) -> None:
+    def __init__(self, ctx: Context, job: JobEntry, side: str, devices: list[str]) -> None:
         folder = ctx.scratch / "ab" / job["id"]
         if folder.exists():
             shutil.rmtree(folder)  # a re-attempt's leftovers, in the job's own scratch
@@ -114,7 +117,7 @@ class Run:
         env = {**ctx.environ, "RESULTS_DIR": str(self.results), "SGLANG_PORT": str(port)}
         passed = sorted({*ctx.passed, "RESULTS_DIR", "SGLANG_PORT"})
         argv = docker_run.container_argv(
-            cast("JobEntry", job),
+            job,
             name=self.name,
             devices=devices,
             workspace=ctx.workspace,

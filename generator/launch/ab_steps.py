@@ -13,7 +13,7 @@ from generator.launch.ab_side import Context, log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.core.abjob import SideImage
+    from generator.core.abjob import AbSummary, SideImage, StepSummary, TurnDocument
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"
@@ -28,7 +28,7 @@ def _document(
     turn: ab_order.Turn,
     images: dict[str, SideImage],
     data: dict[str, Any] | None,
-) -> dict[str, Any]:
+) -> TurnDocument:
     conf = ctx.entry["confirmation"]
     return {
         "schema": SCHEMA,
@@ -42,7 +42,7 @@ def _document(
         "side": turn.side,
         "repeat": turn.repeat,
         "point": turn.point,
-        "images": {side: dict(image) for side, image in images.items()},
+        "images": {side: image.copy() for side, image in images.items()},
         "record": data,
     }
 
@@ -81,10 +81,10 @@ def measure(
     return verdict, judgements
 
 
-def run_steps(ctx: Context) -> dict[str, Any]:
+def run_steps(ctx: Context) -> AbSummary:
     """The confirmation and, when it confirms, the bisection; the job's ab.json."""
     conf = ctx.entry["confirmation"]
-    steps: list[dict[str, Any]] = []
+    steps: list[StepSummary] = []
 
     def one(step: int, b: SideImage, candidate: int | None) -> str:
         verdict, judgements = measure(ctx, step, conf["a"], b)
@@ -92,8 +92,8 @@ def run_steps(ctx: Context) -> dict[str, Any]:
             {
                 "step": step,
                 "candidate": candidate,
-                "a": dict(conf["a"]),
-                "b": dict(b),
+                "a": conf["a"].copy(),
+                "b": b.copy(),
                 "verdict": verdict,
                 "judgements": [dict(j.__dict__) for j in judgements],
             }
@@ -120,7 +120,7 @@ def run_steps(ctx: Context) -> dict[str, Any]:
         "verdict": first,
         "steps": steps,
         "bisect": {
-            "candidates": [dict(c) for c in candidates],
+            "candidates": [c.copy() for c in candidates],
             "good": bounds.good,
             "bad": bounds.bad,
             "exact": bounds.exact,

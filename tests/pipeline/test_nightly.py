@@ -93,7 +93,9 @@ def judged_with_aa(w: World, run: WorkflowRun, config: str) -> None:
     judgement = outcome["steps"][0]["judgements"][0]
     assert judgement["point"] is None
     value = {
-        (d["side"], d["point"], d["repeat"]): d["record"]["metrics"]["output_throughput_per_gpu"]
+        (d["side"], d["point"], d["repeat"]): (d["record"] or {})["metrics"][
+            "output_throughput_per_gpu"
+        ]
         for d in outcomes.documents(folder)
     }
     means = defaultdict(list)

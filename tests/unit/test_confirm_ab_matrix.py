@@ -16,24 +16,24 @@ from tests.unit.test_confirm_issues import event
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from pathlib import Path
 
     from generator.core.contract import JobEntry
 
 POLICY = Policy(confirm=Confirm(enabled=True, repeats=2, max_points=1, bisect=False))
 POINTS = [{"id": "p1", "estimate_minutes": 5}, {"id": "p2", "estimate_minutes": 5}]
-JOB = {"id": "job-1", "config": "ds-tp4", "runner": "mi355", "image": f"rocm/atom@{DIGEST}",
+JOB: Any = {"id": "job-1", "config": "ds-tp4", "runner": "mi355", "image": f"rocm/atom@{DIGEST}",
        "image_digest": DIGEST, "startup_minutes": 10, "timeout_minutes": 60,
        "points": POINTS}  # fmt: skip
 
 
-def derive(job: Mapping[str, Any]) -> JobEntry:
+def derive(job: JobEntry) -> JobEntry:
     return cast("JobEntry", {"derived": [p["id"] for p in job["points"]]})
 
 
 def test_an_a_a_measures_a_jobs_first_points_on_its_image_on_both_sides() -> None:
-    (found,) = aa_entries([JOB], POLICY, derive)
+    (entry,) = aa_entries([JOB], POLICY, derive)
+    found: dict[str, Any] = dict(entry)
     conf = found.pop("confirmation")
     side = {"image": JOB["image"], "image_requested": JOB["image"], "image_tag": "",
             "image_digest": DIGEST, "run": None}  # fmt: skip
@@ -52,8 +52,9 @@ def test_an_a_a_measures_a_jobs_first_points_on_its_image_on_both_sides() -> Non
 
 
 def test_an_a_a_refuses_an_image_not_pinned_by_digest() -> None:
+    unpinned = cast("JobEntry", {**JOB, "image": "rocm/atom:n", "image_digest": None})
     with pytest.raises(ResultsError, match=r"^job job-1: its image rocm/atom:n is not pinned"):
-        aa_entries([{**JOB, "image": "rocm/atom:n", "image_digest": None}], POLICY, derive)
+        aa_entries([unpinned], POLICY, derive)
 
 
 def test_no_a_b_when_confirmation_is_off_and_a_skipped_event_says_why(tmp_path: Path) -> None:

@@ -35,7 +35,11 @@ def test_an_outcome_reads_back_as_it_was_written() -> None:
 def test_an_image_is_named_by_its_tag_and_short_digest_else_its_digest() -> None:
     assert short(A) == "`n1` (`aaaaaaaaaaaa`)"
     assert short(B) == "`rocm/atom:n2` (`bbbbbbbbbbbb`)"
-    assert short({"image_digest": "sha256:" + "c" * 64}) == "`sha256:cccccccccccc`"
+    digest = "sha256:" + "c" * 64
+    untagged = SideImage(
+        image=f"r@{digest}", image_requested="", image_tag="", image_digest=digest, run=None
+    )
+    assert short(untagged) == "`sha256:cccccccccccc`"
     assert short(None) == "-"
 
 

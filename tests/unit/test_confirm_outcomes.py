@@ -2,32 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from generator.confirm.outcome import MISSING, Outcome
-from generator.confirm.outcomes import confirmation_file, judge_entry, latest, measurement
+from generator.confirm.outcomes import DOCUMENT, confirmation_file, judge_entry, latest, measurement
 from generator.core import ab_verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.abjob import TurnDocument
+
+
+def document(attempt: str | None, order: int) -> TurnDocument:
+    return {"schema": DOCUMENT, "event": "ev-1", "job_id": "j", "run_attempt": attempt,
+            "step": 0, "order": order, "mode": "restart", "side": "A", "repeat": 1,
+            "point": "p1", "images": {}, "record": None}  # fmt: skip
 
 
 def test_only_the_latest_attempts_documents_count() -> None:
-    docs: list[dict[str, Any]] = [
-        {"run_attempt": "1", "n": 1},
-        {"run_attempt": "2", "n": 2},
-        {"n": 3},
-    ]
-    assert latest(docs) == [{"run_attempt": "2", "n": 2}]
-    assert latest([{"n": 3}]) == [{"n": 3}]
+    docs = [document("1", 1), document("2", 2), document(None, 3)]
+    assert latest(docs) == [docs[1]]
+    assert latest([docs[2]]) == [docs[2]]
 
 
 def test_a_turn_has_metrics_only_when_its_record_is_valid() -> None:
     turn: dict[str, Any] = {"side": "A", "repeat": "2", "point": "p1"}
     valid = {"validity": {"valid": True}, "metrics": {"output_throughput_per_gpu": 10.0}}
-    assert measurement({**turn, "record": valid}) == ab_verdict.Measurement(
+    assert measurement(cast("TurnDocument", {**turn, "record": valid})) == ab_verdict.Measurement(
         side="A", repeat=2, point="p1", metrics={"output_throughput_per_gpu": 10.0}
     )
     invalid = {**valid, "validity": {"valid": False}}
-    assert measurement({**turn, "record": invalid}).metrics is None
-    assert measurement(turn).metrics is None
+    assert measurement(cast("TurnDocument", {**turn, "record": invalid})).metrics is None
+    assert measurement(cast("TurnDocument", turn)).metrics is None
 
 
 def test_a_job_without_documents_is_missing() -> None:
