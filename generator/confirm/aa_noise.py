@@ -21,7 +21,7 @@ import re
 import tempfile
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from generator.core import ab_noise, ab_order, ab_verdict, jsonread
 from generator.jsonio import dumps
@@ -32,6 +32,15 @@ FOLDER = "ab-noise"
 THROUGHPUT = "output_throughput_per_gpu"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 SUMS = ("within", "within_df", "steps", "steps_n", "steps_points")
+
+
+class NoiseFile(TypedDict):
+    """A runner label's noise file: each A/A's run, job_id and SUMS, and their pooled noise."""
+
+    schema: str
+    runner_label: str
+    measurements: list[dict[str, str | float]]
+    noise: ab_noise.NoiseFields | None
 
 
 def file_for(history: Path, label: str) -> Path:
@@ -82,7 +91,7 @@ def figures(total: dict[str, float], source: str) -> ab_noise.Noise | None:
     )
 
 
-def read(path: Path) -> dict[str, Any] | None:
+def read(path: Path) -> NoiseFile | None:
     """A noise file, or None when there is none; ResultsError when it is not one."""
     if not path.is_file():
         return None
@@ -94,7 +103,7 @@ def read(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         msg = f"{path}: not an A/A noise file (schema {SCHEMA})"
         raise ResultsError(msg)
-    return data
+    return cast("NoiseFile", data)  # written by save()
 
 
 def measured(history: Path, label: str) -> ab_noise.Noise | None:
@@ -103,16 +112,21 @@ def measured(history: Path, label: str) -> ab_noise.Noise | None:
     return None if data is None else _pooled(data, label)
 
 
-def _pooled(data: dict[str, Any], label: str) -> ab_noise.Noise | None:
-    total = {k: float(sum(a[k] for a in data["measurements"])) for k in SUMS}
+def _pooled(data: NoiseFile, label: str) -> ab_noise.Noise | None:
+    total = {k: sum(float(a[k]) for a in data["measurements"]) for k in SUMS}
     return figures(total, f"A/A of {label}, {len(data['measurements'])} run(s)")
 
 
-def add(history: Path, label: str, measurement: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+def add(history: Path, label: str, measurement: dict[str, str | float]) -> tuple[Path, NoiseFile]:
     """The label's noise file with one more A/A (`measurement`: its run and sums); an
     A/A the file holds already (a re-run of the same run and job) replaces nothing."""
     path = file_for(history, label)
-    data = read(path) or {"schema": SCHEMA, "runner_label": label, "measurements": []}
+    data = read(path) or {
+        "schema": SCHEMA,
+        "runner_label": label,
+        "measurements": [],
+        "noise": None,
+    }
     key = (measurement["run"], measurement["job_id"])
     if all((m["run"], m["job_id"]) != key for m in data["measurements"]):
         data["measurements"].append(measurement)
@@ -121,7 +135,7 @@ def add(history: Path, label: str, measurement: dict[str, Any]) -> tuple[Path, d
     return path, data
 
 
-def save(path: Path, data: dict[str, Any]) -> None:
+def save(path: Path, data: NoiseFile) -> None:
     """Write a noise file (add's), atomically: a reader sees the old file or the new one.
     A file there that is not a noise file was refused by read() before."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,9 +13,8 @@ from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from generator.confirm.events import Event
+    from generator.core.contract import JobEntry
 
 
 def _family(ref: str) -> str:
@@ -40,7 +39,7 @@ def _side(image: dict[str, Any], run: str | None) -> SideImage | None:
     )
 
 
-def job_side(job: Mapping[str, Any], run: str | None) -> SideImage | None:
+def job_side(job: JobEntry, run: str | None) -> SideImage | None:
     """The image of a job of the run's matrix, as an A/B side."""
     return _side(
         {

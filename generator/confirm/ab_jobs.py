@@ -99,7 +99,7 @@ def pool_noise(*, matrices: tuple[Path, ...], results: Path, history: Path, run_
             d for d in docs if d.get("job_id") == entry["id"] and d.get("event") == conf["event"]
         ]
         found = aa_noise.sums([outcomes.measurement(d) for d in outcomes.latest(mine)])
-        measured = {"run": run_name, "job_id": entry["id"], **found}
+        measured: dict[str, str | float] = {"run": run_name, "job_id": entry["id"], **found}
         path, data = aa_noise.add(history, str(entry["runner"]), measured)
         aa_noise.save(path, data)
         got = data["noise"]

@@ -170,7 +170,7 @@ def entry(
         "max_bisect_steps": c.max_bisect_steps if c.bisect else 0,
     }
     if noise is not None:
-        conf["noise"] = {"launch": noise.launch, "point": noise.point, "source": noise.source}
+        conf["noise"] = noise.as_dict()
     return {
         **job,
         **derived,

@@ -31,7 +31,7 @@ class Server:
     def key(self) -> tuple[str, str | None, str | None, str | None]:
         return (self.config, self.fingerprint, self.runner_label, self.image_family)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | None]:
         return dict(self.__dict__)
 
 

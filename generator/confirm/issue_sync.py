@@ -60,7 +60,8 @@ def read_triage(
         error = str(exc)
         raise
     finally:
-        doc = {**triage.document(found.current, marks), "error": error}
+        doc = triage.document(found.current, marks)
+        doc["error"] = error
         write_file(out, dumps(doc), JSON, "confirm triage")
 
 

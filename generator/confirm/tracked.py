@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 SCHEMA = "sglang-ci/issues/1"
 FILE = "issues.json"
@@ -35,8 +35,19 @@ class Tracked:
     open: bool
     action: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | int | bool | None]:
         return dict(self.__dict__)
+
+
+class IssuesDocument(TypedDict):
+    """The run's tracking issues (module docstring)."""
+
+    schema: str
+    run: str
+    repository: str
+    enabled: bool
+    error: str | None
+    issues: list[dict[str, str | int | bool | None]]
 
 
 def document(
@@ -46,7 +57,7 @@ def document(
     enabled: bool,
     issues: Iterable[Tracked],
     error: str | None = None,
-) -> dict[str, Any]:
+) -> IssuesDocument:
     return {
         "schema": SCHEMA,
         "run": run,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class Mark:
     at: str | None  # ISO 8601, UTC
     source: str  # label | comment
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | int | None]:
         return dict(self.__dict__)
 
     @property
@@ -170,7 +170,16 @@ def newest(found: Iterable[Mark]) -> dict[str, Mark]:
     return out
 
 
-def document(run: str, found: Iterable[Mark]) -> dict[str, Any]:
+class TriageDocument(TypedDict):
+    """The run's marks (module docstring); `error`: gh's failure when it stopped the reading."""
+
+    schema: str
+    run: str
+    marks: list[dict[str, str | int | None]]
+    error: NotRequired[str | None]
+
+
+def document(run: str, found: Iterable[Mark]) -> TriageDocument:
     return {
         "schema": SCHEMA,
         "run": run,

@@ -17,8 +17,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TypedDict
 
 from generator.core.ab_order import PARALLEL
+
+
+class NoiseFields(TypedDict):
+    """A Noise as the documents write it: an A/B's confirmation block, an A/A noise file."""
+
+    launch: float
+    point: float
+    source: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +53,7 @@ class Noise:
         launches = self.launch**2 * (2 * repeats - 1) / repeats
         return math.sqrt(max(launches + per_repeat, spread**2) / repeats)
 
-    def as_dict(self) -> dict[str, float | str]:
+    def as_dict(self) -> NoiseFields:
         return {"launch": self.launch, "point": self.point, "source": self.source}
 
 

@@ -38,14 +38,6 @@ class MetricRule(TypedDict):
     min_change: float
 
 
-class NoiseFields(TypedDict):
-    """What an A/A of the runner label measured (ab_noise.Noise)."""
-
-    launch: float
-    point: float
-    source: str
-
-
 class ConfirmationFields(TypedDict):
     event: str
     repeats: int
@@ -55,7 +47,7 @@ class ConfirmationFields(TypedDict):
     b: SideImage
     candidates: list[SideImage]  # the nightly images between a and b, oldest first
     max_bisect_steps: int
-    noise: NotRequired[NoiseFields]  # absent: ab_noise.DEFAULT_NOISE
+    noise: NotRequired[ab_noise.NoiseFields]  # absent: ab_noise.DEFAULT_NOISE
 
 
 class ConfirmationEntry(JobEntry):

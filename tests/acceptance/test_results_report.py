@@ -136,8 +136,10 @@ def confirmation(parent: Path) -> Path:
         (folder / rel).write_text(json.dumps(doc))
     (folder / "matrix.json").write_text(json.dumps({"include": [entry]}))
     opened = Tracked(event=EVENT, number=12, url=ISSUE, open=True, action="opened")
-    doc = tracked.document(run="run", repository="example/sglang-ci", enabled=True, issues=[opened])
-    (folder / tracked.FILE).write_text(json.dumps(doc))
+    issues = tracked.document(
+        run="run", repository="example/sglang-ci", enabled=True, issues=[opened]
+    )
+    (folder / tracked.FILE).write_text(json.dumps(issues))
     return folder
 
 

@@ -72,8 +72,8 @@ def test_a_file_pools_every_a_a_of_its_label_and_a_re_run_adds_nothing(tmp_path:
     history = tmp_path / "runs"
     rng = random.Random(3)
     one, two = aa_noise.sums(simulated_aa(rng)), aa_noise.sums(simulated_aa(rng))
-    first = {"run": "r1", "job_id": "j", **one}
-    second = {"run": "r2", "job_id": "j", **two}
+    first: dict[str, str | float] = {"run": "r1", "job_id": "j", **one}
+    second: dict[str, str | float] = {"run": "r2", "job_id": "j", **two}
     assert aa_noise.measured(history, "mi355") is None
     path, data = aa_noise.add(history, "mi355", first)
     aa_noise.save(path, data)

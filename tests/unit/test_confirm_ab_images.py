@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from generator.confirm.ab_images import candidates, job_side, server_image
 from generator.confirm.events import parse
@@ -12,6 +12,8 @@ from tests.unit.test_confirm_issues import event
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from generator.core.contract import JobEntry
 
 DIGEST = "sha256:" + "a" * 64
 
@@ -30,21 +32,22 @@ def keep(history: Path, run: str, *records: dict[str, Any]) -> None:
 
 def test_a_jobs_image_is_a_side_only_when_pinned_by_digest() -> None:
     job = {"image": "rocm/atom-dev:nightly", "image_tag": "nightly", "image_digest": DIGEST}
-    assert job_side(job, "run-07") == {
+    assert job_side(cast("JobEntry", job), "run-07") == {
         "image": f"rocm/atom-dev@{DIGEST}",
         "image_requested": "rocm/atom-dev:nightly",
         "image_tag": "nightly",
         "image_digest": DIGEST,
         "run": "run-07",
     }
-    assert job_side({"image": f"rocm/atom-dev@{DIGEST}", "image_digest": DIGEST}, None) == {
+    pinned = {"image": f"rocm/atom-dev@{DIGEST}", "image_digest": DIGEST}
+    assert job_side(cast("JobEntry", pinned), None) == {
         "image": f"rocm/atom-dev@{DIGEST}",
         "image_requested": f"rocm/atom-dev@{DIGEST}",
         "image_tag": "",
         "image_digest": DIGEST,
         "run": None,
     }
-    assert job_side({"image": "rocm/atom-dev:nightly"}, None) is None
+    assert job_side(cast("JobEntry", {"image": "rocm/atom-dev:nightly"}), None) is None
 
 
 def test_the_nightlies_between_a_and_b_oldest_first_each_once(tmp_path: Path) -> None:

@@ -40,8 +40,8 @@ def folder(run: Path, *, b_lower: float, issue: Tracked | None = None) -> Path:
         (where / rel).write_text(json.dumps(doc))
     (where / "matrix.json").write_text(json.dumps({"include": [entry]}))
     if issue is not None:
-        doc = tracked.document(run=run.name, repository="o/r", enabled=True, issues=[issue])
-        (where / tracked.FILE).write_text(json.dumps(doc))
+        issues = tracked.document(run=run.name, repository="o/r", enabled=True, issues=[issue])
+        (where / tracked.FILE).write_text(json.dumps(issues))
     return where
 
 
