@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from typing import Any
 
 from generator.catalog import load as load_catalog
 from generator.catalog.regression import policy_for
@@ -29,15 +28,9 @@ if TYPE_CHECKING:
     from generator.core.contract import JobEntry
 
 
-def _matrix_jobs(paths: tuple[Path, ...]) -> list[Any]:
-    """The entries with points of the matrix files (JSON objects, as read)."""
-    return [e for path in paths for e in matrix_entries(path) if "points" in e]
-
-
 def _job_entries(paths: tuple[Path, ...]) -> list[JobEntry]:
-    """The job entries of the run's matrix files (written by render/matrices.py, pinned by
-    images/matrix.py)."""
-    return _matrix_jobs(paths)
+    """The job entries (those with points) of the matrix files (render/matrices.py's)."""
+    return [e for path in paths for e in matrix_entries(path) if "points" in e]
 
 
 def _deriver(root: Path) -> Callable[[JobEntry], JobEntry]:
@@ -80,7 +73,8 @@ def print_aa(root: Path, *, matrices: tuple[Path, ...], policy_path: Path | None
 def _confirmations(matrices: tuple[Path, ...]) -> list[ConfirmationEntry]:
     """The matrices' confirmation jobs, each checked as the launcher checks it."""
     try:
-        return [check_confirmation(e, "matrix") for e in _matrix_jobs(matrices)]
+        entries = [e for path in matrices for e in matrix_entries(path) if "points" in e]
+        return [check_confirmation(e, "matrix") for e in entries]
     except InputError as exc:
         raise ResultsError(str(exc)) from exc
 

@@ -59,8 +59,7 @@ Judged = dict[str, str | float | None]
 
 
 class TurnDocument(TypedDict):
-    """One turn of an A/B step (schema sglang-ci/confirmation/1): written on the runner
-    (launch/ab_steps.py), judged again by the summary (confirm/outcomes.py)."""
+    """One turn of an A/B step (sglang-ci/confirmation/1), written by launch/ab_steps.py."""
 
     schema: str
     event: str
@@ -77,8 +76,7 @@ class TurnDocument(TypedDict):
 
 
 class StepSummary(TypedDict):
-    """One A/B of `a` against `b`; `candidate`: b's index among the candidates, None for
-    the first A/B."""
+    """One A/B of `a` against `b` (`candidate`: b's index, None for the first A/B)."""
 
     step: int
     candidate: int | None
