@@ -121,12 +121,7 @@ def add(history: Path, label: str, measurement: dict[str, str | float]) -> tuple
     """The label's noise file with one more A/A (`measurement`: its run and sums); an
     A/A the file holds already (a re-run of the same run and job) replaces nothing."""
     path = file_for(history, label)
-    data = read(path) or {
-        "schema": SCHEMA,
-        "runner_label": label,
-        "measurements": [],
-        "noise": None,
-    }
+    data = read(path) or NoiseFile(schema=SCHEMA, runner_label=label, measurements=[], noise=None)
     key = (measurement["run"], measurement["job_id"])
     if all((m["run"], m["job_id"]) != key for m in data["measurements"]):
         data["measurements"].append(measurement)
