@@ -82,13 +82,15 @@ def _confirmations(matrices: tuple[Path, ...]) -> list[ConfirmationEntry]:
 def pool_noise(*, matrices: tuple[Path, ...], results: Path, history: Path, run_name: str) -> int:
     """Each A/A job's noise into its runner label's file; one line per job on stdout."""
     entries = _confirmations(matrices)
-    docs = outcomes.documents(results) if results.is_dir() else []
-    lines = []
-    for entry in entries:
+    for entry in entries:  # every job checked before any file is written
         conf = entry["confirmation"]
         if conf["a"]["image_digest"] != conf["b"]["image_digest"]:
             msg = f"matrix: {entry['id']} is an A/B of two images, not an A/A"
             raise ResultsError(msg)
+    docs = outcomes.documents(results) if results.is_dir() else []
+    lines = []
+    for entry in entries:
+        conf = entry["confirmation"]
         mine = [
             d for d in docs if d.get("job_id") == entry["id"] and d.get("event") == conf["event"]
         ]

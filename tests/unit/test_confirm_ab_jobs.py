@@ -88,8 +88,9 @@ def test_an_a_a_without_results_is_not_yet_measurable(
     assert json.loads(path.read_text())["noise"] is None
 
 
-def test_an_a_b_is_no_a_a(tmp_path: Path) -> None:
-    given = matrix(tmp_path, AB, AA)
+@pytest.mark.parametrize("order", ["A/B first", "A/A first"])
+def test_an_a_b_is_no_a_a_and_nothing_is_written(tmp_path: Path, order: str) -> None:
+    given = matrix(tmp_path, *((AB, AA) if order == "A/B first" else (AA, AB)))
     refused = f"^matrix: {JOB['id']} is an A/B of two images, not an A/A$"
     with pytest.raises(ResultsError, match=refused):
         pool_noise(matrices=(given,), results=tmp_path, history=tmp_path / "runs", run_name="r")
