@@ -23,17 +23,16 @@ def _family(ref: str) -> str:
     return f"{head}/{tail.split(':', 1)[0]}" if head else tail.split(":", 1)[0]
 
 
-def _side(image: dict[str, Any], run: str | None) -> SideImage | None:
-    """A side image from a record's provenance.image, when it is pinned by digest."""
-    digest = image.get("digest") or ""
-    requested = image.get("requested") or ""
+def _side(
+    *, requested: str, tag: str, digest: str, pinned: str | None, run: str | None
+) -> SideImage | None:
+    """A side image of `requested`, when it is pinned by digest."""
     if not digest.startswith("sha256:"):
         return None
-    pinned = image.get("pinned") or f"{_family(requested)}@{digest}"
     return SideImage(
-        image=pinned,
+        image=pinned or f"{_family(requested)}@{digest}",
         image_requested=requested,
-        image_tag=image.get("tag") or "",
+        image_tag=tag,
         image_digest=digest,
         run=run,
     )
@@ -42,13 +41,23 @@ def _side(image: dict[str, Any], run: str | None) -> SideImage | None:
 def job_side(job: JobEntry, run: str | None) -> SideImage | None:
     """The image of a job of the run's matrix, as an A/B side."""
     return _side(
-        {
-            "requested": job.get("image_requested") or job["image"],
-            "tag": job.get("image_tag"),
-            "digest": job.get("image_digest"),
-            "pinned": job["image"] if "@sha256:" in job["image"] else None,
-        },
-        run,
+        requested=job.get("image_requested") or job["image"],
+        tag=job.get("image_tag") or "",
+        digest=job.get("image_digest") or "",
+        pinned=job["image"] if "@sha256:" in job["image"] else None,
+        run=run,
+    )
+
+
+def _recorded(record: dict[str, Any], run: str) -> SideImage | None:
+    """The side image of a record's provenance.image (read as it is: a history's record)."""
+    image = (record.get("provenance") or {}).get("image") or {}
+    return _side(
+        requested=image.get("requested") or "",
+        tag=image.get("tag") or "",
+        digest=image.get("digest") or "",
+        pinned=image.get("pinned"),
+        run=run,
     )
 
 
@@ -70,7 +79,7 @@ def server_image(history: Path, run: str | None, event: Event) -> SideImage | No
         return None
     for data in _records(history / run):
         if data.get("kind") == "point" and data.get("config") == event.server.config:
-            return _side((data.get("provenance") or {}).get("image") or {}, run)
+            return _recorded(data, run)
     return None
 
 
@@ -86,7 +95,7 @@ def candidates(history: Path, a: SideImage, b: SideImage) -> list[SideImage]:
         if start is None or when is None or when <= start or run.name == b["run"]:
             continue
         for data in _records(run):
-            side = _side((data.get("provenance") or {}).get("image") or {}, run.name)
+            side = _recorded(data, run.name)
             if side is not None and _family(side["image"]) == family:
                 if side["image_digest"] not in seen:
                     seen.add(side["image_digest"])

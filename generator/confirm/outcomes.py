@@ -12,7 +12,7 @@ import dataclasses
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from generator.confirm.outcome import MISSING, Outcome, Step
 from generator.core import ab_verdict, bisection, jsonread
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from generator.core.abjob import ConfirmationEntry, SideImage, TurnDocument
+    from generator.core.record_types import PointRecord
 
 
 DOCUMENT = "sglang-ci/confirmation/1"
@@ -47,18 +48,18 @@ def documents(folder: Path) -> list[TurnDocument]:
 
 def measurement(doc: TurnDocument) -> ab_verdict.Measurement:
     """One turn of an A/B from its document: its metrics when its record is valid."""
-    record = doc.get("record")
-    valid = isinstance(record, dict) and (record.get("validity") or {}).get("valid")
-    metrics = record.get("metrics") if valid and isinstance(record, dict) else None
-    return ab_verdict.Measurement(
-        side=doc["side"], repeat=int(doc["repeat"]), point=doc["point"], metrics=metrics
-    )
+    return ab_verdict.from_record(doc["side"], int(doc["repeat"]), doc["point"], doc.get("record"))
 
 
-def _versions(record: dict[str, Any] | None) -> dict[str, str | None]:
-    prov = (record or {}).get("provenance") or {}
-    keys = ("sglang_version", "sglang_commit", "atom_version", "aiter_version", "rocm_version")
-    return {k: prov.get(k) for k in keys}
+def _versions(record: PointRecord) -> dict[str, str | None]:
+    prov = record["provenance"]
+    return {
+        "sglang_version": prov["sglang_version"],
+        "sglang_commit": prov["sglang_commit"],
+        "atom_version": prov["atom_version"],
+        "aiter_version": prov["aiter_version"],
+        "rocm_version": prov["rocm_version"],
+    }
 
 
 def _rules(entry: ConfirmationEntry) -> dict[str, ab_verdict.Rule]:
@@ -101,7 +102,7 @@ def judge_entry(entry: ConfirmationEntry, docs: Sequence[TurnDocument]) -> Outco
             record = d.get("record")
             measured.append(measurement(d))
             digest = d["images"][d["side"]]["image_digest"]
-            if isinstance(record, dict) and digest not in versions:
+            if record is not None and digest not in versions:
                 versions[digest] = _versions(record)
         verdict, judgements = judge(measured)
         per_point = tuple(

@@ -27,6 +27,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from generator.core.record_types import PointRecord
+
 CONFIRMED, CLEARED, INCONCLUSIVE = "confirmed", "cleared", "inconclusive"
 
 
@@ -140,6 +142,15 @@ class Measurement:
     repeat: int
     point: str
     metrics: Mapping[str, float | None] | None
+
+
+def from_record(side: str, repeat: int, point: str, record: PointRecord | None) -> Measurement:
+    """A turn's measurement from its record: the numeric values of its metrics by name
+    when the record is valid."""
+    if record is None or not record["validity"]["valid"]:
+        return Measurement(side=side, repeat=repeat, point=point, metrics=None)
+    values = {k: v for k, v in record["metrics"].items() if isinstance(v, int | float)}
+    return Measurement(side=side, repeat=repeat, point=point, metrics=values)
 
 
 def judge_step(

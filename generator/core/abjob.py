@@ -17,6 +17,10 @@ from generator.core.contract import JobEntry
 from generator.core.entry_checks import check_job
 from generator.core.exits import InputError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.record_types import PointRecord
+
 PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 EVENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
 MAX_REPEATS = 10
@@ -72,7 +76,7 @@ class TurnDocument(TypedDict):
     repeat: int
     point: str
     images: dict[str, SideImage]
-    record: dict[str, Any] | None  # the turn's record (launch/record_doc.py) as read back
+    record: PointRecord | None  # the turn's record (launch/record_doc.py), None when absent
 
 
 class StepSummary(TypedDict):

@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, cast
+from typing import IO, cast
 
 from generator.core import ab_order, ab_verdict, docker_run, jsonread
 from generator.core.console import say
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from generator.core.abjob import ConfirmationEntry, SideImage
     from generator.core.contract import JobEntry
+    from generator.core.record_types import PointRecord
 
 PROGRAM = "scripts/run_benchmark.sh"
 
@@ -148,16 +149,12 @@ class Run:
         self._pump.join()
         return code
 
-    def measurement(
-        self, turn: ab_order.Turn
-    ) -> tuple[dict[str, Any] | None, ab_verdict.Measurement]:
+    def measurement(self, turn: ab_order.Turn) -> tuple[PointRecord | None, ab_verdict.Measurement]:
         """The turn's record (None when absent or unreadable) and its measurement."""
         try:
             data = jsonread.load(self.results / f"{turn.tag}.json")
         except (OSError, ValueError):
             data = None
-        valid = isinstance(data, dict) and bool(data.get("validity", {}).get("valid"))
-        metrics = data.get("metrics") if valid and isinstance(data, dict) else None
-        return data, ab_verdict.Measurement(
-            side=turn.side, repeat=turn.repeat, point=turn.point, metrics=metrics
-        )
+        # Written by the side's launcher (launch/benchmark_job.py, record_doc.point_record).
+        record = cast("PointRecord", data) if isinstance(data, dict) else None
+        return record, ab_verdict.from_record(turn.side, turn.repeat, turn.point, record)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from generator.core import ab_order, ab_verdict, bisection
 from generator.core.abjob import noise_of
@@ -14,6 +13,7 @@ from generator.launch.ab_side import Context, log
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.core.abjob import AbSummary, SideImage, StepSummary, TurnDocument
+    from generator.core.record_types import PointRecord
 
 SCHEMA = "sglang-ci/confirmation/1"
 SUMMARY_SCHEMA = "sglang-ci/ab/1"
@@ -27,7 +27,7 @@ def _document(
     index: int,
     turn: ab_order.Turn,
     images: dict[str, SideImage],
-    data: dict[str, Any] | None,
+    record: PointRecord | None,
 ) -> TurnDocument:
     conf = ctx.entry["confirmation"]
     return {
@@ -43,7 +43,7 @@ def _document(
         "repeat": turn.repeat,
         "point": turn.point,
         "images": {side: image.copy() for side, image in images.items()},
-        "record": data,
+        "record": record,
     }
 
 
@@ -62,10 +62,10 @@ def measure(
     folder = ctx.results / FOLDER / ctx.entry["id"] / f"step-{step}"
     measured = []
     for index, (run, turn) in enumerate(done, 1):
-        data, measurement = run.measurement(turn)
+        record, measurement = run.measurement(turn)
         measured.append(measurement)
         ctx.failed_turns += measurement.metrics is None
-        doc = _document(ctx, step=step, index=index, turn=turn, images=images, data=data)
+        doc = _document(ctx, step=step, index=index, turn=turn, images=images, record=record)
         record_doc.write(folder / f"{turn.side.lower()}-{turn.tag}.json", doc)
     rules = {
         name: ab_verdict.Rule(higher_is_better=r["higher_is_better"], min_change=r["min_change"])

@@ -92,12 +92,12 @@ def judged_with_aa(w: World, run: WorkflowRun, config: str) -> None:
     # The mean over the points (each point alone is judged after it).
     judgement = outcome["steps"][0]["judgements"][0]
     assert judgement["point"] is None
-    value = {
-        (d["side"], d["point"], d["repeat"]): (d["record"] or {})["metrics"][
-            "output_throughput_per_gpu"
-        ]
-        for d in outcomes.documents(folder)
-    }
+    value: dict[tuple[str, str, int], float] = {}
+    for d in outcomes.documents(folder):
+        assert d["record"] is not None
+        throughput = d["record"]["metrics"]["output_throughput_per_gpu"]
+        assert throughput is not None
+        value[(d["side"], d["point"], d["repeat"])] = throughput
     means = defaultdict(list)
     for (side, point, repeat), a in value.items():
         if side == "A":
