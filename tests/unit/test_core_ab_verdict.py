@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import math
 import statistics
+from typing import cast
 
 import pytest
 
 from generator.core import ab_noise, ab_verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.core.record_types import PointRecord
 
 THROUGHPUT = ab_verdict.Rule(higher_is_better=True, min_change=0.05)
 
@@ -202,3 +207,15 @@ def test_one_point_alone_never_confirms_a_job() -> None:
 def test_a_job_of_one_point_is_judged_once() -> None:
     verdict, judged = ab_verdict.judge_step(two_points({"p": [0.9, 0.9]}), {"t": THROUGHPUT}, 0.95)
     assert (verdict, [(j.point, j.pairs) for j in judged]) == (ab_verdict.CONFIRMED, [(None, 2)])
+
+
+def test_a_valid_records_measurement_holds_its_metrics_that_have_a_value() -> None:
+    metrics = {"output_throughput": 9.5, "completed": 8, "acceptance_rate": None}
+    record = cast("PointRecord", {"validity": {"valid": True}, "metrics": metrics})
+    got = ab_verdict.from_record("B", 2, "p", record)
+    assert got == ab_verdict.Measurement(
+        side="B", repeat=2, point="p", metrics={"output_throughput": 9.5, "completed": 8}
+    )
+    invalid = cast("PointRecord", {**record, "validity": {"valid": False}})
+    assert ab_verdict.from_record("B", 2, "p", invalid).metrics is None
+    assert ab_verdict.from_record("B", 2, "p", None).metrics is None
