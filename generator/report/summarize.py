@@ -228,7 +228,7 @@ def summarize(
     }
 
 
-def _extra(verdicts: Mapping[str, Any], store: Store, expected: Expected | None) -> list[str]:
+def _extra(verdicts: VerdictsDoc, store: Store, expected: Expected | None) -> list[str]:
     """The headline's other causes: failed gates, missing data."""
     out = []
     found = len(list(gates(store)))
@@ -244,7 +244,7 @@ def _extra(verdicts: Mapping[str, Any], store: Store, expected: Expected | None)
     return out
 
 
-def _verdicts(data: Mapping[str, Any] | None) -> ShownVerdicts | None:
+def _verdicts(data: VerdictsDoc | None) -> ShownVerdicts | None:
     """What the summary shows of the verdicts: the outcome and every point and curve that
     is not plainly ok."""
     if data is None:
