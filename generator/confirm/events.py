@@ -71,7 +71,7 @@ class Event:
     points: tuple[Point, ...]
     metrics: tuple[str, ...]
     changes: dict[str, Change]
-    differences: dict[str, tuple[Any, Any]]
+    differences: dict[str, tuple[str | None, str | None]]
 
 
 def by_weight(changes: Mapping[str, Change]) -> list[tuple[str, Change]]:

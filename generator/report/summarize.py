@@ -234,10 +234,9 @@ def _extra(verdicts: VerdictsDoc, store: Store, expected: Expected | None) -> li
     found = len(list(gates(store)))
     if found:
         out.append(f"{found} failed gate{'s' if found > 1 else ''}")
-    missing = verdicts.get("missing")
     if verdicts.get("reason"):  # a run without any record says so, the count aside
         out.append(str(verdicts["reason"]))
-    elif isinstance(missing, int) and missing:
+    elif isinstance(missing := verdicts.get("missing"), int) and missing:
         out.append(f"{missing} expected point(s) or case(s) missing")
     elif expected is not None and missing_points(store, expected):
         out.append(f"{len(missing_points(store, expected))} expected point(s) missing")
