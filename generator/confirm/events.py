@@ -5,20 +5,25 @@ issues. Unknown keys are ignored; a missing key reads as empty."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from generator.catalog.regression import weight
 from generator.core import jsonread
 from generator.results.record import ResultsError
+from generator.results.verdicts_json import SCHEMA_PREFIX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from generator.results.history import ServerDoc
+    from generator.results.verdicts_json import EventDoc, MetricDoc, PointDoc, VerdictsDoc
+
 SUSPECTED, CONFIRMED = "suspected", "confirmed"
 # Point verdicts that say the point was measured (its server was judged this run).
 UNMEASURED = ("missing", "invalid")
+_Value = TypeVar("_Value")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +71,7 @@ class Event:
     points: tuple[Point, ...]
     metrics: tuple[str, ...]
     changes: dict[str, Change]
-    differences: dict[str, tuple[Any, Any]]
+    differences: dict[str, tuple[str | None, str | None]]
 
 
 def by_weight(changes: Mapping[str, Change]) -> list[tuple[str, Change]]:
@@ -118,7 +123,7 @@ class Verdicts:
         return [e for e in self.events if e.state == SUSPECTED]
 
 
-def _server(data: dict[str, Any], config: str) -> Server:
+def _server(data: ServerDoc | PointDoc, config: str) -> Server:
     return Server(
         config=config,
         fingerprint=data.get("fingerprint"),
@@ -127,7 +132,7 @@ def _server(data: dict[str, Any], config: str) -> Server:
     )
 
 
-def _event(data: dict[str, Any]) -> Event:
+def _event(data: EventDoc) -> Event:
     config = str(data.get("config") or "")
     changes = {
         str(k): Change(change=v.get("change"), low=v.get("low"), high=v.get("high"))
@@ -159,28 +164,29 @@ def _event(data: dict[str, Any]) -> Event:
     )
 
 
-def _each(metrics: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> dict[str, Any]:
+def _each(
+    metrics: Mapping[str, MetricDoc], key: str, kind: type[_Value] | tuple[type[_Value], ...]
+) -> dict[str, _Value]:
     """Each metric's `key` of a point, where it is of `kind`."""
     return {
-        str(m): v[key]
+        str(m): value
         for m, v in metrics.items()
-        if isinstance(v, dict) and isinstance(v.get(key), kind)
+        if isinstance(v, dict) and isinstance(value := v.get(key), kind)
     }
 
 
 def parse(data: object, where: str) -> Verdicts:
     """The verdicts of a `results compare --json` object; ResultsError when it is not one."""
-    if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(
-        "sglang-ci/verdicts/"
-    ):
+    if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIX):
         msg = f"{where}: not the JSON of `sglang-ci results compare --json`"
         raise ResultsError(msg)
-    events = tuple(_event(e) for e in data.get("events") or () if isinstance(e, dict))
+    doc = cast("VerdictsDoc", data)  # checked as verdicts_json.load checks it
+    events = tuple(_event(e) for e in doc.get("events") or () if isinstance(e, dict))
     measured = set()
     changes: dict[tuple[Any, ...], dict[str, float]] = {}
     values: dict[tuple[Any, ...], dict[str, float]] = {}
     verdicts: dict[tuple[Any, ...], dict[str, str]] = {}
-    for p in data.get("points") or ():
+    for p in doc.get("points") or ():
         server = _server(p, str(p.get("config") or ""))
         if p.get("verdict") not in UNMEASURED:
             measured.add(server.key())
@@ -190,7 +196,7 @@ def parse(data: object, where: str) -> Verdicts:
         values[key] = {m: float(v) for m, v in _each(metrics, "current", (int, float)).items()}
         verdicts[key] = {m: str(v) for m, v in _each(metrics, "verdict", str).items()}
     return Verdicts(
-        current=str(data.get("current") or ""),
+        current=str(doc.get("current") or ""),
         events=events,
         measured=frozenset(measured),
         point_changes=changes,

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 import plotly.offline  # type: ignore[import-untyped]
 from markupsafe import Markup
@@ -40,11 +39,11 @@ from generator.report.figures import accuracy_figure
 from generator.report.index_page import closed, heatmap, not_ok_rows
 from generator.report.site import PLOTLY_JS, env, html, page
 from generator.report.timeline import configs, judged, load_points, manifests, run_views
-from generator.results.verdicts_json import read
+from generator.results.verdicts_json import VerdictsDoc, read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from pathlib import Path
 
     from generator.results.store import Store
@@ -66,7 +65,7 @@ class Latest:
     name: str
     title: str
     url: str | None
-    verdicts: Mapping[str, Any] | None
+    verdicts: VerdictsDoc | None
 
 
 def _accuracy_page(store: Store, out: Path) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from generator.catalog.regression import weight
 from generator.errors import did_you_mean
@@ -73,7 +73,7 @@ class EventStory(TypedDict):
     changes: dict[str, Range]  # the defining metric first
     differences: dict[str, list[str]]  # what -> [last good, first bad]
     issue: IssueState | None
-    triage: dict[str, Any] | None  # triage.Mark.as_dict()
+    triage: dict[str, str | int | None] | None  # triage.Mark.as_dict()
 
 
 class EventLog(TypedDict):

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from generator.catalog.regression import weight
 from generator.core.logtext import md_code as code
@@ -40,6 +39,8 @@ if TYPE_CHECKING:
 
     from generator.confirm.outcome import Outcome
     from generator.confirm.tracked import Tracked
+    from generator.results.history import PointKeyDoc
+    from generator.results.verdicts_json import EventDoc, VerdictsDoc
 
 # What differs between the last good and the first bad run, as a line names it.
 DIFFERS = {
@@ -100,7 +101,7 @@ def differs(
     return ", ".join(f"{what} {how}" for what, how in differs_pairs(differences, shown_as))
 
 
-def _range(points: Sequence[Mapping[str, Any]]) -> str:
+def _range(points: Sequence[PointKeyDoc]) -> str:
     """`1024x1024 c4..c64, 8192x1024 c8`: each pair with its concurrencies as a range."""
     by_pair: dict[str, list[int]] = defaultdict(list)
     for p in points:
@@ -113,14 +114,12 @@ def _range(points: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(shown)
 
 
-def _defining(changes: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+def _defining(changes: Mapping[str, dict[str, float]]) -> tuple[str, dict[str, float]] | None:
     found = [(m, c) for m, c in changes.items() if isinstance(c, dict)]
-    if not found:
-        return None
-    return min(found, key=lambda i: weight(i[0], i[1].get("change")))
+    return min(found, key=lambda i: weight(i[0], i[1].get("change")), default=None)
 
 
-def _size(changes: Mapping[str, Any], interval: bool = True) -> str:
+def _size(changes: Mapping[str, dict[str, float]], interval: bool = True) -> str:
     first = _defining(changes)
     if first is None or not isinstance(first[1].get("change"), int | float):
         return "size unknown"
@@ -145,7 +144,7 @@ def _ab(outcome: Outcome | None, metric: str | None) -> str:
     return f"A/B {mine.ratio:.3f}{interval} {outcome.result}"
 
 
-def _kind(e: Mapping[str, Any], current: str, outcome: Outcome | None, invalid: bool) -> str:
+def _kind(e: EventDoc, current: str, outcome: Outcome | None, invalid: bool) -> str:
     state = str(e.get("state") or "suspected")
     if invalid:
         return "invalid"
@@ -169,7 +168,7 @@ def _base(dashboard: str | None) -> str | None:
     return dashboard if dashboard.endswith("/") else dashboard + "/"
 
 
-def _explain(e: Mapping[str, Any], ctx: Context) -> str:
+def _explain(e: EventDoc, ctx: Context) -> str:
     config = str(e.get("config") or "")
     image = (ctx.images or {}).get(config)
     bad = (e.get("differences") or {}).get("image_digest")
@@ -180,7 +179,7 @@ def _explain(e: Mapping[str, Any], ctx: Context) -> str:
 
 
 def line(
-    e: Mapping[str, Any],
+    e: EventDoc,
     kind: str,
     ctx: Context,
     outcome: Outcome | None,
@@ -249,7 +248,7 @@ def _headline(counts: Mapping[str, list[str]], red: bool, extra: Sequence[str]) 
 
 
 def section(
-    verdicts: Mapping[str, Any],
+    verdicts: VerdictsDoc,
     ctx: Context,
     *,
     outcomes: Mapping[str, Outcome] | None = None,
@@ -266,8 +265,6 @@ def section(
     closed = {t.event for t in issues if t.action == "closed"}
     reported = set()
     for e in verdicts.get("events") or ():
-        if not isinstance(e, dict):
-            continue
         reported.add(str(e.get("id")))
         o = outcomes.get(str(e.get("id")))
         kind = _kind(e, current, o, str(e.get("id")) in invalid)

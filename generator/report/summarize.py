@@ -228,23 +228,22 @@ def summarize(
     }
 
 
-def _extra(verdicts: Mapping[str, Any], store: Store, expected: Expected | None) -> list[str]:
+def _extra(verdicts: VerdictsDoc, store: Store, expected: Expected | None) -> list[str]:
     """The headline's other causes: failed gates, missing data."""
     out = []
     found = len(list(gates(store)))
     if found:
         out.append(f"{found} failed gate{'s' if found > 1 else ''}")
-    missing = verdicts.get("missing")
     if verdicts.get("reason"):  # a run without any record says so, the count aside
         out.append(str(verdicts["reason"]))
-    elif isinstance(missing, int) and missing:
+    elif isinstance(missing := verdicts.get("missing"), int) and missing:
         out.append(f"{missing} expected point(s) or case(s) missing")
     elif expected is not None and missing_points(store, expected):
         out.append(f"{len(missing_points(store, expected))} expected point(s) missing")
     return out
 
 
-def _verdicts(data: Mapping[str, Any] | None) -> ShownVerdicts | None:
+def _verdicts(data: VerdictsDoc | None) -> ShownVerdicts | None:
     """What the summary shows of the verdicts: the outcome and every point and curve that
     is not plainly ok."""
     if data is None:

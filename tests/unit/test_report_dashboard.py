@@ -5,6 +5,7 @@ trends, the regressions page."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from generator.report.dashboard import Latest, report
 from generator.report.site import PLOTLY_JS
@@ -17,15 +18,16 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.results.store import Store
+    from generator.results.verdicts_json import VerdictsDoc
 
 TPUT = "output_throughput_per_gpu"
-VERDICTS = {
+VERDICTS = cast("VerdictsDoc", {
     "schema": "sglang-ci/verdicts/2", "outcome": "fail", "reason": "a regression",
     "current": R2, "events": [],
     "points": [{"config": "ds-fp8-tp8", "isl": 1024, "osl": 1024, "concurrency": 4,
                 "verdict": "regression",
                 "metrics": {TPUT: {"metric": TPUT, "verdict": "regression", "change": -0.2}}}],
-}  # fmt: skip
+})  # fmt: skip
 
 
 def store_of(tmp_path: Path, cases: bool) -> Store:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from generator.core.abjob import SideImage
+    from generator.results.verdicts_json import EventDoc, VerdictsDoc
 
 GOLDEN = ROOT / "tests" / "fixtures" / "summary"
 RUN = "2026-03-06T14-00-00Z-benchmark-1006-1"
@@ -37,8 +38,8 @@ CTX = oncall.Context(
 )
 
 
-def event(config: str, state: str, **extra: Any) -> dict[str, Any]:
-    return {
+def event(config: str, state: str, **extra: Any) -> EventDoc:
+    data = {
         "id": f"ev-{config[:4]}{state[:4]}",
         "state": state,
         "config": config,
@@ -57,6 +58,7 @@ def event(config: str, state: str, **extra: Any) -> dict[str, Any]:
         "confirmed_by": None,
         **extra,
     }
+    return cast("EventDoc", data)
 
 
 def side(digest: str) -> SideImage:
@@ -103,10 +105,12 @@ def outcome(event_id: str, result: str, ratio: float, low: float, high: float) -
 
 
 def rendered(
-    verdicts: dict[str, Any],
+    result: str,
+    events: list[EventDoc],
     outcomes: dict[str, Outcome] | None = None,
     issues: Sequence[Tracked] = (),
 ) -> str:
+    verdicts = cast("VerdictsDoc", {"current": RUN, "outcome": result, "events": events})
     headline, lines = oncall.section(verdicts, CTX, outcomes=outcomes, issues=issues)
     return "\n".join([f"## {headline} · {CTX.title}", "", *lines]) + "\n"
 
@@ -125,7 +129,6 @@ def red() -> str:
         changes={"median_ttft_ms": {"change": 0.35, "low": 0.31, "high": 0.39}},
         differences={"sglang_version": ["0.5.22", "0.5.23"]},
     )
-    verdicts = {"current": RUN, "outcome": "fail", "events": [still, new]}
     issues = [
         Tracked(
             event=new["id"],
@@ -143,7 +146,10 @@ def red() -> str:
         ),
     ]
     return rendered(
-        verdicts, {new["id"]: outcome(new["id"], "confirmed", 0.919, 0.88, 0.95)}, issues
+        "fail",
+        [still, new],
+        {new["id"]: outcome(new["id"], "confirmed", 0.919, 0.88, 0.95)},
+        issues,
     )
 
 
@@ -154,12 +160,11 @@ def green() -> str:
         "cleared",
         changes={"output_throughput_per_gpu": {"change": -0.061, "low": -0.08, "high": -0.042}},
     )
-    verdicts = {"current": RUN, "outcome": "pass", "events": [one, two]}
     found = {
         one["id"]: outcome(one["id"], "cleared", 0.996, 0.962, 1.031),
         two["id"]: outcome(two["id"], "cleared", 1.004, 0.97, 1.039),
     }
-    return rendered(verdicts, found)
+    return rendered("pass", [one, two], found)
 
 
 def recovery() -> str:
@@ -184,7 +189,7 @@ def recovery() -> str:
             action="closed",
         ),
     ]
-    return rendered({"current": RUN, "outcome": "pass", "events": [back]}, issues=closed)
+    return rendered("pass", [back], issues=closed)
 
 
 @pytest.mark.parametrize("night", ["red", "green", "recovery"])

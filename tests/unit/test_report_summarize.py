@@ -3,7 +3,13 @@ it keeps of the verdicts (every point and curve not plainly ok)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from generator.report.summarize import _verdicts, _why
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.verdicts_json import VerdictsDoc
 
 
 def test_a_failure_reads_its_reason_then_the_error_line_that_says_more() -> None:
@@ -19,7 +25,7 @@ def test_the_summary_keeps_the_outcome_and_what_is_not_plainly_ok() -> None:
         {"config": "ds", "isl": 1, "osl": 2, "concurrency": 8, "verdict": "improved",
          "metrics": {}},
     ]}  # fmt: skip
-    found = _verdicts(data)
+    found = _verdicts(cast("VerdictsDoc", data))
     assert found is not None
     assert (found["outcome"], found["curves"]) == ("fail", [])
     assert found["points"] == [
