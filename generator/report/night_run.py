@@ -21,10 +21,11 @@ from generator.results.admit import admit
 from generator.results.admit_images import Images
 from generator.results.expected import load_expected
 from generator.results.load import open_store, with_history_fallback
+from generator.results.manifest_doc import read_manifest
 from generator.results.output_dirs import check_dir, replace_dir
 from generator.results.provenance import run_info, title
 from generator.results.record import Problem, ResultsError
-from generator.results.runs import MANIFEST, name_of, read_manifest
+from generator.results.runs import MANIFEST, name_of
 from generator.results.verdicts_json import load as load_verdicts
 from generator.verdicts.ab import load_outcomes as load_confirmation
 from generator.verdicts.compare import compare

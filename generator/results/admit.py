@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from generator.results.runs import JobStatus, ManifestDoc
+    from generator.results.manifest_doc import JobStatus, ManifestDoc
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 
+from generator.results.manifest_doc import read_manifest
 from generator.results.record import ResultsError
-from generator.results.runs import MANIFEST, read_manifest
+from generator.results.runs import MANIFEST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

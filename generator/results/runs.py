@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NotRequired, TypedDict, cast
 
 from generator.core import jsonread
 from generator.results.record import ResultsError
@@ -29,8 +28,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from generator.results.provenance import ProvenanceDoc, RunDoc
-    from generator.results.verdicts_json import VerdictsDoc
 
 # A record is a few kilobytes; a larger JSON file (an evaluator's samples) is not read.
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -38,34 +35,6 @@ MANIFEST = "manifest.json"
 MANIFEST_SCHEMA = "sglang-ci/manifest/1"
 RESERVED = frozenset({MANIFEST, "verdicts.json", "expected.json", "jobs.json"})
 COMPACT_GLOB = "records-*.parquet"
-
-
-class JobStatus(TypedDict):
-    job: str
-    reason: str
-
-
-class ManifestRecords(TypedDict):
-    count: int
-    files: list[str]
-
-
-class ManifestDoc(TypedDict):
-    """An admitted run's MANIFEST (results/admit.py writes it)."""
-
-    schema: str
-    name: str
-    admitted_at: str
-    started_at: str | None
-    run: RunDoc
-    provenance: ProvenanceDoc
-    matrix: list[object]  # the matrix files as read
-    verdicts: VerdictsDoc | None
-    jobs: list[JobStatus] | None
-    records: ManifestRecords
-    confirmation: NotRequired[list[str]]  # absent before A/B documents were kept
-    compact: str
-    left_out: list[str]
 
 
 # A run's name in the history: one directory name (admit refuses any other).
@@ -185,14 +154,3 @@ def history_dirs(history: Path, exclude: str | None = None) -> list[Path]:
         and not entry.name.startswith(".")
         and entry.name != exclude
     ]
-
-
-def read_manifest(path: Path) -> ManifestDoc | None:
-    """An admitted run's manifest, or None when it is not one (unreadable, other JSON)."""
-    try:
-        data = jsonread.load(path)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
-        return None
-    return cast("ManifestDoc", data)  # written by results admit (admit.py)

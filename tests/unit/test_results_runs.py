@@ -16,7 +16,6 @@ from generator.results.runs import (
     history_run,
     json_files,
     name_of,
-    read_manifest,
     started,
 )
 
@@ -59,11 +58,6 @@ def test_an_admitted_run_is_read_from_its_compact_file_another_from_its_files(
 def test_a_runs_start_is_its_first_records(history: Path) -> None:
     assert started(history / "run-b") == datetime(2026, 11, 1, 5, tzinfo=UTC)
     assert started(history / "run-a") is None
-
-
-def test_a_manifest_is_read_only_when_it_is_one(history: Path) -> None:
-    assert dict(read_manifest(history / "run-a" / MANIFEST) or {}) == {"schema": MANIFEST_SCHEMA}
-    assert read_manifest(history / "run-b" / "verdicts.json") is None
 
 
 def test_a_run_is_named_by_the_history_else_its_one_directory(history: Path) -> None:
