@@ -12,15 +12,9 @@ from generator.catalog.flags import merge_flags
 from generator.catalog.image_sections import build_image_build, build_image_releases, check_image
 from generator.catalog.parallel_layout import MARKER
 from generator.catalog.sections import build_estimates, build_models, parse_pair
-from generator.catalog.server_types import (
-    CLIENT_VARIABLES,
-    Client,
-    Runner,
-    Sampling,
-    ServerMode,
-    Variable,
-)
+from generator.catalog.server_types import Client, Runner, Sampling, ServerMode, Variable
 from generator.catalog.upstream import SERVER, parsers_known, supported
+from generator.core.contract import CLIENT_VARIABLES
 from generator.errors import CatalogError, did_you_mean
 from generator.imageref.allowed import names_registry, repository
 from generator.imageref.reference import ImageError

@@ -176,21 +176,6 @@ class ImageBuild:
     loc: Loc
 
 
-# What a client's arguments may name; the launcher fills them in for each point.
-CLIENT_VARIABLES = (
-    "host",
-    "port",
-    "model",
-    "isl",
-    "osl",
-    "ratio",
-    "num_prompts",
-    "num_warmups",
-    "concurrency",
-    "output_file",
-)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Client:
     """The benchmark client: a Python module run with the server's Python, every argument

@@ -86,13 +86,12 @@ class SpellingFields(TypedDict, total=False):
     server_spellings: list[list[str]]
 
 
-class ServerFields(ImageFields, SpellingFields):
-    """What every job and case carries about its server."""
+class CatalogServer(ImageFields, SpellingFields):
+    """A server's fields as the catalogs give them (expand/entries.py): all but the id,
+    the image and the timeout, which each entry sets in its own place."""
 
-    id: str
     model_path: str
     runner: str
-    image: str
     server_mode: str
     server_args: list[str]
     env: dict[str, str]
@@ -101,6 +100,13 @@ class ServerFields(ImageFields, SpellingFields):
     draft_tokens: int | None
     gpus: int
     container: ContainerEntry
+
+
+class ServerFields(CatalogServer):
+    """What every job and case carries about its server."""
+
+    id: str
+    image: str
     timeout_minutes: int
 
 

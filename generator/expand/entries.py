@@ -14,6 +14,7 @@ from generator.catalog.upstream import SERVER, SGLANG, index
 from generator.core.contract import (
     LM_EVAL,
     CaseEntry,
+    CatalogServer,
     ClientEntry,
     ContainerEntry,
     EvaluatorEntry,
@@ -32,22 +33,6 @@ if TYPE_CHECKING:
     from generator.expand.expanded import CaseRun, Cell, Job, Server
 
 DRAFT_STEPS = "--speculative-num-steps"
-
-
-class CatalogServer(ImageFields, SpellingFields):
-    """A server's `ServerFields` as the catalogs give them: all but the id, the image and
-    the timeout, which each entry sets in its own place."""
-
-    model_path: str
-    runner: str
-    server_mode: str
-    server_args: list[str]
-    env: dict[str, str]
-    server_fingerprint: str
-    spec: str
-    draft_tokens: int | None
-    gpus: int
-    container: ContainerEntry
 
 
 class CellEntry(PointEntry):
