@@ -26,16 +26,21 @@ CLIENT_VARIABLES = (
 )
 
 
-class PointEntry(TypedDict):
-    """One benchmark point of a job: a (ISL/OSL, concurrency) cell of its config."""
+class PointCell(TypedDict):
+    """A (ISL/OSL, concurrency) cell: what a job's point and a point's record both name."""
 
-    id: str
     isl: int
     osl: int
     concurrency: int
     random_range_ratio: float
     num_prompts: int
     num_warmups: int
+
+
+class PointEntry(PointCell):
+    """One benchmark point of a job: a cell of its config."""
+
+    id: str
     estimate_minutes: int
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from generator.core.contract import PointCell
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.core.contract import ImageBuildEntry
@@ -129,16 +131,10 @@ class CaseMetrics(TypedDict):
     min_acceptance_rate: float | None
 
 
-class RecordPoint(TypedDict):
+class RecordPoint(PointCell):
     """A point's cell, as its record names it (`pair`: `<isl>x<osl>`)."""
 
     pair: str
-    isl: int
-    osl: int
-    concurrency: int
-    random_range_ratio: float
-    num_prompts: int
-    num_warmups: int
 
 
 class RecordFields(TypedDict):
