@@ -39,7 +39,7 @@ SCHEMA_PREFIX = "sglang-ci/verdicts/"
 
 
 class MetricDoc(TypedDict):
-    """One metric of a point (verdicts/model.py's MetricVerdict)."""
+    """One metric of a point (verdicts/point_verdicts.py judges it)."""
 
     metric: str
     verdict: str

@@ -9,7 +9,6 @@ it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.regression import Policy
     from generator.results.expected import PointIdentity
-    from generator.verdicts.model import MetricVerdict
+    from generator.results.verdicts_json import MetricDoc
 
 LATENCY = ("median_ttft_ms", "median_tpot_ms")
 
@@ -128,7 +127,7 @@ def compare(
         point = PointKey(isl=row["isl"], osl=row["osl"], concurrency=row["concurrency"])
         mine = by_server.get(server)
         results = _trade_offs(list(mine.points.get(point, ())) if mine else [])
-        verdict = worst([m.verdict for m in results])
+        verdict = worst([m["verdict"] for m in results])
         points.append(
             PointResult(identity=identity, verdict=verdict, reason=None, metrics=tuple(results))
         )
@@ -156,15 +155,15 @@ def _order(key: ServerKey) -> tuple[str, ...]:
     return tuple(v or "" for v in (key.config, key.fingerprint, key.runner_label, key.image_family))
 
 
-def _trade_offs(results: list[MetricVerdict]) -> list[MetricVerdict]:
+def _trade_offs(results: list[MetricDoc]) -> list[MetricDoc]:
     """A latency regression at a point whose throughput per GPU improved is a move along
     the point's curve: `trade-off`, not a failure."""
-    throughput = next((m for m in results if m.metric == THROUGHPUT), None)
-    if throughput is None or throughput.verdict != IMPROVED:
+    throughput = next((m for m in results if m["metric"] == THROUGHPUT), None)
+    if throughput is None or throughput["verdict"] != IMPROVED:
         return results
     return [
-        replace(m, verdict=TRADE_OFF)
-        if m.metric in LATENCY and m.verdict in (REGRESSION, SUSPECTED)
+        {**m, "verdict": TRADE_OFF}
+        if m["metric"] in LATENCY and m["verdict"] in (REGRESSION, SUSPECTED)
         else m
         for m in results
     ]

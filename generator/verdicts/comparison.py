@@ -19,8 +19,14 @@ if TYPE_CHECKING:
     from generator.results.expected import PointIdentity
     from generator.results.gates import Gate
     from generator.results.history import ServerKey
-    from generator.results.verdicts_json import CurveDoc, EventDoc, PointDoc, VerdictsDoc
-    from generator.verdicts.model import CurveVerdict, Event, MetricVerdict
+    from generator.results.verdicts_json import (
+        CurveDoc,
+        EventDoc,
+        MetricDoc,
+        PointDoc,
+        VerdictsDoc,
+    )
+    from generator.verdicts.model import CurveVerdict, Event
 
 SCHEMA = "sglang-ci/verdicts/2"
 
@@ -30,14 +36,14 @@ class PointResult:
     identity: PointIdentity
     verdict: str
     reason: str | None
-    metrics: tuple[MetricVerdict, ...]
+    metrics: tuple[MetricDoc, ...]
 
     def as_dict(self) -> PointDoc:
         return {
             **self.identity,
             "verdict": self.verdict,
             "reason": self.reason,
-            "metrics": {m.metric: m.as_dict() for m in self.metrics},
+            "metrics": {m["metric"]: m for m in self.metrics},
         }
 
 

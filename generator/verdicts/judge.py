@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from generator.verdicts.badness import Found, badness_table, measured, metrics_of
 from generator.verdicts.event_grouping import events_of
-from generator.verdicts.model import MetricVerdict, event_id
+from generator.verdicts.model import event_id
 from generator.verdicts.noise import Noise, Table, measure, own
 from generator.verdicts.point_verdicts import curves_of, mark, point_metric
 from generator.verdicts.replay import BY_AB, Finding, Thresholds, replay
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.regression import Policy
     from generator.results.history import PointKey, ServerSeries
+    from generator.results.verdicts_json import MetricDoc
     from generator.verdicts.model import CurveVerdict, Event
 
 
@@ -35,7 +36,7 @@ class ServerJudgement:
     """What the verdicts say of one server's run."""
 
     series: ServerSeries
-    points: dict[PointKey, tuple[MetricVerdict, ...]] = field(default_factory=dict)
+    points: dict[PointKey, tuple[MetricDoc, ...]] = field(default_factory=dict)
     curves: dict[tuple[int, int], CurveVerdict] = field(default_factory=dict)
     events: tuple[Event, ...] = ()
 
@@ -77,7 +78,7 @@ def judge_server(
     )  # fmt: skip
     point_rule = replace(server_rule, suspect=z.point, confirm=z.point, keep=z.point)
     found: list[Found] = []
-    per_point: dict[PointKey, list[MetricVerdict]] = defaultdict(list)
+    per_point: dict[PointKey, list[MetricDoc]] = defaultdict(list)
     for metric in metrics_of(series):
         points, table = badness_table(series, metric)
         if not points:

@@ -11,7 +11,6 @@ from typing import Any
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.results.history import PointKey, ServerKey
-    from generator.results.verdicts_json import MetricDoc
 
 SUSPECTED, CONFIRMED, CLEARED = "suspected", "confirmed", "cleared"
 
@@ -26,38 +25,6 @@ class Change:
 
     def as_dict(self) -> dict[str, float]:
         return {"change": self.change, "low": self.low, "high": self.high}
-
-
-@dataclass(frozen=True, kw_only=True)
-class MetricVerdict:
-    """One metric of one point of the judged run."""
-
-    metric: str
-    verdict: str
-    current: float
-    baseline: float | None
-    band: float | None
-    change: float | None
-    low: float | None
-    high: float | None
-    runs: int  # the reference's runs
-    previous: float | None
-    note: str | None = None
-
-    def as_dict(self) -> MetricDoc:
-        return {
-            "metric": self.metric,
-            "verdict": self.verdict,
-            "current": self.current,
-            "baseline": self.baseline,
-            "band": self.band,
-            "change": self.change,
-            "low": self.low,
-            "high": self.high,
-            "runs": self.runs,
-            "previous": self.previous,
-            "note": self.note,
-        }
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import replace
 
 from generator.results.scales import Scale
 from generator.results.verdict import IMPROVED, INSUFFICIENT, NEW, OK, REGRESSION, SUSPECTED, worst
 from generator.verdicts import model
 from generator.verdicts.badness import AFFECTED, THROUGHPUT, change_of
-from generator.verdicts.model import CurveVerdict, Event, MetricVerdict
+from generator.verdicts.model import CurveVerdict, Event
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.regression import Policy
     from generator.results.history import PointKey, ServerSeries
+    from generator.results.verdicts_json import MetricDoc
     from generator.verdicts.noise import Table
 
 
@@ -31,7 +31,7 @@ def point_metric(
     table: Table,
     reference: Sequence[int],
     policy: Policy,
-) -> MetricVerdict:
+) -> MetricDoc:
     scale = Scale(metric=metric)
     n = series.current
     raw = series.values(point, metric)
@@ -40,10 +40,11 @@ def point_metric(
     mine = [v for v in (table.values[i][j] for i in reference) if v is not None]
     previous = next((v for v in reversed(raw[:n]) if v is not None), None)
     if not mine:
-        return MetricVerdict(
-            metric=metric, verdict=NEW, current=current, baseline=None, band=None,
-            change=None, low=None, high=None, runs=0, previous=previous,
-        )  # fmt: skip
+        return {
+            "metric": metric, "verdict": NEW, "current": current, "baseline": None, "band": None,
+            "change": None, "low": None, "high": None, "runs": 0, "previous": previous,
+            "note": None,
+        }  # fmt: skip
     level = statistics.fmean(mine)
     now = table.values[n][j]
     assert now is not None
@@ -57,16 +58,17 @@ def point_metric(
         (level - now) >= policy.significance.confirm * spread
     ):
         verdict = IMPROVED
-    return MetricVerdict(
-        metric=metric, verdict=verdict, current=current, baseline=scale.value(level),
-        band=None, change=change.change, low=change.low, high=change.high, runs=len(mine),
-        previous=previous,
-    )  # fmt: skip
+    return {
+        "metric": metric, "verdict": verdict, "current": current,
+        "baseline": scale.value(level), "band": None, "change": change.change,
+        "low": change.low, "high": change.high, "runs": len(mine), "previous": previous,
+        "note": None,
+    }  # fmt: skip
 
 
 def mark(
-    per_point: Mapping[PointKey, list[MetricVerdict]], events: Sequence[Event]
-) -> dict[PointKey, tuple[MetricVerdict, ...]]:
+    per_point: Mapping[PointKey, list[MetricDoc]], events: Sequence[Event]
+) -> dict[PointKey, tuple[MetricDoc, ...]]:
     """Each point's metrics, the ones an event moved at that point, and that are still
     moved on this run (at least AFFECTED of the event's change), marked with its state: a
     run back at its level while the change is still open is not marked."""
@@ -86,16 +88,16 @@ def mark(
         if e.state != model.CLEARED
     }
 
-    def moved(p: PointKey, v: MetricVerdict) -> bool:
-        size = sizes.get((p, v.metric))
-        if not size or v.change is None:
+    def moved(p: PointKey, v: MetricDoc) -> bool:
+        size = sizes.get((p, v["metric"]))
+        if not size or v["change"] is None:
             return False
-        return v.change / size >= AFFECTED
+        return v["change"] / size >= AFFECTED
 
     return {
         p: tuple(
-            replace(m, verdict=marks[(p, m.metric)])
-            if (p, m.metric) in marks and moved(p, m)
+            {**m, "verdict": marks[(p, m["metric"])]}
+            if (p, m["metric"]) in marks and moved(p, m)
             else m
             for m in results
         )
@@ -104,18 +106,18 @@ def mark(
 
 
 def curves_of(
-    points: Mapping[PointKey, Sequence[MetricVerdict]], events: Sequence[Event]
+    points: Mapping[PointKey, Sequence[MetricDoc]], events: Sequence[Event]
 ) -> dict[tuple[int, int], CurveVerdict]:
     """Each ISL/OSL pair: what the events that moved its curve (not one point of it) say,
     and its points' mean throughput change."""
-    pairs: dict[tuple[int, int], list[MetricVerdict]] = defaultdict(list)
+    pairs: dict[tuple[int, int], list[MetricDoc]] = defaultdict(list)
     for p, results in points.items():
-        pairs[(p.isl, p.osl)] += [m for m in results if m.metric == THROUGHPUT]
+        pairs[(p.isl, p.osl)] += [m for m in results if m["metric"] == THROUGHPUT]
     out = {}
     for pair, found in sorted(pairs.items()):
-        changes = [m.change for m in found if m.change is not None]
+        changes = [m["change"] for m in found if m["change"] is not None]
         # Marked only while its points are (a run back at its level is not).
-        still = any(m.verdict in (REGRESSION, SUSPECTED) for m in found)
+        still = any(m["verdict"] in (REGRESSION, SUSPECTED) for m in found)
         states = [
             REGRESSION if e.state == model.CONFIRMED else SUSPECTED
             for e in events
@@ -123,8 +125,8 @@ def curves_of(
         ]
         # A pair none of whose points has a history is new (or not yet judged).
         first = (
-            {m.verdict for m in found}
-            if {m.verdict for m in found} <= {NEW, INSUFFICIENT}
+            {m["verdict"] for m in found}
+            if {m["verdict"] for m in found} <= {NEW, INSUFFICIENT}
             else set()
         )
         out[pair] = CurveVerdict(

@@ -9,12 +9,13 @@ from generator.catalog.regression import Policy
 from generator.results.load import open_store
 from generator.results.store import Store
 from generator.verdicts.compare import _trade_offs, compare, history_outcomes
-from generator.verdicts.model import MetricVerdict
 from tests.results_gen import Point, Run, Shape, point_record, write_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from generator.results.verdicts_json import MetricDoc
 
 
 def test_a_first_run_is_new_and_a_cancelled_point_missing(tmp_path: Path) -> None:
@@ -26,7 +27,7 @@ def test_a_first_run_is_new_and_a_cancelled_point_missing(tmp_path: Path) -> Non
         (4, "new", None),
         (8, "missing", "cancelled"),
     ]
-    assert [(m.metric, m.verdict) for m in c.points[0].metrics] == [
+    assert [(m["metric"], m["verdict"]) for m in c.points[0].metrics] == [
         ("output_throughput_per_gpu", "new"),
         ("median_ttft_ms", "new"),
         ("median_tpot_ms", "new"),
@@ -44,11 +45,11 @@ def test_the_history_keeps_the_ab_outcomes_of_its_nights(tmp_path: Path) -> None
     assert history_outcomes(store) == {"night-1": {"ev-1": "confirmed"}}
 
 
-def verdict(metric: str, word: str) -> MetricVerdict:
-    return MetricVerdict(
-        metric=metric, verdict=word, current=1.0, baseline=1.0, band=None, change=None,
-        low=None, high=None, runs=5, previous=None,
-    )  # fmt: skip
+def verdict(metric: str, word: str) -> MetricDoc:
+    return {
+        "metric": metric, "verdict": word, "current": 1.0, "baseline": 1.0, "band": None,
+        "change": None, "low": None, "high": None, "runs": 5, "previous": None, "note": None,
+    }  # fmt: skip
 
 
 def test_slower_at_a_point_whose_throughput_improved_is_a_trade_off() -> None:
@@ -56,6 +57,6 @@ def test_slower_at_a_point_whose_throughput_improved_is_a_trade_off() -> None:
         verdict("output_throughput_per_gpu", "improved"),
         verdict("median_ttft_ms", "regression"),
     ]
-    assert [m.verdict for m in _trade_offs(moved)] == ["improved", "trade-off"]
+    assert [m["verdict"] for m in _trade_offs(moved)] == ["improved", "trade-off"]
     held = [verdict("output_throughput_per_gpu", "ok"), verdict("median_ttft_ms", "regression")]
     assert _trade_offs(held) == held

@@ -63,7 +63,9 @@ def test_a_config_wide_step_is_suspected_on_its_run_and_confirmed_on_the_next() 
     [j] = judge([upto(s, STEP + 2)], POLICY)
     [again] = j.events
     assert (again.id, again.state, again.new_confirmation) == (event.id, "confirmed", False)
-    marked = {m.verdict for results in j.points.values() for m in results if m.metric == THROUGHPUT}
+    marked = {
+        m["verdict"] for results in j.points.values() for m in results if m["metric"] == THROUGHPUT
+    }
     assert marked == {"regression"}
 
 
@@ -130,10 +132,10 @@ def test_a_new_point_is_new_and_a_short_history_is_not_judged() -> None:
     samples = dict(s.samples)
     samples[extra] = (None,) * STEP + (s.samples[POINTS[0]][STEP],)
     [j] = judge([replace(s, samples=samples)], POLICY)
-    assert {m.verdict for m in j.points[extra]} == {"new"}
+    assert {m["verdict"] for m in j.points[extra]} == {"new"}
     [short] = judge([upto(s, 2)], POLICY)
     assert short.events == ()
-    assert {m.verdict for results in short.points.values() for m in results} == {
+    assert {m["verdict"] for results in short.points.values() for m in results} == {
         "insufficient-history"
     }
 

@@ -8,9 +8,13 @@ from dataclasses import replace
 import pytest
 
 from generator.results.history import PointKey
-from generator.verdicts.model import Change, Event, MetricVerdict
+from generator.verdicts.model import Change, Event
 from generator.verdicts.point_verdicts import curves_of, mark
 from tests.series_gen import KEY
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from generator.results.verdicts_json import MetricDoc
 
 THROUGHPUT = "output_throughput_per_gpu"
 A = PointKey(isl=1024, osl=1024, concurrency=4)
@@ -18,11 +22,11 @@ B = PointKey(isl=1024, osl=1024, concurrency=8)
 C = PointKey(isl=8192, osl=1024, concurrency=4)
 
 
-def verdict(word: str, change: float | None) -> MetricVerdict:
-    return MetricVerdict(
-        metric=THROUGHPUT, verdict=word, current=1.0, baseline=1.0, band=None, change=change,
-        low=None, high=None, runs=5, previous=None,
-    )  # fmt: skip
+def verdict(word: str, change: float | None) -> MetricDoc:
+    return {
+        "metric": THROUGHPUT, "verdict": word, "current": 1.0, "baseline": 1.0, "band": None,
+        "change": change, "low": None, "high": None, "runs": 5, "previous": None, "note": None,
+    }  # fmt: skip
 
 
 POINTS = {A: [verdict("ok", -0.09)], B: [verdict("ok", -0.01)], C: [verdict("new", None)]}
@@ -39,7 +43,9 @@ def words(state: str) -> tuple[dict[PointKey, str], dict[tuple[int, int], str]]:
     event = replace(EVENT, state=state)
     marked = mark(POINTS, [event])
     curves = curves_of(marked, [event])
-    return {p: m.verdict for p, (m,) in marked.items()}, {k: c.verdict for k, c in curves.items()}
+    return {p: m["verdict"] for p, (m,) in marked.items()}, {
+        k: c.verdict for k, c in curves.items()
+    }
 
 
 def test_only_the_points_still_moved_by_at_least_half_the_change_are_marked() -> None:
