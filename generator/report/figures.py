@@ -79,7 +79,7 @@ class Axis(TypedDict, total=False):
     automargin: bool
 
 
-class Shape(TypedDict, total=False):
+class LayoutShape(TypedDict, total=False):
     """A line across the chart (`xref`/`yref` "paper": the chart's whole width/height)."""
 
     type: str
@@ -115,7 +115,7 @@ class Layout(TypedDict, total=False):
     margin: dict[str, int]
     legend: dict[str, float | str]
     height: int
-    shapes: list[Shape]
+    shapes: list[LayoutShape]
     annotations: list[Annotation]
 
 
@@ -287,7 +287,7 @@ def trend_figure(
     layout = _layout(title, "run", y_title)
     if reference is not None:
         layout["yaxis"] = {"title": {"text": y_title}}
-    shapes: list[Shape] = []
+    shapes: list[LayoutShape] = []
     notes: list[Annotation] = []
     if reference is not None:
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y",

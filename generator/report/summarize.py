@@ -101,7 +101,7 @@ class MissingPoint(PointIdentity):
     reason: str
 
 
-class Summary(TypedDict):
+class RunSummary(TypedDict):
     """The run summary (schema sglang-ci/summary/1); the documents of results/ and
     verdicts/ it holds keep their own types."""
 
@@ -146,7 +146,7 @@ def summarize(
     verdicts: VerdictsDoc | None = None,
     run: RunDoc | None = None,
     around: Around | None = None,
-) -> Summary:
+) -> RunSummary:
     """The CURRENT records of `store` as one JSON document; `verdicts`: the run's
     `compare --json`; `run`: provenance.run_info."""
     points = store.rows(

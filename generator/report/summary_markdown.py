@@ -13,7 +13,7 @@ from generator.results.provenance import short_digest, versions_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.report.summarize import ShownMetric, Summary
+    from generator.report.summarize import ShownMetric, RunSummary
     from generator.results.provenance import RunnerRow
 
 # What compare_text needs of a compare JSON to print it in full.
@@ -36,7 +36,7 @@ def _changes(metrics: list[ShownMetric]) -> str:
     )
 
 
-def _outcome(data: Summary) -> list[str]:
+def _outcome(data: RunSummary) -> list[str]:
     v = data["verdicts"]
     missing = data["missing_jobs"]
     lost_points = sum(j["points"] for j in missing)
@@ -83,7 +83,7 @@ def _outcome(data: Summary) -> list[str]:
     return [*lines, ""]
 
 
-def _run(data: Summary) -> str:
+def _run(data: RunSummary) -> str:
     """The run's title (linked to it), event, ref and catalog commits."""
     info = data["run_info"]
     run = text(data["title"])
@@ -114,7 +114,7 @@ def _url(url: object) -> str:
     return text if re.fullmatch(r"https://[^\s()<>`\\]+", text) else "#"
 
 
-def markdown(data: Summary) -> list[str]:
+def markdown(data: RunSummary) -> list[str]:
     """The summary as Markdown lines."""
     outcome = _outcome(data)
     if data.get("headline") and not any(line.startswith("- ") for line in outcome):

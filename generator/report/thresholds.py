@@ -51,7 +51,7 @@ class CaseProposals(TypedDict):
     min_acceptance_rate: Proposal | None
 
 
-class Thresholds(TypedDict):
+class ThresholdProposals(TypedDict):
     """The proposals (schema sglang-ci/thresholds/1)."""
 
     schema: str
@@ -83,7 +83,7 @@ def _proposals(store: Store, rule: ThresholdRule, col: str, current: str) -> dic
     return out
 
 
-def thresholds(store: Store, rule: ThresholdRule) -> Thresholds:
+def thresholds(store: Store, rule: ThresholdRule) -> ThresholdProposals:
     scores = _proposals(store, rule, "score", "threshold")
     rates = _proposals(store, rule, "acceptance_rate", "min_acceptance_rate")
     return {
@@ -99,7 +99,7 @@ def thresholds(store: Store, rule: ThresholdRule) -> Thresholds:
     }
 
 
-def markdown(data: Thresholds) -> list[str]:
+def markdown(data: ThresholdProposals) -> list[str]:
     lines = [
         "## Proposed accuracy thresholds (not applied)",
         "",

@@ -3,7 +3,7 @@ templates/summary.md.j2): the outcome, provenance, then the tables folded."""
 
 from __future__ import annotations
 
-from generator.report.summarize import SCHEMA, Summary
+from generator.report.summarize import SCHEMA, RunSummary
 from generator.report.summary_markdown import _runner, _url, markdown
 
 TYPE_CHECKING = False
@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from generator.results.provenance import ImageRow, RunnerRow
 
 
-def summary() -> Summary:
+def summary() -> RunSummary:
     image: ImageRow = {"requested": "rocm/x:tag", "tag": "tag", "digest": "sha256:" + "ab" * 32,
                        "pinned": None, "sglang_version": "0.5.6", "sglang_commit": None,
                        "atom_version": None, "aiter_version": None, "rocm_version": None,

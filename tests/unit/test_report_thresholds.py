@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.catalog.regression import ThresholdRule
-from generator.report.thresholds import Proposal, Thresholds, markdown, thresholds
+from generator.report.thresholds import Proposal, ThresholdProposals, markdown, thresholds
 from generator.results.load import open_store
 from tests.results_gen import Run, case_record, write_run
 
@@ -67,7 +67,7 @@ def proposal(
 
 
 def test_the_table_has_a_row_per_gate_proposed() -> None:
-    data: Thresholds = {"schema": "sglang-ci/thresholds/1", "method": "M", "floor": 0.0,
+    data: ThresholdProposals = {"schema": "sglang-ci/thresholds/1", "method": "M", "floor": 0.0,
                         "margin": 0.01, "min_runs": 5, "cases": [
         {"case": "a|b", "threshold": proposal(), "min_acceptance_rate": proposal(current=0.3)},
         {"case": "young", "threshold": proposal(runs=1, proposed=None, note="too few"),
@@ -87,7 +87,7 @@ def test_the_table_has_a_row_per_gate_proposed() -> None:
 
 
 def test_a_history_without_a_case_says_so() -> None:
-    data: Thresholds = {"schema": "sglang-ci/thresholds/1", "method": "M", "floor": 0.5,
+    data: ThresholdProposals = {"schema": "sglang-ci/thresholds/1", "method": "M", "floor": 0.5,
                         "margin": 0.0, "min_runs": 3, "cases": []}  # fmt: skip
     assert markdown(data)[-1] == "No accuracy case in the history."
     assert markdown(data)[2] == "Method: M, floor 0.5, margin 0, at least 3 runs."
