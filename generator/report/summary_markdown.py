@@ -13,7 +13,7 @@ from generator.results.provenance import short_digest, versions_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.report.summarize import ShownMetric, RunSummary
+    from generator.report.summarize import RunSummary, ShownMetric
     from generator.results.provenance import RunnerRow
 
 # What compare_text needs of a compare JSON to print it in full.
