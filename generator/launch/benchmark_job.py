@@ -24,7 +24,7 @@ from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
 from generator.launch.server import Server
 from generator.launch.sink import Sink
-from generator.launch.turns import Gate
+from generator.launch.turns import TurnGate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class _Job:
     client_version: str | None = None
     server: Server | None = None
     records: dict[str, PointRecord] = field(default_factory=dict)
-    gate: Gate = field(default_factory=lambda: Gate(None, 1.0))
+    gate: TurnGate = field(default_factory=lambda: TurnGate(None, 1.0))
 
     def shared(self) -> record_doc.Common:
         if self.common is None:
@@ -77,7 +77,7 @@ def run_benchmark(job: JobEntry, knobs: Knobs, supervisor: Supervisor) -> int:
     not run or its results could not be written to RESULTS_DIR (core/exits.py). A bug
     records the points not done yet as failed by the launcher, then propagates."""
     ctx = _Job(job, knobs, supervisor, Sink(knobs, supervisor))
-    ctx.gate = Gate(job.get("turns"), knobs.ready_poll_s)
+    ctx.gate = TurnGate(job.get("turns"), knobs.ready_poll_s)
     try:
         return _run(ctx)
     except Cancelled as exc:

@@ -18,7 +18,7 @@ READY = "ready"
 STOP = "stop"
 
 
-class Gate:
+class TurnGate:
     """The turns of one side; without a directory every turn is given at once."""
 
     def __init__(self, folder: str | None, poll_s: float) -> None:

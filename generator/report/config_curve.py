@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.report.figures import CurveRun, Figure, Mark, curve_figure
+from generator.report.figures import ChartMark, CurveRun, Figure, curve_figure
 from generator.report.markdown import SHORT
 from generator.report.site import pct
 from generator.results.shown_verdicts import MARKED
@@ -54,7 +54,7 @@ def curve(
             if p.config == config and p.pair == pair and p.concurrency in at:
                 x, y = at[p.concurrency]
                 text = f"{p.verdict} at c={p.concurrency}: {_changes(p)}"
-                marks.append(Mark(x=x, y=y, verdict=p.verdict, text=text))
+                marks.append(ChartMark(x=x, y=y, verdict=p.verdict, text=text))
         bent = [c for c in mine.curves if c.config == config and c.pair == pair]
         verdict = f" (curve {bent[0].verdict} {pct(bent[0].change)})" if bent else ""
     return curve_figure(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from generator.report.figures import Figure, FirstBad, Mark, trend_figure
+from generator.report.figures import ChartMark, Figure, FirstBad, trend_figure
 from generator.report.markdown import SHORT
 from generator.report.site import pct
 from generator.results.shown_verdicts import MARKED
@@ -52,7 +52,7 @@ def _marks_for(
     titles: Mapping[str, str],
     at: Callable[[Series, int], float | None],
     runs: Collection[str],
-) -> list[Mark]:
+) -> list[ChartMark]:
     """Marks of the points and curves of (config, pair) on the chart of `field` (drawn at
     `at(series, index)`): a point only where the chart's metric moved, on `runs` only."""
     by_c = {s.concurrency: (s, s.index()) for s in series}
@@ -72,7 +72,7 @@ def _marks_for(
                 continue
             shown = f"{SHORT.get(metric, metric)} {pct(moved[0].change)}"
             text = f"{moved[0].verdict} at c={p.concurrency} ({titles.get(run, run)}): {shown}"
-            out.append(Mark(x=s.t[i], y=y, verdict=moved[0].verdict, text=text))
+            out.append(ChartMark(x=s.t[i], y=y, verdict=moved[0].verdict, text=text))
         if field != "y":
             continue
         for c in j.curves:
@@ -86,7 +86,7 @@ def _marks_for(
             if found:
                 top = max(y for _, y in found)
                 text = f"curve {c.verdict} ({titles.get(run, run)}): {pct(c.change)}"
-                out.append(Mark(x=found[0][0], y=top * 1.04, verdict=c.verdict, text=text))
+                out.append(ChartMark(x=found[0][0], y=top * 1.04, verdict=c.verdict, text=text))
     return out
 
 

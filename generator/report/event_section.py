@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from generator.report import rundiff
 from generator.report.ab_section import AbResult, ab_result
-from generator.report.figures import BAD, EARLIER, LATEST, CurveRun, Line, Mark, curves_figure
+from generator.report.figures import BAD, EARLIER, LATEST, ChartMark, CurveRun, Line, curves_figure
 from generator.report.markdown import SHORT
 from generator.report.oncall import differs_pairs
 from generator.report.site import html, link, slug
@@ -113,7 +113,9 @@ def _curves(store: Store, event: Event, runs: Sequence[tuple[str | None, str, Li
         ]
         bad = {c: (x, y) for x, y, c in got.get((event.first_bad_run or "", isl, osl), [])}
         marks = [
-            Mark(x=bad[c][0], y=bad[c][1], verdict=event.verdict, text=f"{event.verdict} at c={c}")
+            ChartMark(
+                x=bad[c][0], y=bad[c][1], verdict=event.verdict, text=f"{event.verdict} at c={c}"
+            )
             for i, o, c in event.at
             if (i, o) == (isl, osl) and c in bad
         ]

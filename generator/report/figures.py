@@ -133,7 +133,7 @@ MARK_STYLE: dict[str, Marker] = {
 
 
 @dataclass(frozen=True, kw_only=True)
-class Mark:
+class ChartMark:
     """A point or curve a run's verdicts marked, where it sits on a chart."""
 
     x: float | str  # interactivity, or a run's time on a trend
@@ -161,7 +161,7 @@ def _layout(title: str, x: str, y: str) -> Layout:
     }
 
 
-def _marks(marks: Sequence[Mark]) -> list[Trace]:
+def _marks(marks: Sequence[ChartMark]) -> list[Trace]:
     out: list[Trace] = []
     for verdict, style in MARK_STYLE.items():
         mine = [m for m in marks if m.verdict == verdict]
@@ -191,7 +191,7 @@ BAD: Line = {"color": "#d62728"}
 def curves_figure(
     title: str,
     runs: Sequence[tuple[CurveRun, Line]],
-    marks: Sequence[Mark],
+    marks: Sequence[ChartMark],
     height: int = 380,
 ) -> Figure:
     """Output throughput per GPU against interactivity of each run (with its line
@@ -222,7 +222,7 @@ def curves_figure(
 
 
 def curve_figure(
-    title: str, latest: CurveRun, before: CurveRun | None, marks: Sequence[Mark]
+    title: str, latest: CurveRun, before: CurveRun | None, marks: Sequence[ChartMark]
 ) -> Figure:
     """The latest run's curve beside an earlier run's (dotted)."""
     runs = [(before, EARLIER), (latest, LATEST)]
@@ -243,7 +243,7 @@ def trend_figure(
     y_title: str,
     series: dict[str, tuple[list[str], list[float]]],
     changes: Sequence[tuple[str, str]],
-    marks: Sequence[Mark],
+    marks: Sequence[ChartMark],
     *,
     quiet: Sequence[tuple[str, str]] = (),
     first_bad: Sequence[FirstBad] = (),

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 from generator.verdicts.badness import Found, badness_table, measured, metrics_of
 from generator.verdicts.event_grouping import events_of
 from generator.verdicts.model import event_id
-from generator.verdicts.noise import Noise, Table, measure, own
+from generator.verdicts.noise import HistoryNoise, Table, measure, own
 from generator.verdicts.point_verdicts import curves_of, mark, point_metric
-from generator.verdicts.replay import BY_AB, Finding, Thresholds, replay
+from generator.verdicts.replay import BY_AB, ReplayFinding, Thresholds, replay
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class ServerJudgement:
     events: tuple[Event, ...] = ()
 
 
-def history_noise(all_series: Sequence[ServerSeries], policy: Policy) -> dict[str, Noise]:
+def history_noise(all_series: Sequence[ServerSeries], policy: Policy) -> dict[str, HistoryNoise]:
     """Each metric's noise over every server's runs before the one judged."""
     tables: dict[str, list[Table]] = defaultdict(list)
     for series in all_series:
@@ -53,8 +53,8 @@ def history_noise(all_series: Sequence[ServerSeries], policy: Policy) -> dict[st
 
 def _ab_of(
     series: ServerSeries, outcomes: Mapping[str, Mapping[str, str]], point: PointKey | None
-) -> Callable[[Finding, int], str | None]:
-    def ab(f: Finding, now: int) -> str | None:
+) -> Callable[[ReplayFinding, int], str | None]:
+    def ab(f: ReplayFinding, now: int) -> str | None:
         night = outcomes.get(series.runs[now].name)
         if not night:
             return None
@@ -66,7 +66,7 @@ def _ab_of(
 def judge_server(
     series: ServerSeries,
     policy: Policy,
-    noise: Mapping[str, Noise],
+    noise: Mapping[str, HistoryNoise],
     outcomes: Mapping[str, Mapping[str, str]],
 ) -> ServerJudgement:
     """The verdicts of the current (last) run of one server."""

@@ -89,7 +89,7 @@ class Table:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Noise:
+class HistoryNoise:
     """A metric's noise: `shared` by a server's points on a run, each `point`'s own, and
     how many differences measured it."""
 
@@ -110,7 +110,7 @@ def _mad_variance(diffs: Sequence[float]) -> float:
     return scale**2 / 2
 
 
-def measure(tables: Iterable[Table], prior: float) -> Noise:
+def measure(tables: Iterable[Table], prior: float) -> HistoryNoise:
     """The noise over `tables` (every server's series of one metric)."""
     level_diffs: list[float] = []
     inverse_points: list[float] = []
@@ -152,7 +152,7 @@ def measure(tables: Iterable[Table], prior: float) -> Noise:
         statistics.fmean(inverse_points) if inverse_points else 0.0
     )
     shared_var = (n_level * max(own, 0.0) + PRIOR_WEIGHT * half) / (n_level + PRIOR_WEIGHT)
-    return Noise(
+    return HistoryNoise(
         shared=max(math.sqrt(shared_var), FLOOR),
         point=max(math.sqrt(point_var), FLOOR),
         measured=n_level,

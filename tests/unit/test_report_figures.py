@@ -9,10 +9,10 @@ from generator.report.figures import (
     EARLIER,
     LATEST,
     MARK_STYLE,
+    ChartMark,
     CurveRun,
     Figure,
     FirstBad,
-    Mark,
     accuracy_figure,
     curve_figure,
     curves_figure,
@@ -47,10 +47,10 @@ def test_a_run_without_points_draws_nothing() -> None:
 
 def test_marks_are_one_trace_per_verdict_regressions_first() -> None:
     marks = [
-        Mark(x=1.0, y=2.0, verdict="suspected", text="s1"),
-        Mark(x=3.0, y=4.0, verdict="regression", text="r1"),
-        Mark(x=5.0, y=6.0, verdict="suspected", text="s2"),
-        Mark(x=7.0, y=8.0, verdict="ok", text="not drawn"),
+        ChartMark(x=1.0, y=2.0, verdict="suspected", text="s1"),
+        ChartMark(x=3.0, y=4.0, verdict="regression", text="r1"),
+        ChartMark(x=5.0, y=6.0, verdict="suspected", text="s2"),
+        ChartMark(x=7.0, y=8.0, verdict="ok", text="not drawn"),
     ]
     figure = curves_figure("t", [], marks)
     regression, suspected = figure["data"]

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from generator.verdicts.noise import Noise, Table, efficiency, measure, own
+from generator.verdicts.noise import HistoryNoise, Table, efficiency, measure, own
 
 TABLE = Table(values=[[1.0, 2.0, None], [1.5, 2.5, 3.0], [1.0, None, 3.2]])
 
@@ -45,7 +45,7 @@ def test_without_a_history_the_noise_is_the_prior_half_of_it_shared() -> None:
 
 
 def test_a_level_over_more_points_is_less_noisy() -> None:
-    noise = Noise(shared=0.01, point=0.02, measured=3)
+    noise = HistoryNoise(shared=0.01, point=0.02, measured=3)
     assert noise.level(1) == pytest.approx(math.sqrt(0.01**2 + 0.02**2))
     assert noise.level(4) == pytest.approx(math.sqrt(0.01**2 + math.pi / 2 * 0.02**2 / 4))
 
