@@ -13,7 +13,7 @@ from generator.results.runs import json_files, started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.confirm.events import Event
+    from generator.confirm.events import ConfirmEvent
     from generator.core.contract import JobEntry
 
 
@@ -73,7 +73,7 @@ def _records(run: Path) -> list[dict[str, Any]]:
     return out
 
 
-def server_image(history: Path, run: str | None, event: Event) -> SideImage | None:
+def server_image(history: Path, run: str | None, event: ConfirmEvent) -> SideImage | None:
     """The image the server of `event` ran in history run `run`."""
     if run is None or not (history / run).is_dir():
         return None

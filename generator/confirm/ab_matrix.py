@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
-    from generator.confirm.events import Event, Verdicts
+    from generator.confirm.events import CompareEvents, ConfirmEvent
     from generator.core.abjob import ConfirmationEntry, ConfirmationFields, SideImage
     from generator.core.contract import JobEntry, PointEntry
 
@@ -50,11 +50,11 @@ def size(changes: Iterable[float | None]) -> float:
     return max((abs(c or 0.0) for c in changes), default=0.0)
 
 
-def _size(event: Event) -> float:
+def _size(event: ConfirmEvent) -> float:
     return size(c.change for c in event.changes.values())
 
 
-def _job_for(event: Event, jobs: Sequence[JobEntry]) -> JobEntry | None:
+def _job_for(event: ConfirmEvent, jobs: Sequence[JobEntry]) -> JobEntry | None:
     s = event.server
     for job in jobs:
         if (
@@ -66,7 +66,9 @@ def _job_for(event: Event, jobs: Sequence[JobEntry]) -> JobEntry | None:
     return None
 
 
-def _points(event: Event, job: JobEntry, verdicts: Verdicts, most: int) -> list[PointEntry]:
+def _points(
+    event: ConfirmEvent, job: JobEntry, verdicts: CompareEvents, most: int
+) -> list[PointEntry]:
     wanted = {(p.isl, p.osl, p.concurrency) for p in event.points}
     metrics = event.metrics or (THROUGHPUT,)
 
@@ -89,7 +91,7 @@ def _timeout(job: JobEntry, points: list[PointEntry], policy: Policy) -> int:
 
 
 def build(
-    verdicts: Verdicts,
+    verdicts: CompareEvents,
     jobs: Sequence[JobEntry],
     history: Path,
     policy: Policy,
@@ -104,7 +106,7 @@ def build(
     if not c.enabled:
         return [], []
 
-    def skip(event: Event, reason: str) -> None:
+    def skip(event: ConfirmEvent, reason: str) -> None:
         skipped.append(Skipped(event=event.id, config=event.server.config, reason=reason))
 
     for event in sorted(verdicts.suspected(), key=lambda e: (-_size(e), e.id)):

@@ -27,7 +27,7 @@ _Value = TypeVar("_Value")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Server:
+class EventServer:
     config: str
     fingerprint: str | None
     runner_label: str | None
@@ -41,14 +41,14 @@ class Server:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Change:
+class EventChange:
     change: float | None
     low: float | None
     high: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
-class Point:
+class EventPoint:
     isl: int
     osl: int
     concurrency: int
@@ -59,38 +59,38 @@ class Point:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Event:
+class ConfirmEvent:
     id: str
     state: str
     confirmed_by: str | None
     cause: str | None
-    server: Server
+    server: EventServer
     first_bad_run: str | None
     last_good_run: str | None
     runs: int
-    points: tuple[Point, ...]
+    points: tuple[EventPoint, ...]
     metrics: tuple[str, ...]
-    changes: dict[str, Change]
+    changes: dict[str, EventChange]
     differences: dict[str, tuple[str | None, str | None]]
 
 
-def by_weight(changes: Mapping[str, Change]) -> list[tuple[str, Change]]:
+def by_weight(changes: Mapping[str, EventChange]) -> list[tuple[str, EventChange]]:
     """An event's changes, the metric that defines it first (regression.weight)."""
     return sorted(changes.items(), key=lambda item: weight(item[0], item[1].change))
 
 
-def defining_metric(event: Event) -> str | None:
+def defining_metric(event: ConfirmEvent) -> str | None:
     """The metric that defines `event`: its first by weight."""
     first = next(iter(by_weight(event.changes)), None)
     return first[0] if first else None
 
 
 @dataclass(frozen=True, kw_only=True)
-class Verdicts:
+class CompareEvents:
     """What confirmation needs of one `results compare --json` output."""
 
     current: str
-    events: tuple[Event, ...]
+    events: tuple[ConfirmEvent, ...]
     measured: frozenset[tuple[str, str | None, str | None, str | None]]
     # (server key, isl, osl, concurrency) -> metric -> relative change of the point
     point_changes: dict[tuple[Any, ...], dict[str, float]]
@@ -99,14 +99,16 @@ class Verdicts:
     # (server key, isl, osl, concurrency) -> metric -> the metric's verdict in this run
     point_verdicts: dict[tuple[Any, ...], dict[str, str]] = field(default_factory=dict)
 
-    def back(self, event: Event, metric: str) -> bool:
+    def back(self, event: ConfirmEvent, metric: str) -> bool:
         """Whether this run measured `metric` at every point of the event and judged it
         `ok` or `improved` at each: the event is reported, its points are back."""
         keys = [(event.server.key(), p.isl, p.osl, p.concurrency) for p in event.points]
         found = [self.point_verdicts.get(k, {}).get(metric) for k in keys]
         return bool(found) and all(v in ("ok", "improved") for v in found)
 
-    def tonight(self, event: Event, metric: str) -> list[tuple[Point, float | None, float]]:
+    def tonight(
+        self, event: ConfirmEvent, metric: str
+    ) -> list[tuple[EventPoint, float | None, float]]:
         """The event's points as this run measured them: (point, value, change) of
         `metric`, for the points this run judged."""
         out = []
@@ -117,14 +119,14 @@ class Verdicts:
                 out.append((p, self.point_values.get(key, {}).get(metric), change))
         return out
 
-    def suspected(self) -> list[Event]:
+    def suspected(self) -> list[ConfirmEvent]:
         """Events suspected and not yet confirmed: each gets an A/B, again every night it stays
         suspected (its image A from before its first bad run)."""
         return [e for e in self.events if e.state == SUSPECTED]
 
 
-def _server(data: ServerDoc | PointDoc, config: str) -> Server:
-    return Server(
+def _server(data: ServerDoc | PointDoc, config: str) -> EventServer:
+    return EventServer(
         config=config,
         fingerprint=data.get("fingerprint"),
         runner_label=data.get("runner_label"),
@@ -132,10 +134,10 @@ def _server(data: ServerDoc | PointDoc, config: str) -> Server:
     )
 
 
-def _event(data: EventDoc) -> Event:
+def _event(data: EventDoc) -> ConfirmEvent:
     config = str(data.get("config") or "")
     changes = {
-        str(k): Change(change=v.get("change"), low=v.get("low"), high=v.get("high"))
+        str(k): EventChange(change=v.get("change"), low=v.get("low"), high=v.get("high"))
         for k, v in (data.get("changes") or {}).items()
         if isinstance(v, dict)
     }
@@ -144,7 +146,7 @@ def _event(data: EventDoc) -> Event:
         for k, v in (data.get("differences") or {}).items()
         if isinstance(v, list) and len(v) == 2
     }
-    return Event(
+    return ConfirmEvent(
         id=str(data["id"]),
         state=str(data.get("state") or SUSPECTED),
         confirmed_by=data.get("confirmed_by"),
@@ -154,7 +156,7 @@ def _event(data: EventDoc) -> Event:
         last_good_run=data.get("last_good_run"),
         runs=int(data.get("runs") or 1),
         points=tuple(
-            Point(isl=int(p["isl"]), osl=int(p["osl"]), concurrency=int(p["concurrency"]))
+            EventPoint(isl=int(p["isl"]), osl=int(p["osl"]), concurrency=int(p["concurrency"]))
             for p in data.get("points") or ()
             if "concurrency" in p
         ),
@@ -175,7 +177,7 @@ def _each(
     }
 
 
-def parse(data: object, where: str) -> Verdicts:
+def parse(data: object, where: str) -> CompareEvents:
     """The verdicts of a `results compare --json` object; ResultsError when it is not one."""
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIX):
         msg = f"{where}: not the JSON of `sglang-ci results compare --json`"
@@ -195,7 +197,7 @@ def parse(data: object, where: str) -> Verdicts:
         changes[key] = {m: float(v) for m, v in _each(metrics, "change", (int, float)).items()}
         values[key] = {m: float(v) for m, v in _each(metrics, "current", (int, float)).items()}
         verdicts[key] = {m: str(v) for m, v in _each(metrics, "verdict", str).items()}
-    return Verdicts(
+    return CompareEvents(
         current=str(doc.get("current") or ""),
         events=events,
         measured=frozenset(measured),
@@ -205,7 +207,7 @@ def parse(data: object, where: str) -> Verdicts:
     )
 
 
-def load(path: Path) -> Verdicts:
+def load(path: Path) -> CompareEvents:
     try:
         data = jsonread.load(path)
     except (OSError, ValueError) as exc:

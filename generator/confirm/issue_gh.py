@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from generator.confirm.events import Verdicts
+    from generator.confirm.events import CompareEvents
     from generator.confirm.issues import Action
     from generator.confirm.tracking_issue import Issue
 
@@ -180,7 +180,9 @@ def apply(
     return lines
 
 
-def tracked(verdicts: Verdicts, listed: Sequence[Issue], done: Sequence[Tracked]) -> list[Tracked]:
+def tracked(
+    verdicts: CompareEvents, listed: Sequence[Issue], done: Sequence[Tracked]
+) -> list[Tracked]:
     """What the run leaves: each issue of an event of this run, or one this run acted on,
     with its URL (from the listing) and the action taken (None: nothing this run)."""
     urls = {i.number: i.url for i in listed}

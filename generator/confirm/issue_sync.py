@@ -26,7 +26,7 @@ def _warn(line: str) -> None:
 
 
 def _listed(
-    gh: Gh, label: str, found: events.Verdicts, bot: str, *, open_issues: bool = False
+    gh: Gh, label: str, found: events.CompareEvents, bot: str, *, open_issues: bool = False
 ) -> list[Issue]:
     """The tracking issues of the run's events (and with `open_issues`, every open one)."""
     return issue_gh.issues(

@@ -40,7 +40,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from generator.confirm.events import Event, Verdicts
+    from generator.confirm.events import CompareEvents, ConfirmEvent
     from generator.confirm.outcome import Outcome
     from generator.confirm.tracking_issue import Issue, RunInfo
 
@@ -53,7 +53,7 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1%}"
 
 
-def size(event: Event) -> str:
+def size(event: ConfirmEvent) -> str:
     """The change of each metric with its interval: `output_throughput_per_gpu -8.1%
     [-9.0%, -7.2%]`."""
     parts = [
@@ -69,13 +69,13 @@ def link(run: RunInfo) -> str:
     return code(run.name)
 
 
-def title(event: Event) -> str:
+def title(event: ConfirmEvent) -> str:
     first = next(iter(by_weight(event.changes)), None)
     change = f" {_percent(first[1].change)} {first[0]}" if first else ""
     return f"Performance regression: {event.server.config}{change} since {event.first_bad_run}"
 
 
-def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
+def body(event: ConfirmEvent, outcome: Outcome | None, run: RunInfo) -> str:
     s = event.server
     lines = [
         f"**{md_text(s.config)}** regressed: {md_text(size(event))}.",
@@ -126,7 +126,7 @@ def body(event: Event, outcome: Outcome | None, run: RunInfo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tonight(event: Event, verdicts: Verdicts) -> str:
+def tonight(event: ConfirmEvent, verdicts: CompareEvents) -> str:
     """This run's numbers at the event's points: the metric that defines it, each point's
     value and change against its baseline."""
     metric = defining_metric(event)
@@ -153,7 +153,7 @@ class Action:
     body: str
 
 
-def _returning(event: Event, issues: Sequence[Issue]) -> Issue | None:
+def _returning(event: ConfirmEvent, issues: Sequence[Issue]) -> Issue | None:
     """The bot's closed issue of the same server and metric: the step came back."""
     metric = defining_metric(event)
     back = [
@@ -163,7 +163,7 @@ def _returning(event: Event, issues: Sequence[Issue]) -> Issue | None:
 
 
 def plan(
-    verdicts: Verdicts,
+    verdicts: CompareEvents,
     outcomes: Mapping[str, Outcome],
     issues: Sequence[Issue],
     run: RunInfo,

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from generator.confirm.events import Event
+    from generator.confirm.events import ConfirmEvent
 
 MARKER = "sglang-ci-event"
 BOT = "app/github-actions"  # how gh names the author of what GITHUB_TOKEN wrote
@@ -65,7 +65,7 @@ class RunInfo:
     url: str | None
 
 
-def marker(event: Event) -> str:
+def marker(event: ConfirmEvent) -> str:
     data = {"id": event.id, "server": event.server.as_dict(), "metric": defining_metric(event)}
     # `<`, `>` and the `[` of `##[` as JSON escapes: no value closes the comment and
     # shows, and a log that prints the body reads no command in it.

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from generator.confirm.events import Verdicts
+    from generator.confirm.events import CompareEvents
 
 SERVER = {"config": "c", "fingerprint": "f", "runner_label": "l", "image_family": "i"}
 
@@ -219,7 +219,7 @@ def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
     return Gh("owner/repo", program=GH)
 
 
-def keep(gh: Gh, v: Verdicts) -> list[str]:
+def keep(gh: Gh, v: CompareEvents) -> list[str]:
     servers = frozenset(e.server.key() for e in v.events)
     found = issues(gh, "perf", {e.id for e in v.events}, servers=servers)
     run = RunInfo(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
@@ -235,7 +235,7 @@ def test_a_failing_gh_is_one_line(gh: Gh, monkeypatch: pytest.MonkeyPatch) -> No
     )
 
 
-def kept(gh: Gh, v: Verdicts) -> list[Tracked]:
+def kept(gh: Gh, v: CompareEvents) -> list[Tracked]:
     """What `confirm issues --out` records for run `v`."""
     listed = issues(gh, "perf", {e.id for e in v.events})
     done: list[Tracked] = []

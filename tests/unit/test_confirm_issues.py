@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from generator.confirm import issues
-from generator.confirm.events import Verdicts, parse
+from generator.confirm.events import CompareEvents, parse
 from generator.confirm.issue_gh import Gh, apply
 from generator.confirm.issue_gh import issues as tracking_issues
 from generator.confirm.issues import plan
@@ -63,7 +63,7 @@ def document(
 
 def verdicts(
     run: str, events: list[dict[str, Any]], measured: bool = True, value: float = 1234.5
-) -> Verdicts:
+) -> CompareEvents:
     return parse(document(run, events, measured, value), "v.json")
 
 
@@ -86,7 +86,7 @@ def writes(tmp_path: Path) -> list[str]:
     return [c for c in calls(tmp_path) if c not in ("issue list", "issue view")]
 
 
-def keep(gh: Gh, v: Verdicts) -> list[str]:
+def keep(gh: Gh, v: CompareEvents) -> list[str]:
     servers = frozenset(e.server.key() for e in v.events)
     found = tracking_issues(gh, "perf", {e.id for e in v.events}, servers=servers)
     run = RunInfo(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
