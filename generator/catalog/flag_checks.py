@@ -21,17 +21,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from generator.catalog.upstream import Run
+    from generator.catalog.upstream import OptionRun
 
 
 def _read_as(
-    options: Mapping[str, tuple[Run, ...]], name: str, count: int
-) -> tuple[dict[str, Run], dict[str, None]]:
+    options: Mapping[str, tuple[OptionRun, ...]], name: str, count: int
+) -> tuple[dict[str, OptionRun], dict[str, None]]:
     """What the releases that lack `name` itself read it as: the option a unique prefix
     abbreviates (with its run), and the options of an ambiguous prefix."""
     begun = [(o, runs) for o, runs in options.items() if o.startswith(name) and o != name]
     exact = options.get(name, ())
-    read_as: dict[str, Run] = {}
+    read_as: dict[str, OptionRun] = {}
     ambiguous: dict[str, None] = {}
     for release in range(count):
         if any(r.covers(release) for r in exact):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 
-from generator.catalog.upstream import SGLANG, Retired, Run, index, span, takes, wants
+from generator.catalog.upstream import SGLANG, OptionRun, Retired, index, span, takes, wants
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def release_at(version: str) -> int | None:
     return releases.index(text) if text in releases else None
 
 
-def _runs_at(parser: str, name: str, release: int) -> list[Run]:
+def _runs_at(parser: str, name: str, release: int) -> list[OptionRun]:
     return [r for r in index(SGLANG).parsers.get(parser, {}).get(name, ()) if r.covers(release)]
 
 

@@ -48,7 +48,7 @@ def wants(nargs: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Run:
+class OptionRun:
     """Releases `first` to `last` (indexes, oldest first) have an option with this value
     count and dest."""
 
@@ -83,7 +83,7 @@ class Index:
     the releases that retire an option say of it."""
 
     releases: tuple[str, ...]
-    parsers: Mapping[str, Mapping[str, tuple[Run, ...]]]
+    parsers: Mapping[str, Mapping[str, tuple[OptionRun, ...]]]
     keywords: Mapping[str, tuple[str, ...]]
     deprecated: Mapping[str, Mapping[str, tuple[Retired, ...]]]
 
@@ -100,7 +100,8 @@ def index(tool: str) -> Index:
         parsers={
             parser: {
                 option: tuple(
-                    Run(nargs=str(n), dest=str(d), first=int(a), last=int(b)) for n, d, a, b in runs
+                    OptionRun(nargs=str(n), dest=str(d), first=int(a), last=int(b))
+                    for n, d, a, b in runs
                 )
                 for option, runs in options.items()
             }

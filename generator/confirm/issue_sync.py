@@ -11,7 +11,7 @@ from generator.confirm import events, issue_gh, tracked, triage
 from generator.confirm.issue_gh import Gh, IssueError
 from generator.confirm.issues import plan
 from generator.confirm.outcome import load as load_outcomes
-from generator.confirm.tracking_issue import Issue, RunInfo
+from generator.confirm.tracking_issue import Issue, IssueRun
 from generator.confirm.triaged import load as load_marks
 from generator.jsonio import dumps
 from generator.results.output import JSON, check_file, write_file
@@ -95,7 +95,7 @@ def sync_issues(
         gh = Gh(repo)
         label = policy.confirm.issue_label
         listed = _listed(gh, label, found, bot)
-        run = RunInfo(name=found.current, url=run_url)
+        run = IssueRun(name=found.current, url=run_url)
         actions = plan(found, known, listed, run, settled)
         for line in issue_gh.apply(gh, actions, label, done):
             click.echo(line)

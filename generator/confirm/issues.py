@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from generator.confirm.events import CompareEvents, ConfirmEvent
     from generator.confirm.outcome import Outcome
-    from generator.confirm.tracking_issue import Issue, RunInfo
+    from generator.confirm.tracking_issue import Issue, IssueRun
 
 
 # A link target from the run's own facts: https, nothing that ends the destination.
@@ -63,7 +63,7 @@ def size(event: ConfirmEvent) -> str:
     return "; ".join(parts) or "size not reported"
 
 
-def link(run: RunInfo) -> str:
+def link(run: IssueRun) -> str:
     if run.url and _LINK.fullmatch(run.url):
         return f"[{md_text(run.name)}]({run.url})"
     return code(run.name)
@@ -75,7 +75,7 @@ def title(event: ConfirmEvent) -> str:
     return f"Performance regression: {event.server.config}{change} since {event.first_bad_run}"
 
 
-def body(event: ConfirmEvent, outcome: Outcome | None, run: RunInfo) -> str:
+def body(event: ConfirmEvent, outcome: Outcome | None, run: IssueRun) -> str:
     s = event.server
     lines = [
         f"**{md_text(s.config)}** regressed: {md_text(size(event))}.",
@@ -166,7 +166,7 @@ def plan(
     verdicts: CompareEvents,
     outcomes: Mapping[str, Outcome],
     issues: Sequence[Issue],
-    run: RunInfo,
+    run: IssueRun,
     settled: frozenset[str] = frozenset(),
 ) -> list[Action]:
     """What to do with the tracking issues after this run (pure: no gh). `settled`: events

@@ -60,7 +60,7 @@ class Issue:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunInfo:
+class IssueRun:
     name: str
     url: str | None
 
@@ -75,7 +75,7 @@ def marker(event: ConfirmEvent) -> str:
     return f"<!-- {MARKER} {shown} -->"
 
 
-def run_marker(run: RunInfo) -> str:
+def run_marker(run: IssueRun) -> str:
     return f"<!-- {RUN_MARKER} {run.name} -->"
 
 

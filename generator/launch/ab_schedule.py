@@ -7,7 +7,7 @@ import time
 
 from generator.core import ab_order
 from generator.launch import turns
-from generator.launch.ab_side import Context, Run, log, side_job
+from generator.launch.ab_side import SideContext, SideRun, log, side_job
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from generator.core.abjob import SideImage
 
 
-def _gate_dir(ctx: Context, step: int, side: str) -> Path:
+def _gate_dir(ctx: SideContext, step: int, side: str) -> Path:
     folder = ctx.scratch / "ab" / f"turns-{step}-{side.lower()}"
     if folder.exists():
         shutil.rmtree(folder)
@@ -25,7 +25,7 @@ def _gate_dir(ctx: Context, step: int, side: str) -> Path:
     return folder
 
 
-def _wait_for(ctx: Context, path: Path, runs: Sequence[Run]) -> bool:
+def _wait_for(ctx: SideContext, path: Path, runs: Sequence[SideRun]) -> bool:
     """Wait until `path` exists; False when a side's container ended first."""
     while not path.exists():
         if not all(r.alive() for r in runs):
@@ -35,13 +35,13 @@ def _wait_for(ctx: Context, path: Path, runs: Sequence[Run]) -> bool:
 
 
 def parallel(
-    ctx: Context, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
-) -> list[tuple[Run, ab_order.Turn]]:
+    ctx: SideContext, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
+) -> list[tuple[SideRun, ab_order.Turn]]:
     entry = ctx.entry
     gpus = entry["gpus"]
     halves = {ab_order.A: ctx.devices[:gpus], ab_order.B: ctx.devices[gpus : 2 * gpus]}
     gates = {side: _gate_dir(ctx, step, side) for side in (ab_order.A, ab_order.B)}
-    runs: dict[str, Run] = {}
+    runs: dict[str, SideRun] = {}
     for side in (ab_order.A, ab_order.B):
         job = side_job(
             entry,
@@ -50,7 +50,7 @@ def parallel(
             order=[t for t in order if t.side == side],
             gate=str(gates[side]),
         )
-        runs[side] = Run(ctx, job, side, halves[side])
+        runs[side] = SideRun(ctx, job, side, halves[side])
     both = list(runs.values())
     ready = all(_wait_for(ctx, gates[s] / turns.READY, both) for s in (ab_order.A, ab_order.B))
     if not ready:
@@ -73,10 +73,10 @@ def parallel(
 
 
 def restart(
-    ctx: Context, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
-) -> list[tuple[Run, ab_order.Turn]]:
+    ctx: SideContext, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
+) -> list[tuple[SideRun, ab_order.Turn]]:
     entry = ctx.entry
-    out: list[tuple[Run, ab_order.Turn]] = []
+    out: list[tuple[SideRun, ab_order.Turn]] = []
     for number, block in enumerate(ab_order.blocks(order), 1):
         side = block[0].side
         job = side_job(
@@ -86,7 +86,7 @@ def restart(
             order=block,
             gate=None,
         )
-        run = Run(ctx, job, side, ctx.devices)
+        run = SideRun(ctx, job, side, ctx.devices)
         code = run.wait()
         log(f"block {number} ({side}, {len(block)} turns) ended with status {code}")
         out += [(run, t) for t in block]

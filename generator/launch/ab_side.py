@@ -1,4 +1,4 @@
-"""On the runner: one A/B side's container of the launcher (`Run`), and the job's state."""
+"""On the runner: one A/B side's container of the launcher (`SideRun`), and the job's state."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def log(message: str) -> None:
 
 
 @dataclass
-class Context:
+class SideContext:
     entry: ConfirmationEntry
     environ: Mapping[str, str]
     workspace: str
@@ -100,10 +100,10 @@ def _pump(stream: IO[bytes], prefix: str) -> None:
         say(f"{prefix} {line.decode('utf-8', errors='replace').rstrip()}")
 
 
-class Run:
+class SideRun:
     """One container of one side: `docker run` of the launcher on a side job."""
 
-    def __init__(self, ctx: Context, job: JobEntry, side: str, devices: list[str]) -> None:
+    def __init__(self, ctx: SideContext, job: JobEntry, side: str, devices: list[str]) -> None:
         folder = ctx.scratch / "ab" / job["id"]
         if folder.exists():
             shutil.rmtree(folder)  # a re-attempt's leftovers, in the job's own scratch

@@ -8,7 +8,7 @@ from generator.core import ab_order, ab_verdict, bisection
 from generator.core.abjob import noise_of
 from generator.launch import record_doc
 from generator.launch.ab_schedule import parallel, restart
-from generator.launch.ab_side import Context, log
+from generator.launch.ab_side import SideContext, log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ FOLDER = "confirmation"
 
 
 def _document(
-    ctx: Context,
+    ctx: SideContext,
     *,
     step: int,
     index: int,
@@ -48,7 +48,7 @@ def _document(
 
 
 def measure(
-    ctx: Context, step: int, a: SideImage, b: SideImage
+    ctx: SideContext, step: int, a: SideImage, b: SideImage
 ) -> tuple[str, list[ab_verdict.Judgement]]:
     """One A/B of `a` against `b`: its documents written, its verdict."""
     conf = ctx.entry["confirmation"]
@@ -81,7 +81,7 @@ def measure(
     return verdict, judgements
 
 
-def run_steps(ctx: Context) -> AbSummary:
+def run_steps(ctx: SideContext) -> AbSummary:
     """The confirmation and, when it confirms, the bisection; the job's ab.json."""
     conf = ctx.entry["confirmation"]
     steps: list[StepSummary] = []

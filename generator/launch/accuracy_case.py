@@ -24,7 +24,7 @@ from generator.launch import preflight, record_doc, summary
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, few_shot_metrics, lm_eval_score, utc_now
-from generator.launch.server import Server
+from generator.launch.server import ServerProcess
 from generator.launch.sink import Sink
 
 TYPE_CHECKING = False
@@ -100,7 +100,7 @@ def _run(state: _Case) -> int:
     state.common, state.download_s = ready.common, ready.download_s
     kind = case["evaluator"]["kind"]
     state.evaluator_version = ready.versions["lm_eval" if kind == LM_EVAL else "sglang"]
-    server = Server(case, knobs, state.supervisor, ready.versions["sglang"])
+    server = ServerProcess(case, knobs, state.supervisor, ready.versions["sglang"])
     server.print_command()
     try:
         server.launch()
@@ -116,7 +116,7 @@ def _run(state: _Case) -> int:
     return _finish(state)
 
 
-def _evaluate(state: _Case, server: Server) -> None:
+def _evaluate(state: _Case, server: ServerProcess) -> None:
     case, result, where = state.case, state.result, state.knobs.where
     work_dir = Path(eval_commands.eval_dir(case, where))
     eval_log = Path(eval_commands.eval_log(case, where))

@@ -22,7 +22,7 @@ from generator.launch import preflight, record_doc, summary
 from generator.launch.log_tail import echo_tail, tail
 from generator.launch.process import Cancelled, Supervisor, describe_exit
 from generator.launch.results import ERROR_TAIL_LINES, result_line, utc_now
-from generator.launch.server import Server
+from generator.launch.server import ServerProcess
 from generator.launch.sink import Sink
 from generator.launch.turns import TurnGate
 
@@ -53,7 +53,7 @@ class _Job:
     common: record_doc.Common | None = None
     download_s: float | None = None
     client_version: str | None = None
-    server: Server | None = None
+    server: ServerProcess | None = None
     records: dict[str, PointRecord] = field(default_factory=dict)
     gate: TurnGate = field(default_factory=lambda: TurnGate(None, 1.0))
 
@@ -113,7 +113,7 @@ def _run(ctx: _Job) -> int:
     module = job["client"]["module"]
     ctx.common, ctx.download_s = ready.common, ready.download_s
     ctx.client_version = ready.versions["sglang"] if module.startswith("sglang.") else None
-    server = ctx.server = Server(job, knobs, ctx.supervisor, ready.versions["sglang"])
+    server = ctx.server = ServerProcess(job, knobs, ctx.supervisor, ready.versions["sglang"])
     server.print_command()
     try:
         server.launch()
@@ -145,7 +145,7 @@ def _publish(ctx: _Job) -> None:
     ctx.sink.publish(text)
 
 
-def _sweep(ctx: _Job, server: Server) -> None:
+def _sweep(ctx: _Job, server: ServerProcess) -> None:
     """Every point in order; a dead server, or one that stops answering /health after a
     point ran out of time, is restarted up to MAX_SERVER_RESTARTS times."""
     restarts = served = 0
@@ -177,7 +177,7 @@ def _sweep(ctx: _Job, server: Server) -> None:
             server.stop()
 
 
-def _run_point(ctx: _Job, index: int, server: Server) -> str:
+def _run_point(ctx: _Job, index: int, server: ServerProcess) -> str:
     job, knobs = ctx.job, ctx.knobs
     point = job["points"][index]
     where = knobs.where

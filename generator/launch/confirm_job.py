@@ -35,7 +35,7 @@ from generator.core.exits import FAILED, INFRASTRUCTURE, OK, InputError, LaunchE
 from generator.core.field_checks import load_object
 from generator.core.knob_table import DEFAULTS
 from generator.launch import record_doc
-from generator.launch.ab_side import Context, choose_mode, log
+from generator.launch.ab_side import SideContext, choose_mode, log
 from generator.launch.ab_steps import FOLDER, run_steps
 from generator.launch.container import PASSED, checkout_dir, container_name, devices
 from generator.launch.process import Cancelled
@@ -64,7 +64,7 @@ def run_confirmation(
     if not results.is_absolute():
         results = Path(workspace, results)
     poll = float(environ.get("READY_POLL_S") or DEFAULTS["READY_POLL_S"])
-    ctx = Context(
+    ctx = SideContext(
         entry=entry,
         environ=environ,
         workspace=workspace,
@@ -99,7 +99,7 @@ def run_confirmation(
     return FAILED if ctx.failed_turns else OK
 
 
-def _stop(ctx: Context) -> None:
+def _stop(ctx: SideContext) -> None:
     for proc in ctx.children:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

@@ -62,7 +62,7 @@ def http_status(url: str, *, method: str, timeout_s: float) -> int | None:
         return None
 
 
-class Server:
+class ServerProcess:
     def __init__(
         self,
         entry: ServerEntry,

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.report.event_section import Context
+    from generator.report.event_section import EventPageContext
     from generator.results.store import Store
 
 _PAIR_CURVES = """
@@ -23,7 +23,7 @@ ORDER BY config, isl, osl, concurrency
 """
 
 
-def compare_page(store: Store, out: Path, ctx: Context, a: str, b: str) -> None:
+def compare_page(store: Store, out: Path, ctx: EventPageContext, a: str, b: str) -> None:
     """compare/<a>--<b>.html: the two runs side by side, their curves overlaid."""
     data = rundiff.diff(store, a, b, dashboard=True)
     got: dict[tuple[str, int, int], dict[str, list[tuple[float, float, int]]]] = {}

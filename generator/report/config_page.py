@@ -20,16 +20,16 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.report.timeline import ConfigRuns, Judged, Series
-    from generator.results.shown_verdicts import Event
+    from generator.results.shown_verdicts import ShownEvent
     from generator.results.store import Store
 
 
 def _config_events(
     config: str, marks: Mapping[str, Judged], order: Mapping[str, int]
-) -> list[Event]:
+) -> list[ShownEvent]:
     """The config's events as the newest run that reported each has it, oldest first bad
     run first; cleared ones (the A/B found nothing) left out."""
-    newest: dict[str, tuple[int, Event]] = {}
+    newest: dict[str, tuple[int, ShownEvent]] = {}
     for run, j in marks.items():
         for e in j.events:
             if e.config == config and order.get(run, -1) >= newest.get(e.id, (-2, e))[0]:
@@ -39,7 +39,7 @@ def _config_events(
 
 
 def _first_bad_lines(
-    events: Sequence[Event], times: Mapping[str, str], titles: Mapping[str, str]
+    events: Sequence[ShownEvent], times: Mapping[str, str], titles: Mapping[str, str]
 ) -> list[FirstBad]:
     out = []
     for e in events:

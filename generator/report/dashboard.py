@@ -34,7 +34,7 @@ from markupsafe import Markup
 
 from generator.report import confirmations, oncall, regressions
 from generator.report.config_page import config_page
-from generator.report.event_section import Context
+from generator.report.event_section import EventPageContext
 from generator.report.figures import accuracy_figure
 from generator.report.index_page import closed, heatmap, not_ok_rows
 from generator.report.site import PLOTLY_JS, env, html, page
@@ -103,13 +103,15 @@ def report(
     confirmed = confirmations.read(marked.confirmed[run] for run in by_time)
     for problem in confirmed.problems:
         warn(problem)
-    context = Context(marks=marks, views=views, titles=titles, pages=pages, displays=displays)
+    context = EventPageContext(
+        marks=marks, views=views, titles=titles, pages=pages, displays=displays
+    )
     regressions.page(store, out, context, confirmed)
     v = read(latest.verdicts) if latest.verdicts is not None else None
     rows = list(not_ok_rows(v, displays)) if v else []
     headline = None
     if latest.verdicts is not None:
-        run = oncall.Context(run=latest.name, title=latest.title)
+        run = oncall.OncallContext(run=latest.name, title=latest.title)
         headline, _ = oncall.section(latest.verdicts, run, issues=closed(confirmed, latest.name))
     heat = heatmap(store, list(views.values()), marks, displays)
     body = (

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from generator.report.confirmations import Confirmations
     from generator.report.timeline import Judged, RunView
-    from generator.results.shown_verdicts import Event
+    from generator.results.shown_verdicts import ShownEvent
     from generator.results.store import Store
 
 CHART_HEIGHT = 320
@@ -37,7 +37,7 @@ ORDER BY run, isl, osl, concurrency
 
 
 @dataclass(frozen=True, kw_only=True)
-class Context:
+class EventPageContext:
     """What the other pages know that this one links to."""
 
     marks: Mapping[str, Judged]
@@ -96,7 +96,7 @@ def _diff(
             for r in found]  # fmt: skip
 
 
-def _curves(store: Store, event: Event, runs: Sequence[tuple[str | None, str, Line]]) -> str:
+def _curves(store: Store, event: ShownEvent, runs: Sequence[tuple[str | None, str, Line]]) -> str:
     """One small chart per ISL/OSL pair of the event: the curve of each run in `runs`
     ((run, label, line style)), the event's points marked on the first bad run's."""
     names = [r for r, _, _ in runs if r]
@@ -125,7 +125,7 @@ def _curves(store: Store, event: Event, runs: Sequence[tuple[str | None, str, Li
     return html(figures, f"ev-{slug(event.id)}-", CHART_HEIGHT) if figures else ""
 
 
-def _issue(confirmed: Confirmations, event: str, ctx: Context) -> IssueLink | None:
+def _issue(confirmed: Confirmations, event: str, ctx: EventPageContext) -> IssueLink | None:
     found = confirmed.issues.get(event)
     if found is None:
         return None
@@ -141,9 +141,9 @@ def _issue(confirmed: Confirmations, event: str, ctx: Context) -> IssueLink | No
 
 def section(
     store: Store,
-    ctx: Context,
+    ctx: EventPageContext,
     confirmed: Confirmations,
-    event: Event,
+    event: ShownEvent,
     runs: list[str],
     latest: Mapping[str, str],
     root: str = "",

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from generator.confirm.triage import Mark
-    from generator.results.shown_verdicts import Event
+    from generator.results.shown_verdicts import ShownEvent
     from generator.results.store import Store
 
 SCHEMA = "sglang-ci/events/1"
@@ -87,7 +87,7 @@ class EventLog(TypedDict):
 class Story:
     """One event over the history."""
 
-    event: Event
+    event: ShownEvent
     seen: tuple[str, ...]  # runs that reported it, oldest first
     confirmed_in: str | None
     happened: str
@@ -96,7 +96,9 @@ class Story:
     mark: Mark | None
 
 
-def _happened(e: Event, seen: list[str], later: list[str], mark: Mark | None) -> tuple[str, str]:
+def _happened(
+    e: ShownEvent, seen: list[str], later: list[str], mark: Mark | None
+) -> tuple[str, str]:
     if mark is not None:
         return mark.state, f"marked {mark.text}"
     if e.state == "cleared":
@@ -121,7 +123,7 @@ def stories(
         msg = f"no config {config!r} in the history{did_you_mean(config, list(by_config))}"
         raise ResultsError(msg)
     found = manifests(store, store.manifests)
-    reports: dict[str, list[tuple[str, Event]]] = defaultdict(list)
+    reports: dict[str, list[tuple[str, ShownEvent]]] = defaultdict(list)
     for run in sorted(found.marks, key=lambda r: order.get(r, len(order))):
         for e in found.marks[run].events:
             reports[e.id].append((run, e))

@@ -61,7 +61,7 @@ ORDER = ("new", "still open", "suspected", "cleared", "invalid", "recovered")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Context:
+class OncallContext:
     """What the lines link to and name."""
 
     run: str  # the run's name in the history
@@ -168,7 +168,7 @@ def _base(dashboard: str | None) -> str | None:
     return dashboard if dashboard.endswith("/") else dashboard + "/"
 
 
-def _explain(e: EventDoc, ctx: Context) -> str:
+def _explain(e: EventDoc, ctx: OncallContext) -> str:
     config = str(e.get("config") or "")
     image = (ctx.images or {}).get(config)
     bad = (e.get("differences") or {}).get("image_digest")
@@ -181,7 +181,7 @@ def _explain(e: EventDoc, ctx: Context) -> str:
 def line(
     e: EventDoc,
     kind: str,
-    ctx: Context,
+    ctx: OncallContext,
     outcome: Outcome | None,
     issue: Tracked | None,
 ) -> tuple[str, str]:
@@ -249,7 +249,7 @@ def _headline(counts: Mapping[str, list[str]], red: bool, extra: Sequence[str]) 
 
 def section(
     verdicts: VerdictsDoc,
-    ctx: Context,
+    ctx: OncallContext,
     *,
     outcomes: Mapping[str, Outcome] | None = None,
     issues: Sequence[Tracked] = (),

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.report.confirmations import Confirmations
-    from generator.report.event_section import Context
-    from generator.results.shown_verdicts import Event
+    from generator.report.event_section import EventPageContext
+    from generator.results.shown_verdicts import ShownEvent
     from generator.results.store import Store
 
 EVENTS_SHOWN = 60
@@ -44,10 +44,10 @@ _LATEST = "SELECT config, arg_max(run, run_time) AS run FROM dash_config_runs GR
 _WHEN = "SELECT run, strftime(run_time, '%Y-%m-%dT%H:%M:%SZ') FROM runs"
 
 
-def _events(store: Store, ctx: Context) -> list[tuple[Event, list[str]]]:
+def _events(store: Store, ctx: EventPageContext) -> list[tuple[ShownEvent, list[str]]]:
     """Each event once, as the newest run that reported it has it, with the runs that
     reported it (newest first)."""
-    seen: dict[str, tuple[Event, list[str]]] = {}
+    seen: dict[str, tuple[ShownEvent, list[str]]] = {}
     when = {str(r): (t or "", str(r)) for r, t in store.con.execute(_WHEN).fetchall()}
     order = sorted(ctx.marks, key=lambda r: when.get(r, ("", r)))
     for run in reversed(order):
@@ -62,12 +62,12 @@ def _events(store: Store, ctx: Context) -> list[tuple[Event, list[str]]]:
 _RANK = {"regression": 0, "suspected": 1}
 
 
-def _size(event: Event) -> float:
+def _size(event: ShownEvent) -> float:
     first = min(event.moves, key=lambda m: weight(m.metric, m.change), default=None)
     return abs(first.change) if first else 0.0
 
 
-def page(store: Store, out: Path, ctx: Context, confirmed: Confirmations) -> int:
+def page(store: Store, out: Path, ctx: EventPageContext, confirmed: Confirmations) -> int:
     """Write regressions.html, each event's page and each last-good-vs-first-bad compare
     page; the number of events."""
     found = sorted(_events(store, ctx), key=lambda f: (_RANK.get(f[0].verdict, 2), -_size(f[0])))

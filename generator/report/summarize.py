@@ -171,7 +171,7 @@ def summarize(
     headline: str | None = None
     lines: list[str] = []
     if verdicts is not None:
-        ctx = oncall.Context(
+        ctx = oncall.OncallContext(
             run=str(verdicts.get("current") or name or ""),
             title=title(info, name),
             dashboard=around.dashboard,

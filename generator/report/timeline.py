@@ -18,7 +18,7 @@ from typing import Any
 
 from generator.results.provenance import VERSION_NAMES, VERSIONS, short_digest, title
 from generator.results.runs import MANIFEST_SCHEMA
-from generator.results.shown_verdicts import MARKED, CurveVerdict, Event, PointVerdict
+from generator.results.shown_verdicts import MARKED, PointVerdict, ShownCurveVerdict, ShownEvent
 from generator.results.verdicts_json import read
 
 TYPE_CHECKING = False
@@ -81,8 +81,8 @@ class Judged:
     run: str
     outcome: str
     points: tuple[PointVerdict, ...]
-    curves: tuple[CurveVerdict, ...]
-    events: tuple[Event, ...]
+    curves: tuple[ShownCurveVerdict, ...]
+    events: tuple[ShownEvent, ...]
 
 
 def judged(run: str, data: Mapping[str, Any]) -> Judged:

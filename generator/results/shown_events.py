@@ -10,10 +10,10 @@ from generator.results.shown_verdicts import (
     MARKED,
     REGRESSION,
     SUSPECTED,
-    CurveVerdict,
-    Event,
     Move,
     PointVerdict,
+    ShownCurveVerdict,
+    ShownEvent,
     number,
     pair_of,
 )
@@ -38,7 +38,7 @@ def _size(value: object) -> str:
     return str(value)
 
 
-def event_of(e: Mapping[str, Any]) -> Event:
+def event_of(e: Mapping[str, Any]) -> ShownEvent:
     pairs: list[tuple[str, str]] = []
     for key in ("changes", "differences"):
         found = e.get(key) or {}
@@ -72,7 +72,7 @@ def event_of(e: Mapping[str, Any]) -> Event:
         if isinstance(v, list | tuple) and len(v) == 2
     )
     state, runs, by = e.get("state"), e.get("runs"), e.get("confirmed_by")
-    return Event(
+    return ShownEvent(
         id=str(e.get("id")),
         config=str(e.get("config")),
         verdict=str(verdict),
@@ -104,8 +104,8 @@ def event_of(e: Mapping[str, Any]) -> Event:
 
 
 def made_up_events(
-    run: str | None, points: tuple[PointVerdict, ...], curves: tuple[CurveVerdict, ...]
-) -> tuple[Event, ...]:
+    run: str | None, points: tuple[PointVerdict, ...], curves: tuple[ShownCurveVerdict, ...]
+) -> tuple[ShownEvent, ...]:
     """One event per config with marked points or curves (compare without events)."""
     configs = sorted(
         {p.config for p in points if p.verdict in MARKED}
@@ -118,7 +118,7 @@ def made_up_events(
         verdicts = [p.verdict for p in mine] + [c.verdict for c in bent]
         worst = REGRESSION if REGRESSION in verdicts else SUSPECTED
         out.append(
-            Event(
+            ShownEvent(
                 id=f"{config}@{run}",
                 config=config,
                 verdict=worst,

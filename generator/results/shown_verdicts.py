@@ -39,7 +39,7 @@ class PointVerdict:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CurveVerdict:
+class ShownCurveVerdict:
     config: str
     isl: int
     osl: int
@@ -73,7 +73,7 @@ class Move:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Event:
+class ShownEvent:
     id: str
     config: str
     verdict: str
@@ -98,8 +98,8 @@ class Verdicts:
     outcome: str
     reason: str | None
     points: tuple[PointVerdict, ...]
-    curves: tuple[CurveVerdict, ...]
-    events: tuple[Event, ...]
+    curves: tuple[ShownCurveVerdict, ...]
+    events: tuple[ShownEvent, ...]
     gates: tuple[str, ...]
     missing_cases: tuple[str, ...]
     causes: tuple[str, ...] = ()  # why the run fails, a line each

@@ -20,9 +20,9 @@ from generator.results.history import ServerDoc
 from generator.results.record import ResultsError
 from generator.results.shown_events import event_of, made_up_events
 from generator.results.shown_verdicts import (
-    CurveVerdict,
     MetricVerdict,
     PointVerdict,
+    ShownCurveVerdict,
     Verdicts,
     number,
     pair_of,
@@ -154,9 +154,9 @@ def _point(p: Mapping[str, Any]) -> PointVerdict:
     )
 
 
-def _curve(c: Mapping[str, Any]) -> CurveVerdict:
+def _curve(c: Mapping[str, Any]) -> ShownCurveVerdict:
     isl, osl = pair_of(c)
-    return CurveVerdict(
+    return ShownCurveVerdict(
         config=str(c.get("config")),
         isl=isl,
         osl=osl,

@@ -1,7 +1,7 @@
 """The house rules on generator/'s modules (issue reviews measure them with
-scripts/code_size.py): none over 400 lines, half of them at most 120, no file name used
-twice, a unit test file named for each, and raw documents (`dict[str, Any]`) only in the
-readers that check them."""
+scripts/code_size.py): none over 400 lines, half of them at most 120, no file name and no
+class name used twice, a unit test file named for each, and raw documents
+(`dict[str, Any]`) only in the readers that check them."""
 
 from __future__ import annotations
 
@@ -20,9 +20,15 @@ def test_no_module_is_over_400_lines_and_the_median_is_at_most_120() -> None:
     assert statistics.median(sizes.values()) <= 120
 
 
-def test_no_two_modules_share_a_file_name() -> None:
+def test_no_two_modules_share_a_file_name_and_no_two_classes_a_name() -> None:
     names = Counter(p.name for p in MODULES if p.name != "__init__.py")
     assert {name: n for name, n in names.items() if n > 1} == {}
+    classes = Counter(
+        name
+        for p in MODULES
+        for name in re.findall(r"^class (\w+)", p.read_text(encoding="utf-8"), re.MULTILINE)
+    )
+    assert {name: n for name, n in classes.items() if n > 1} == {}
 
 
 # The modules tested under another file's name, each with the file that holds its tests.

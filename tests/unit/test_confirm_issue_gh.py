@@ -13,7 +13,7 @@ import pytest
 from generator.confirm.issue_gh import Gh, IssueError, apply, issues, tracked
 from generator.confirm.issues import Action, plan
 from generator.confirm.tracked import Tracked
-from generator.confirm.tracking_issue import BOT, RunInfo
+from generator.confirm.tracking_issue import BOT, IssueRun
 from tests.unit.test_confirm_issues import GH, event, verdicts
 
 TYPE_CHECKING = False
@@ -222,7 +222,7 @@ def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
 def keep(gh: Gh, v: CompareEvents) -> list[str]:
     servers = frozenset(e.server.key() for e in v.events)
     found = issues(gh, "perf", {e.id for e in v.events}, servers=servers)
-    run = RunInfo(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
+    run = IssueRun(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
     return apply(gh, plan(v, {}, found, run), "perf")
 
 
@@ -239,7 +239,7 @@ def kept(gh: Gh, v: CompareEvents) -> list[Tracked]:
     """What `confirm issues --out` records for run `v`."""
     listed = issues(gh, "perf", {e.id for e in v.events})
     done: list[Tracked] = []
-    apply(gh, plan(v, {}, listed, RunInfo(name=v.current, url=None)),
+    apply(gh, plan(v, {}, listed, IssueRun(name=v.current, url=None)),
                  "perf", done)  # fmt: skip
     return tracked(v, listed, done)
 

@@ -14,7 +14,7 @@ from generator.confirm.events import CompareEvents, parse
 from generator.confirm.issue_gh import Gh, apply
 from generator.confirm.issue_gh import issues as tracking_issues
 from generator.confirm.issues import plan
-from generator.confirm.tracking_issue import RunInfo, parse_issue
+from generator.confirm.tracking_issue import IssueRun, parse_issue
 from generator.core.logtext import one_line
 from tests.helpers import ROOT
 from tests.unit.test_markdown_text import PAYLOADS, assert_harmless, inside_code, render_markdown
@@ -89,7 +89,7 @@ def writes(tmp_path: Path) -> list[str]:
 def keep(gh: Gh, v: CompareEvents) -> list[str]:
     servers = frozenset(e.server.key() for e in v.events)
     found = tracking_issues(gh, "perf", {e.id for e in v.events}, servers=servers)
-    run = RunInfo(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
+    run = IssueRun(name=v.current, url=f"https://github.com/owner/repo/actions/runs/{v.current}")
     return apply(gh, plan(v, {}, found, run), "perf")
 
 
@@ -310,7 +310,7 @@ def test_record_text_in_the_issue_body_stays_in_its_code_span(payload: str) -> N
     )
     v = verdicts("run-07", [hostile])
     url = "https://github.com/owner/repo/actions/runs/7"
-    text = issues.body(v.events[0], None, RunInfo(name="run-07", url=url))
+    text = issues.body(v.events[0], None, IssueRun(name="run-07", url=url))
     rendered = render_markdown(text)
     assert_harmless(text, rendered, link=url)
     assert one_line(payload) in inside_code(rendered)

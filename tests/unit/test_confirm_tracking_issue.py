@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from generator.confirm.tracking_issue import Comment, RunInfo, marker, parse_issue, run_marker
+from generator.confirm.tracking_issue import Comment, IssueRun, marker, parse_issue, run_marker
 from tests.unit.test_confirm_issues import SERVER, event, verdicts
 
-RUN = RunInfo(name="run-07", url=None)
+RUN = IssueRun(name="run-07", url=None)
 
 
 def test_an_issue_is_read_back_from_the_markers_the_bot_wrote() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from generator.core import ab_order
 from generator.launch import ab_schedule, turns
-from generator.launch.ab_side import Context
+from generator.launch.ab_side import SideContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,9 +32,9 @@ def image(name: str) -> dict[str, str]:
 IMAGES = cast("dict[str, SideImage]", {ab_order.A: image("a"), ab_order.B: image("b")})
 
 
-def context(tmp_path: Path) -> Context:
+def context(tmp_path: Path) -> SideContext:
     entry = {"id": "job", "gpus": 2, "points": [{"id": "p1"}, {"id": "p2"}], "confirmation": {}}
-    return Context(
+    return SideContext(
         entry=cast("ConfirmationEntry", entry),
         environ={},
         workspace=str(tmp_path),
@@ -53,7 +53,9 @@ class FakeRun:
     made: list[FakeRun]
     serves = True
 
-    def __init__(self, ctx: Context, job: dict[str, Any], side: str, devices: list[str]) -> None:
+    def __init__(
+        self, ctx: SideContext, job: dict[str, Any], side: str, devices: list[str]
+    ) -> None:
         del ctx
         self.job, self.side, self.devices, self.waited = job, side, devices, False
         gate = job.get("turns")
@@ -75,7 +77,7 @@ class FakeRun:
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[FakeRun]:
     FakeRun.made = []
     FakeRun.serves = True
-    monkeypatch.setattr(ab_schedule, "Run", FakeRun)
+    monkeypatch.setattr(ab_schedule, "SideRun", FakeRun)
     return FakeRun.made
 
 

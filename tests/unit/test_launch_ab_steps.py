@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from generator.core import ab_order, ab_verdict
 from generator.launch import ab_steps
-from generator.launch.ab_side import Context
+from generator.launch.ab_side import SideContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def image(name: str) -> SideImage:
 CANDIDATES = [image(f"{i}") for i in range(4)]
 
 
-def context(tmp_path: Path, **confirmation: Any) -> Context:
+def context(tmp_path: Path, **confirmation: Any) -> SideContext:
     entry = {
         "id": "qwen-tp4",
         "gpus": 4,
@@ -54,7 +54,7 @@ def context(tmp_path: Path, **confirmation: Any) -> Context:
             **confirmation,
         },
     }
-    return Context(
+    return SideContext(
         entry=cast("ConfirmationEntry", entry),
         environ={},
         workspace=str(tmp_path),
@@ -85,7 +85,7 @@ def run_sides(monkeypatch: pytest.MonkeyPatch, b_value: float | None) -> list[in
     steps: list[int] = []
 
     def restart(
-        ctx: Context, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
+        ctx: SideContext, step: int, images: dict[str, SideImage], order: list[ab_order.Turn]
     ) -> list[tuple[FakeRun, ab_order.Turn]]:
         del ctx, images
         steps.append(step)
@@ -145,7 +145,7 @@ def verdicts(monkeypatch: pytest.MonkeyPatch, first_bad: int) -> list[str]:
     measured: list[str] = []
 
     def measure(
-        ctx: Context, step: int, a: SideImage, b: SideImage
+        ctx: SideContext, step: int, a: SideImage, b: SideImage
     ) -> tuple[str, list[ab_verdict.Judgement]]:
         del ctx, a
         measured.append(f"{step}:{b['run']}")

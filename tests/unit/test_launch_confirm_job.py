@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.core.abjob import ConfirmationEntry
-    from generator.launch.ab_side import Context
+    from generator.launch.ab_side import SideContext
 
 SUMMARY = {"schema": "sglang-ci/ab/1", "verdict": "cleared"}
 
@@ -57,7 +57,7 @@ def test_an_invalid_confirmation_is_refused_in_one_line(
 
 
 def steps(monkeypatch: pytest.MonkeyPatch, *, failed: int = 0, broken: bool = False) -> None:
-    def run_steps(ctx: Context) -> dict[str, Any]:
+    def run_steps(ctx: SideContext) -> dict[str, Any]:
         ctx.failed_turns, ctx.broken = failed, broken
         return SUMMARY
 
@@ -101,7 +101,7 @@ def test_a_cancel_stops_the_sides_containers_and_exits_128_plus_its_signal(
 ) -> None:
     children: list[subprocess.Popen[bytes]] = []
 
-    def run_steps(ctx: Context) -> dict[str, Any]:
+    def run_steps(ctx: SideContext) -> dict[str, Any]:
         child = subprocess.Popen(["sleep", "60"])
         ctx.children.append(child)
         children.append(child)

@@ -12,7 +12,7 @@ from generator.core.exits import NotReady
 from generator.launch import server as server_module
 from generator.launch.knobs import read_knobs
 from generator.launch.process import Supervisor
-from generator.launch.server import Server, http_json, http_status
+from generator.launch.server import ServerProcess, http_json, http_status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,10 +31,10 @@ ENTRY = cast(
 )
 
 
-def make(tmp_path: Path, **environ: str) -> Server:
+def make(tmp_path: Path, **environ: str) -> ServerProcess:
     knobs = read_knobs({"LOG_DIR": "logs", "SGLANG_PORT": "30005", **environ}, tmp_path, tmp_path)
     knobs.log_dir.mkdir()
-    return Server(ENTRY, knobs, Supervisor(1.0))
+    return ServerProcess(ENTRY, knobs, Supervisor(1.0))
 
 
 def answers(monkeypatch: pytest.MonkeyPatch, by_path: dict[str, object]) -> list[str]:
@@ -54,7 +54,7 @@ def test_the_server_is_the_entry_s_command_on_the_port_its_log_emptied(tmp_path:
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "qwen-tp4.server.log").write_text("old run\n", encoding="utf-8")
     knobs = read_knobs({"LOG_DIR": "logs", "SGLANG_PORT": "30005"}, tmp_path, tmp_path)
-    server = Server(ENTRY, knobs, Supervisor(1.0))
+    server = ServerProcess(ENTRY, knobs, Supervisor(1.0))
     assert server.argv[:3] == ["python3", "-m", "sglang.launch_server"]
     assert server.argv[-4:] == ["--tp", "4", "--chat-template", "a b"]
     assert (server.base_url, server.model) == ("http://127.0.0.1:30005", "Qwen/Qwen3")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from generator.report.config_curve import curve
 from generator.report.figures import EARLIER, LATEST
 from generator.report.timeline import Judged, Series
-from generator.results.shown_verdicts import CurveVerdict, MetricVerdict, PointVerdict
+from generator.results.shown_verdicts import MetricVerdict, PointVerdict, ShownCurveVerdict
 
 RUNS = ["r1", "r2", "r3"]
 TITLES = {"r1": "night 1", "r3": "night 3"}
@@ -30,7 +30,7 @@ def point(c: int, verdict: str, *metrics: MetricVerdict, config: str = "ds") -> 
                         reason=None, metrics=metrics)  # fmt: skip
 
 
-def judged(points: tuple[PointVerdict, ...], curves: tuple[CurveVerdict, ...] = ()) -> Judged:
+def judged(points: tuple[PointVerdict, ...], curves: tuple[ShownCurveVerdict, ...] = ()) -> Judged:
     return Judged(run="r3", outcome="fail", points=points, curves=curves, events=())
 
 
@@ -77,10 +77,10 @@ def test_each_marked_point_of_the_pair_sits_on_the_latest_curve_with_what_moved(
 
 
 def test_the_curves_verdict_is_in_the_title() -> None:
-    bent = CurveVerdict(config="ds", isl=1024, osl=1024, verdict="suspected", interactivity=50.0,
-                        change=-0.061)  # fmt: skip
-    other = CurveVerdict(config="ds", isl=8192, osl=1024, verdict="regression", interactivity=None,
-                         change=-0.2)  # fmt: skip
+    bent = ShownCurveVerdict(config="ds", isl=1024, osl=1024, verdict="suspected",
+                             interactivity=50.0, change=-0.061)  # fmt: skip
+    other = ShownCurveVerdict(config="ds", isl=8192, osl=1024, verdict="regression",
+                              interactivity=None, change=-0.2)  # fmt: skip
     figure = curve("ds", "1024x1024", SERIES, "r3", (None, ""), judged((), (other, bent)), {})
     assert figure["layout"]["title"]["text"] == (
         "1024x1024: throughput per GPU vs interactivity (curve suspected -6.1%)"

@@ -14,10 +14,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.results.shown_verdicts import Event
+    from generator.results.shown_verdicts import ShownEvent
 
 
-def page(tmp_path: Path, *runs: tuple[str, tuple[Event, ...]]) -> str:
+def page(tmp_path: Path, *runs: tuple[str, tuple[ShownEvent, ...]]) -> str:
     marks = {run: Judged(run=run, outcome="fail", points=(), curves=(), events=events)
              for run, events in runs}  # fmt: skip
     rel = config_page(small_store(tmp_path), tmp_path, CONFIG, "DS-FP8", marks, TITLES)

@@ -9,10 +9,10 @@ from typing import Any
 from generator.confirm.tracked import Tracked
 from generator.confirm.triage import Mark
 from generator.report.confirmations import Confirmations
-from generator.report.event_section import Context, section
+from generator.report.event_section import EventPageContext, section
 from generator.report.timeline import RunView, load_points
 from generator.results.load import open_store
-from generator.results.shown_verdicts import Event, Move
+from generator.results.shown_verdicts import Move, ShownEvent
 from tests import results_gen as gen
 
 TYPE_CHECKING = False
@@ -45,15 +45,15 @@ def view(name: str, url: str | None = None) -> RunView:
                    outcome=None, records=0, images=(), catalog_commit=None)  # fmt: skip
 
 
-def context(**extra: Any) -> Context:
+def context(**extra: Any) -> EventPageContext:
     given: dict[str, Any] = {
         "marks": {}, "views": {R2: view(R2, "https://example.com/r2")}, "titles": TITLES,
         "pages": {CONFIG: "config/ds-fp8-tp8.html"}, "displays": {CONFIG: "DS-FP8"}, **extra,
     }  # fmt: skip
-    return Context(**given)
+    return EventPageContext(**given)
 
 
-def event(**extra: Any) -> Event:
+def event(**extra: Any) -> ShownEvent:
     given: dict[str, Any] = {
         "id": "ev-1", "config": CONFIG, "verdict": "regression", "first_bad_run": R1,
         "last_good_run": R0, "points": ("1024x1024 c=4",),
@@ -62,7 +62,7 @@ def event(**extra: Any) -> Event:
         "moves": (Move(metric="output_throughput_per_gpu", change=-0.08, low=-0.1, high=-0.06),),
         "differences": (("sglang_version", "0.5.6", "0.5.7"),), **extra,
     }  # fmt: skip
-    return Event(**given)
+    return ShownEvent(**given)
 
 
 def test_the_section_links_its_runs_pages_and_what_changed(tmp_path: Path) -> None:

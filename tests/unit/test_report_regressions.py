@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     import pytest
 
-    from generator.results.shown_verdicts import Event
+    from generator.results.shown_verdicts import ShownEvent
 
 TPUT = "output_throughput_per_gpu"
 
@@ -28,7 +28,7 @@ def moved(change: float, metric: str = TPUT) -> tuple[Move, ...]:
     return (Move(metric=metric, change=change, low=None, high=None),)
 
 
-def marks(*runs: tuple[str, tuple[Event, ...]]) -> dict[str, Judged]:
+def marks(*runs: tuple[str, tuple[ShownEvent, ...]]) -> dict[str, Judged]:
     return {run: Judged(run=run, outcome="fail", points=(), curves=(), events=events)
             for run, events in runs}  # fmt: skip
 

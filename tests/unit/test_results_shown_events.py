@@ -4,7 +4,7 @@ made up for a document without events."""
 from __future__ import annotations
 
 from generator.results.shown_events import _size, event_of, made_up_events
-from generator.results.shown_verdicts import CurveVerdict, MetricVerdict, Move, PointVerdict
+from generator.results.shown_verdicts import MetricVerdict, Move, PointVerdict, ShownCurveVerdict
 
 
 def test_a_change_reads_with_its_interval_and_a_difference_as_before_and_after() -> None:
@@ -49,7 +49,7 @@ def test_without_events_one_is_made_up_per_config_with_marked_points_or_curves()
         config="c", isl=1, osl=2, concurrency=4, verdict="regression", reason=None,
         metrics=(MetricVerdict(metric="m", verdict="regression", change=-0.1),),
     )  # fmt: skip
-    curve = CurveVerdict(
+    curve = ShownCurveVerdict(
         config="d", isl=1, osl=2, verdict="suspected", interactivity=None, change=None
     )
     c, d = made_up_events("run-9", (point,), (curve,))

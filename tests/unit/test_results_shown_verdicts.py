@@ -4,9 +4,9 @@ numbers and pairs."""
 from __future__ import annotations
 
 from generator.results.shown_verdicts import (
-    CurveVerdict,
     Move,
     PointVerdict,
+    ShownCurveVerdict,
     Verdicts,
     number,
     pair_of,
@@ -31,7 +31,7 @@ def test_regressions_count_points_and_curves() -> None:
     point = PointVerdict(
         config="c", isl=1, osl=2, concurrency=4, verdict="regression", reason=None, metrics=()
     )
-    curve = CurveVerdict(
+    curve = ShownCurveVerdict(
         config="c", isl=1, osl=2, verdict="regression", interactivity=None, change=None
     )
     verdicts = Verdicts(

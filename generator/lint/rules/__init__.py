@@ -19,9 +19,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from generator.lint.rules.base import Context, Hit
+    from generator.lint.rules.base import Hit, LintContext
 
-CHECKS: tuple[Callable[[Context], Iterator[Hit]], ...] = (
+CHECKS: tuple[Callable[[LintContext], Iterator[Hit]], ...] = (
     layout.check,
     modes.check,
     spec.check,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generator.catalog.catalog_types import Case
 from generator.catalog.flags import canonical
-from generator.lint.rules.base import Context, Hit, flag_map, hit
+from generator.lint.rules.base import Hit, LintContext, flag_map, hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def _differences(
     ]
 
 
-def accuracy_matches_benchmark(ctx: Context, case: Case, mine: Server) -> Iterator[Hit]:
+def accuracy_matches_benchmark(ctx: LintContext, case: Case, mine: Server) -> Iterator[Hit]:
     """L401: a case with `benchmark:` starts its config's server (default mode, no per-pair
     extras), except for the names under `allowed_differences` in accuracy.yaml.
 
@@ -66,7 +66,7 @@ def accuracy_matches_benchmark(ctx: Context, case: Case, mine: Server) -> Iterat
         )
 
 
-def accuracy_unset_allowed(ctx: Context, case: Case) -> Iterator[Hit]:
+def accuracy_unset_allowed(ctx: LintContext, case: Case) -> Iterator[Hit]:
     """L402: every `unset_env` name is an allowed difference.
 
     Source: SPEC.md (the intended differences are declared once, in the catalog).
@@ -83,7 +83,7 @@ def accuracy_unset_allowed(ctx: Context, case: Case) -> Iterator[Hit]:
             )
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     for r in ctx.servers:
         case = r.owner
         if isinstance(case, Case) and case.benchmark is not None:

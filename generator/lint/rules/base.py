@@ -110,7 +110,7 @@ def servers(expanded: Expanded) -> Iterator[Resolved]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Context:
+class LintContext:
     """What the rules look at: the expanded catalog and its servers, listed once."""
 
     expanded: Expanded
@@ -125,5 +125,5 @@ class Context:
         return {r.label: r for r in self.catalog.runners}
 
 
-def context(expanded: Expanded) -> Context:
-    return Context(expanded=expanded, servers=tuple(servers(expanded)))
+def context(expanded: Expanded) -> LintContext:
+    return LintContext(expanded=expanded, servers=tuple(servers(expanded)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.catalog.flags import canonical
-from generator.lint.rules.base import Context, Hit
+from generator.lint.rules.base import Hit, LintContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ OVERRIDES = ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "SGLANG_IS_IN_CI")
 TRUE = ("true", "1", "yes", "y")
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     """L804 context-length-over-model (error): `--context-length` above the model's
     declared `max_context_length`, on a server whose environment sets neither override."""
     for server in ctx.servers:

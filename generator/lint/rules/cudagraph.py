@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from generator.catalog.catalog_types import Config
 from generator.catalog.parallel_layout import DP
-from generator.lint.rules.base import Context, Hit, Resolved, int_flag
+from generator.lint.rules.base import Hit, LintContext, Resolved, int_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def cuda_graph_covers(r: Resolved, config: Config) -> Iterator[Hit]:
         )
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     for r in ctx.servers:
         if isinstance(r.owner, Config):
             yield from cuda_graph_covers(r, r.owner)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.lint.rules.base import Context, Hit, Owner
+from generator.lint.rules.base import Hit, LintContext, Owner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def _all(variables: Iterable[EnvVar], owner: Owner | None) -> Iterator[Hit]:
         yield from check_var(var, owner)
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     catalog = ctx.catalog
     used: set[str] = set()
     for config in catalog.configs:

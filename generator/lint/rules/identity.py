@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TypeVar
 
-from generator.lint.rules.base import Context, Hit, Owner, hit
+from generator.lint.rules.base import Hit, LintContext, Owner, hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def unused_fragments(catalog: Catalog) -> Iterator[Hit]:
                 )
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     catalog = ctx.catalog
     yield from unique_names(catalog)
     yield from model_path_spelling(catalog)

@@ -4,7 +4,7 @@ size flags `parallel:` writes: generator/catalog/parallel_layout.py)."""
 from __future__ import annotations
 
 from generator.catalog.parallel_layout import DP, DP_ATTENTION, EP, TP
-from generator.lint.rules.base import Context, Hit, Resolved, int_flag
+from generator.lint.rules.base import Hit, LintContext, Resolved, int_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def gpus_needed(flags: dict[str, tuple[str, ...]]) -> int:
     return tp * pp * (1 if dp_attention(flags) else dp)
 
 
-def gpus_fit_runner(ctx: Context, r: Resolved) -> Iterator[Hit]:
+def gpus_fit_runner(ctx: LintContext, r: Resolved) -> Iterator[Hit]:
     """L201: the GPUs a server needs fit on its runner label's machine.
 
     Source: SGLang starts tp_size * pp_size ranks per DP group
@@ -94,7 +94,7 @@ def gpus_fit_runner(ctx: Context, r: Resolved) -> Iterator[Hit]:
         )
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     for r in ctx.servers:
         yield from dp_attention_divisible(r)
         yield from ep_divides_tp(r)

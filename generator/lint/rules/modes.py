@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from generator.catalog.flags import override_env, override_flags
 from generator.expand.servers import disagreements
-from generator.lint.rules.base import Context, Hit, hit
+from generator.lint.rules.base import Hit, LintContext, hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     """L106 (warning): a server mode and a config disagree on a flag or env value.
 
     The mode's declared precedence settles it (docs/fidelity.md: in `sglang-mori` the

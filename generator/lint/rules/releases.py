@@ -6,7 +6,7 @@ from __future__ import annotations
 from generator.catalog.flag_checks import dropped
 from generator.catalog.release_flags import deprecation, release_problem, renamings
 from generator.catalog.upstream import SERVER, SGLANG, index, parsers_known, span
-from generator.lint.rules.base import Context, Hit, Owner
+from generator.lint.rules.base import Hit, LintContext, Owner
 from generator.lint.rules.flag_uses import uses
 
 TYPE_CHECKING = False
@@ -103,7 +103,7 @@ def _hits(use: Use) -> Iterator[Hit]:
         )
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     catalog = ctx.catalog
     for use in uses(catalog, ctx.servers):
         yield from _hits(use)

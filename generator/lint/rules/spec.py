@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from generator.catalog.catalog_types import SPEC_NONE
-from generator.lint.rules.base import Context, Hit, Resolved, int_flag
+from generator.lint.rules.base import Hit, LintContext, Resolved, int_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def spec_field_matches(r: Resolved) -> Iterator[Hit]:
     )
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     for r in ctx.servers:
         yield from spec_draft_model(r)
         yield from spec_draft_tokens(r)

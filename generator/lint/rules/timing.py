@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 
 from generator.catalog.cron import fire_times
-from generator.lint.rules.base import Context, Hit
+from generator.lint.rules.base import Hit, LintContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 SPAN_DAYS = 35
 
 
-def check(ctx: Context) -> Iterator[Hit]:
+def check(ctx: LintContext) -> Iterator[Hit]:
     """L707: a cron group's packed wall time (docs/planning.md) is shorter than the time
     until the next run of any cron group (itself included) sharing one of its runner labels;
     otherwise runs queue behind each other and every later run starts late."""
