@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 Invoke = Callable[..., Result]
 
@@ -126,7 +126,7 @@ def shipped() -> Expanded:
 
 
 @pytest.fixture(scope="session")
-def fixture_findings(fixture: Expanded) -> list[Finding]:
+def fixture_findings(fixture: Expanded) -> list[LintFinding]:
     """The lint findings of the frozen fixture catalogs (the lint rules' tests read them)."""
     return lint(fixture)
 

@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.catalog.catalog_types import Catalog
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 BENCH = "catalogs/benchmark.yaml"
 ACC = "catalogs/accuracy.yaml"
@@ -45,11 +45,11 @@ def line_of(name: str, needle: str, root: Path | None = None) -> int:
     return exact[0] if exact else next(n for n, t in enumerate(lines, 1) if needle in t)
 
 
-def by_rule(findings: list[Finding], rule: str) -> list[Finding]:
+def by_rule(findings: list[LintFinding], rule: str) -> list[LintFinding]:
     return [f for f in findings if f.rule == rule]
 
 
-def relinted(catalog: Catalog) -> list[Finding]:
+def relinted(catalog: Catalog) -> list[LintFinding]:
     """Lint of a catalog changed in memory (expanded again, as the CLI would)."""
     return lint(expand(catalog))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from generator.catalog.pypi import index_url, newer
 from generator.catalog.upstream import SGLANG, index
 from generator.errors import Loc, did_you_mean
-from generator.lint.findings import Finding, finding, ordered
+from generator.lint.findings import LintFinding, finding, ordered
 from generator.lint.rules import CHECKS
 from generator.lint.rules.base import Hit, Owner, context
 from generator.lint.rules.rule_table import RETIRED, RULES
@@ -26,7 +26,7 @@ def _waiver(owner: Owner | None, rule: str) -> str | None:
     return dict(owner.waivers).get(rule)
 
 
-def _merge(hits: Iterable[Hit]) -> tuple[list[Finding], set[tuple[int, str]]]:
+def _merge(hits: Iterable[Hit]) -> tuple[list[LintFinding], set[tuple[int, str]]]:
     """One finding per (rule, place, message); waived only when every owner waives it.
 
     A fragment's variable reached through several configs is one finding; it is waived
@@ -46,7 +46,7 @@ def _merge(hits: Iterable[Hit]) -> tuple[list[Finding], set[tuple[int, str]]]:
     return out, used
 
 
-def waiver_findings(catalog: Catalog, used: set[tuple[int, str]]) -> list[Finding]:
+def waiver_findings(catalog: Catalog, used: set[tuple[int, str]]) -> list[LintFinding]:
     """L001: a waiver names an unknown rule. L002 (warning): a waiver excuses nothing."""
     out = []
     owners: list[Owner] = [*catalog.configs, *catalog.cases]
@@ -81,7 +81,7 @@ def waiver_findings(catalog: Catalog, used: set[tuple[int, str]]) -> list[Findin
     return out
 
 
-def lint(expanded: Expanded) -> list[Finding]:
+def lint(expanded: Expanded) -> list[LintFinding]:
     """Every finding, ordered by file, line and rule."""
     ctx = context(expanded)
     findings, used = _merge(hit for check in CHECKS for hit in check(ctx))
@@ -92,7 +92,7 @@ def lint(expanded: Expanded) -> list[Finding]:
 TABLES_INDEX = Loc("generator/catalog/flagtables/index.json", 3)  # SGLang's release list
 
 
-def newer_sglang(environ: Mapping[str, str]) -> list[Finding]:
+def newer_sglang(environ: Mapping[str, str]) -> list[LintFinding]:
     """L800 (warning): the package index has an SGLang release newer than the newest flag
     table. Asked by `sglang-ci lint` only; an index that cannot be read (offline) or
     `SGLANG_CI_PACKAGE_INDEX=off` gives no finding."""

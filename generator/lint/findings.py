@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Finding:
+class LintFinding:
     rule: str  # e.g. "L101"
     name: str  # e.g. "dp-attention-divisible"
     severity: str  # "error" | "warning"
@@ -31,16 +31,18 @@ class Finding:
         return self.severity == ERROR and self.waived is None
 
 
-def finding(rule: str, loc: Loc, message: str, waived: str | None = None) -> Finding:
+def finding(rule: str, loc: Loc, message: str, waived: str | None = None) -> LintFinding:
     name, severity = RULES[rule]
-    return Finding(rule=rule, name=name, severity=severity, loc=loc, message=message, waived=waived)
+    return LintFinding(
+        rule=rule, name=name, severity=severity, loc=loc, message=message, waived=waived
+    )
 
 
-def ordered(findings: Iterable[Finding]) -> list[Finding]:
+def ordered(findings: Iterable[LintFinding]) -> list[LintFinding]:
     return sorted(findings, key=lambda f: (f.loc.file, f.loc.line, f.rule, f.message))
 
 
-def errors(findings: Iterable[Finding]) -> list[Finding]:
+def errors(findings: Iterable[LintFinding]) -> list[LintFinding]:
     """The findings that fail the command (unwaived errors)."""
     return [f for f in findings if f.counts]
 
@@ -53,12 +55,12 @@ def notes(catalog: Catalog) -> list[str]:
     return lines
 
 
-def _line(f: Finding) -> str:
+def _line(f: LintFinding) -> str:
     text = f"{f.loc}: {f.severity} {f.rule} {f.name}: {f.message}"
     return f"{text} [waived: {f.waived}]" if f.waived else text
 
 
-def format_text(findings: Sequence[Finding], catalog: Catalog | None = None) -> str:
+def format_text(findings: Sequence[LintFinding], catalog: Catalog | None = None) -> str:
     """One line per finding, the cron descriptions, then a summary line with the counts."""
     lines = [_line(f) for f in findings]
     if catalog is not None:
@@ -74,7 +76,7 @@ def format_text(findings: Sequence[Finding], catalog: Catalog | None = None) -> 
     return "\n".join(lines) + "\n"
 
 
-def format_json(findings: Sequence[Finding]) -> str:
+def format_json(findings: Sequence[LintFinding]) -> str:
     """A JSON list of findings (file and line as separate keys)."""
     data = []
     for f in findings:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from generator.results.history import PointKey, ServerSeries
-    from generator.verdicts.replay import ReplayFinding
+    from generator.verdicts.replay import Finding
 
 Z95 = 1.959964
 THROUGHPUT = "output_throughput_per_gpu"
@@ -34,7 +34,7 @@ class Found:
 
     metric: str
     point: PointKey | None
-    finding: ReplayFinding
+    finding: Finding
     worse: float  # mean worsening over its runs (badness units)
     se: float  # its standard error
     reference: float  # the reference level (badness)
@@ -43,7 +43,7 @@ class Found:
 def measured(
     metric: str,
     point: PointKey | None,
-    f: ReplayFinding,
+    f: Finding,
     x: Sequence[float | None],
     sd: float,
     reference: float,

@@ -19,7 +19,7 @@ from generator.verdicts.event_grouping import events_of
 from generator.verdicts.model import event_id
 from generator.verdicts.noise import HistoryNoise, Table, measure, own
 from generator.verdicts.point_verdicts import curves_of, mark, point_metric
-from generator.verdicts.replay import BY_AB, ReplayFinding, Thresholds, replay
+from generator.verdicts.replay import BY_AB, Finding, Thresholds, replay
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,8 +53,8 @@ def history_noise(all_series: Sequence[ServerSeries], policy: Policy) -> dict[st
 
 def _ab_of(
     series: ServerSeries, outcomes: Mapping[str, Mapping[str, str]], point: PointKey | None
-) -> Callable[[ReplayFinding, int], str | None]:
-    def ab(f: ReplayFinding, now: int) -> str | None:
+) -> Callable[[Finding, int], str | None]:
+    def ab(f: Finding, now: int) -> str | None:
         night = outcomes.get(series.runs[now].name)
         if not night:
             return None

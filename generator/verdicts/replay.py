@@ -52,7 +52,7 @@ class Thresholds:
 
 
 @dataclass
-class ReplayFinding:
+class Finding:
     """A change found in one series: from `onset`, its runs (`stretch`) and fate."""
 
     onset: int
@@ -111,12 +111,12 @@ def replay(
     x: Sequence[float | None],
     sd: float,
     t: Thresholds,
-    ab: Callable[[ReplayFinding, int], str | None] = lambda _f, _i: None,
-) -> list[ReplayFinding]:
+    ab: Callable[[Finding, int], str | None] = lambda _f, _i: None,
+) -> list[Finding]:
     """Every finding of series `x` (badness, a run each; None: no value), open or closed,
     oldest first. `ab(finding, run)`: the A/B's outcome for a finding on that run, if one
     ran (CONFIRMED or CLEARED)."""
-    findings: list[ReplayFinding] = []
+    findings: list[Finding] = []
     excluded: set[int] = set()
     for now, value in enumerate(x):
         if value is None:
@@ -138,7 +138,7 @@ def replay(
         # finding of its own (a smaller one is the same change, still settling).
         needed = t.suspect if inner is None else t.confirm
         if _z(value - level.mean, sd, 1, len(level.runs)) >= needed:
-            found = ReplayFinding(onset=now, reference=level.runs)
+            found = Finding(onset=now, reference=level.runs)
             findings.append(found)
             _step(x, sd, t, found, now, excluded, ab)
     return findings
@@ -148,10 +148,10 @@ def _step(
     x: Sequence[float | None],
     sd: float,
     t: Thresholds,
-    f: ReplayFinding,
+    f: Finding,
     now: int,
     excluded: set[int],
-    ab: Callable[[ReplayFinding, int], str | None],
+    ab: Callable[[Finding, int], str | None],
 ) -> None:
     """Run `now` added to open finding `f`, and its fate decided."""
     f.stretch.append(now)
@@ -180,12 +180,7 @@ def _step(
 
 
 def _judge_recovery(
-    x: Sequence[float | None],
-    sd: float,
-    t: Thresholds,
-    f: ReplayFinding,
-    now: int,
-    excluded: set[int],
+    x: Sequence[float | None], sd: float, t: Thresholds, f: Finding, now: int, excluded: set[int]
 ) -> None:
     """A confirmed finding whose last two runs are back within its reference's noise (less
     than `suspect` standard errors worse) recovers."""

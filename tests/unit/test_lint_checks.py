@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from generator.lint.checks import lint, newer_sglang, waiver_findings
-from generator.lint.findings import Finding, errors, format_text
+from generator.lint.findings import LintFinding, errors, format_text
 from tests.helpers import FIXTURE, copy_catalogs, edit, snapshot
 from tests.lint_helpers import ACC, BENCH, TP4_DP8_EP8, by_rule, edited, line_of
 
@@ -26,12 +26,12 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def test_the_fixture_catalogs_have_no_unwaived_error(fixture_findings: list[Finding]) -> None:
+def test_the_fixture_catalogs_have_no_unwaived_error(fixture_findings: list[LintFinding]) -> None:
     assert errors(fixture_findings) == []
 
 
 def test_the_fixture_catalogs_warn_only_about_retired_env_and_flags_graph_sizes_and_mori(
-    fixture: Expanded, fixture_findings: list[Finding]
+    fixture: Expanded, fixture_findings: list[LintFinding]
 ) -> None:
     bench, acc = fixture.catalog.benchmark_file, fixture.catalog.accuracy_file
     got = sorted((f.rule, f.loc.file, f.loc.line) for f in fixture_findings)
@@ -71,7 +71,7 @@ def test_the_fixture_catalogs_warn_only_about_retired_env_and_flags_graph_sizes_
     assert all(f.severity == "warning" for f in fixture_findings)
 
 
-def test_findings_are_ordered_by_file_line_and_rule(fixture_findings: list[Finding]) -> None:
+def test_findings_are_ordered_by_file_line_and_rule(fixture_findings: list[LintFinding]) -> None:
     keys = [(f.loc.file, f.loc.line, f.rule) for f in fixture_findings]
     assert keys == sorted(keys)
 
@@ -143,7 +143,7 @@ def test_a_repeated_case_id_is_refused_when_the_catalog_is_loaded(
 
 
 def test_a_waived_retired_env_var_is_kept_with_its_reason(
-    fixture: Expanded, fixture_findings: list[Finding]
+    fixture: Expanded, fixture_findings: list[LintFinding]
 ) -> None:
     reason = (
         "mirrors the SGLang nightly launch of test_deepseek_r1_mxfp4_tp4_mtp_mi35x.py, "

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +43,7 @@ def test_concurrency_per_dp_rank_within_the_cuda_graph_sizes_passes(tmp_path: Pa
 
 
 def test_concurrency_per_dp_rank_above_the_cuda_graph_sizes_warns(
-    fixture_findings: list[Finding],
+    fixture_findings: list[LintFinding],
 ) -> None:
     mtp = [f.message for f in by_rule(fixture_findings, "L304") if "dpa8-ep8-mtp" in f.message]
     assert mtp == [

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from generator.catalog.catalog_types import Catalog
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +57,7 @@ def _with_env(catalog: Catalog, var: EnvVar) -> Catalog:
     return dataclasses.replace(catalog, configs=configs)
 
 
-def test_a_clean_env_var_passes(fixture: Expanded, fixture_findings: list[Finding]) -> None:
+def test_a_clean_env_var_passes(fixture: Expanded, fixture_findings: list[LintFinding]) -> None:
     var = EnvVar(name="GOOD_NAME", value="one line", loc=Loc(BENCH, 7))
     assert [f for f in relinted(_with_env(fixture.catalog, var)) if f.rule.startswith("L50")] == [
         f for f in fixture_findings if f.rule.startswith("L50")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from generator.errors import Loc
-from generator.lint.findings import Finding, format_json, format_text
+from generator.lint.findings import LintFinding, format_json, format_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ ACC = "catalogs/accuracy.yaml"
 
 
 def test_text_output_has_one_line_per_finding_and_a_summary(fixture: Expanded) -> None:
-    finding = Finding(
+    finding = LintFinding(
         rule="L101",
         name="dp-attention-divisible",
         severity="error",
@@ -43,7 +43,7 @@ def test_text_output_has_one_line_per_finding_and_a_summary(fixture: Expanded) -
 
 
 def test_json_output_lists_every_field() -> None:
-    finding = Finding(
+    finding = LintFinding(
         rule="L503",
         name="env-retired",
         severity="warning",

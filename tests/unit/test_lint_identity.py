@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 
 @pytest.fixture(autouse=True)
@@ -119,5 +119,5 @@ def test_an_unused_fragment_warns(tmp_path: Path) -> None:
     ]
 
 
-def test_every_fixture_fragment_is_used(fixture_findings: list[Finding]) -> None:
+def test_every_fixture_fragment_is_used(fixture_findings: list[LintFinding]) -> None:
     assert by_rule(fixture_findings, "L606") == []

@@ -11,11 +11,11 @@ from tests.lint_helpers import BENCH, by_rule, line_of, relinted
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 
 def test_the_config_s_value_wins_in_sglang_mori_and_the_mode_s_is_named(
-    fixture_findings: list[Finding],
+    fixture_findings: list[LintFinding],
 ) -> None:
     assert [(f.severity, f.loc.line, f.message) for f in by_rule(fixture_findings, "L106")] == [
         (

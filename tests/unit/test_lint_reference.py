@@ -16,7 +16,7 @@ from tests.tooling.atom_reference import parse_args, parse_env, runner_gpus
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 REFERENCE = (Path(__file__).parents[2] / "../shared/reference/atom-sglang").resolve()
 needs_reference = pytest.mark.skipif(
@@ -25,7 +25,7 @@ needs_reference = pytest.mark.skipif(
 )
 
 
-def reference(tag: str) -> list[Finding]:
+def reference(tag: str) -> list[LintFinding]:
     catalog = import_reference(
         REFERENCE / f"{tag}_sglang_benchmark_models.json",
         REFERENCE / f"{tag}_sglang_models_accuracy.json",

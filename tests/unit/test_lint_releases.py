@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 NEW_FLAG = "--disable-aiter-allreduce-fusion-in-decode"  # a flag of 0.5.21 and later
 MESH_TP4 = "    parallel: {tp: 4}\n    args: [trust_remote_code, aiter_runtime]\n"
@@ -27,7 +27,7 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_renamed_flag_is_named_by_its_new_name_for_the_releases_that_have_it(
-    fixture_findings: list[Finding],
+    fixture_findings: list[LintFinding],
 ) -> None:
     lines = (FIXTURE / BENCH).read_text(encoding="utf-8").splitlines()
     graph = {
@@ -72,6 +72,6 @@ def test_a_flag_the_oldest_releases_lack_is_refused_naming_the_images_and_releas
 
 
 def test_the_fixture_s_servers_pass_flags_every_release_takes(
-    fixture_findings: list[Finding],
+    fixture_findings: list[LintFinding],
 ) -> None:
     assert by_rule(fixture_findings, "L802") == []

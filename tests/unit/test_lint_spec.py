@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 SGLANG_CASE = "- id: deepseek-r1-mxfp4-tp4-mtp"
 
@@ -42,7 +42,7 @@ def test_eagle3_without_a_draft_model_warns(tmp_path: Path) -> None:
 
 
 def test_a_deepseek_eagle_case_without_a_draft_model_passes(
-    fixture_findings: list[Finding],
+    fixture_findings: list[LintFinding],
 ) -> None:
     assert by_rule(fixture_findings, "L301") == []
 

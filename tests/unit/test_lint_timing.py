@@ -13,7 +13,7 @@ from tests.lint_helpers import BENCH, by_rule, line_of, relinted
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from generator.expand.expanded import Expanded
-    from generator.lint.findings import Finding
+    from generator.lint.findings import LintFinding
 
 
 def test_a_cron_group_outrunning_the_next_run_on_its_runners_warns(fixture: Expanded) -> None:
@@ -62,5 +62,5 @@ def test_a_daily_group_longer_than_a_day_outruns_itself(fixture: Expanded) -> No
     )
 
 
-def test_packed_fixture_groups_end_before_the_next_run(fixture_findings: list[Finding]) -> None:
+def test_packed_fixture_groups_end_before_the_next_run(fixture_findings: list[LintFinding]) -> None:
     assert by_rule(fixture_findings, "L707") == []

@@ -8,7 +8,7 @@ import pytest
 
 from generator.results.history import PointKey, RunInfo, Sample, ServerSeries
 from generator.verdicts.badness import badness_table, change_of, measured, metrics_of, points_of
-from generator.verdicts.replay import ReplayFinding
+from generator.verdicts.replay import Finding
 from tests.series_gen import KEY
 
 A = PointKey(isl=1024, osl=1024, concurrency=4)
@@ -50,7 +50,7 @@ def test_a_table_is_runs_by_points_in_badness() -> None:
 
 
 def test_a_finding_measures_its_mean_worsening_over_its_runs_with_values() -> None:
-    f = ReplayFinding(onset=2, reference=(0, 1), stretch=[2, 3])
+    f = Finding(onset=2, reference=(0, 1), stretch=[2, 3])
     found = measured(THROUGHPUT, None, f, [0.0, 0.2, 0.5, None], 0.1, 1.0)
     assert (found.metric, found.point, found.reference) == (THROUGHPUT, None, 1.0)
     assert (found.worse, found.se) == pytest.approx((0.4, 0.1 * math.sqrt(1.5)))

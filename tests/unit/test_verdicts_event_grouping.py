@@ -10,7 +10,7 @@ from generator.results.history import PointKey, RunInfo, Sample, ServerSeries
 from generator.verdicts.badness import Found
 from generator.verdicts.event_grouping import events_of
 from generator.verdicts.model import event_id
-from generator.verdicts.replay import CLEARED, CONFIRMED, ReplayFinding
+from generator.verdicts.replay import CLEARED, CONFIRMED, Finding
 from tests.series_gen import KEY
 
 THROUGHPUT = "output_throughput_per_gpu"
@@ -37,7 +37,7 @@ SERIES = ServerSeries(
 LEVEL = Found(
     metric=THROUGHPUT,
     point=None,
-    finding=ReplayFinding(
+    finding=Finding(
         onset=2, reference=(0, 1), stretch=[2, 3], state=CONFIRMED, confirmed_at=3,
         confirmed_by="runs",
     ),
@@ -46,12 +46,12 @@ LEVEL = Found(
     reference=-4.6,
 )  # fmt: skip
 LATER = Found(
-    metric=TTFT, point=None, finding=ReplayFinding(onset=3, reference=(0, 1, 2), stretch=[3]),
+    metric=TTFT, point=None, finding=Finding(onset=3, reference=(0, 1, 2), stretch=[3]),
     worse=0.05, se=0.01, reference=0.0,
 )  # fmt: skip
 OWN = Found(
     metric=THROUGHPUT, point=B,
-    finding=ReplayFinding(onset=0, reference=(), stretch=[0], state=CLEARED, closed_at=1),
+    finding=Finding(onset=0, reference=(), stretch=[0], state=CLEARED, closed_at=1),
     worse=0.2, se=0.05, reference=-4.6,
 )  # fmt: skip
 
