@@ -38,6 +38,15 @@ def copy_catalogs(dest: Path, source: Path = FIXTURE) -> Path:
     return dest
 
 
+def committed_catalogs(dest: Path) -> Path:
+    """copy_catalogs(dest) in a git repository of its own, committed on `main`."""
+    root = copy_catalogs(dest)
+    git(root, "init", "--quiet", "--initial-branch=main")
+    git(root, "add", ".")
+    git(root, "commit", "--quiet", "-m", "base")
+    return root
+
+
 def expanded_at(root: Path) -> Expanded:
     return expand(load(root))
 

@@ -22,7 +22,7 @@ from generator.expand.entries import case_entry
 from generator.expand.query import find_preset
 from generator.images import pushed_image
 from generator.render.matrices import run_matrix
-from tests.helpers import copy_catalogs, edit, expanded_at, git
+from tests.helpers import committed_catalogs, edit, expanded_at, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,11 +41,7 @@ REPO = "example/sglang-ci"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = copy_catalogs(tmp_path / "repo")
-    git(root, "init", "--quiet", "--initial-branch=main")
-    git(root, "add", ".")
-    git(root, "commit", "--quiet", "-m", "base")
-    return root
+    return committed_catalogs(tmp_path / "repo")
 
 
 def change(repo: Path, *edits: tuple[str, str, str]) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from generator.catalog.at_ref import _trusted_parts, commit_of, load_at
 from generator.errors import SelectionError
-from tests.helpers import copy_catalogs, edit, git
+from tests.helpers import committed_catalogs, edit, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,11 +18,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = copy_catalogs(tmp_path / "repo")
-    git(root, "init", "--quiet", "--initial-branch=main")
-    git(root, "add", ".")
-    git(root, "commit", "--quiet", "-m", "base")
-    return root
+    return committed_catalogs(tmp_path / "repo")
 
 
 @pytest.mark.parametrize("ref", ["", "-v", "--all"])

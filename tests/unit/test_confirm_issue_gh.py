@@ -5,7 +5,6 @@ and the stand-in gh for its failures."""
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
@@ -14,7 +13,7 @@ from generator.confirm.issue_gh import Gh, IssueError, apply, issues, tracked
 from generator.confirm.issues import Action, plan
 from generator.confirm.tracked import Tracked
 from generator.confirm.tracking_issue import BOT, IssueRun
-from tests.unit.test_confirm_issues import GH, event, verdicts
+from tests.unit.test_confirm_issues import event, gh_client, verdicts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -212,11 +211,7 @@ def test_a_program_that_cannot_run_or_fails_is_one_line() -> None:
 
 @pytest.fixture
 def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
-    monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
-    monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "calls.jsonl"))
-    monkeypatch.setenv("GH_TOKEN", "token")
-    monkeypatch.setenv("GH_STANDIN_PYTHON", sys.executable)  # not a version manager's shim
-    return Gh("owner/repo", program=GH)
+    return gh_client(tmp_path, monkeypatch)
 
 
 def keep(gh: Gh, v: CompareEvents) -> list[str]:

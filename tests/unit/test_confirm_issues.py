@@ -67,13 +67,18 @@ def verdicts(
     return parse(document(run, events, measured, value), "v.json")
 
 
-@pytest.fixture
-def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
+def gh_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
+    """The stand-in gh, with a token, as the client of `owner/repo`."""
     monkeypatch.setenv("GH_STANDIN_STATE", str(tmp_path / "repo.json"))
     monkeypatch.setenv("GH_STANDIN_RECORD", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("GH_TOKEN", "token")
     monkeypatch.setenv("GH_STANDIN_PYTHON", sys.executable)  # not a version manager's shim
     return Gh("owner/repo", program=GH)
+
+
+@pytest.fixture
+def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gh:
+    return gh_client(tmp_path, monkeypatch)
 
 
 def calls(tmp_path: Path) -> list[str]:

@@ -10,7 +10,7 @@ import pytest
 from generator.errors import CatalogError
 from generator.expand import expand
 from generator.plan.change import expanded_at_base, week_change
-from tests.helpers import copy_catalogs, edit, git
+from tests.helpers import committed_catalogs, edit, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,10 +58,7 @@ def test_a_cron_group_removed_takes_its_launches_and_its_configs_weeks(fixture: 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """The fixture catalogs committed on `main`, checked out on a branch `change`."""
-    root = copy_catalogs(tmp_path / "repo")
-    git(root, "init", "--quiet", "--initial-branch=main")
-    git(root, "add", ".")
-    git(root, "commit", "--quiet", "-m", "base")
+    root = committed_catalogs(tmp_path / "repo")
     git(root, "checkout", "--quiet", "-b", "change")
     return root
 
